@@ -1,0 +1,160 @@
+//! `qscope`, the native command-line tool: evaluate and list quantizers.
+
+use std::io::{self, BufWriter, Read, Write};
+use std::process::ExitCode;
+
+use qscope::quant::spec::fmt_f32;
+use qscope::quant::{Ctx, ENTRIES, Family, Levels, parse};
+
+const USAGE: &str = "\
+qscope — what a quantizer really computes, forward and backward
+
+USAGE:
+    qscope eval SPEC [--seed N] [--infer] [--report]   numbers on stdin → `x y dydx` lines
+    qscope list [FAMILY]                               every quantizer, parameters, defaults
+    qscope help | --help | --version
+
+SPEC examples:
+    'qkeras.quantized_bits(4,0,1,alpha=1)'   'larq.SteTern(threshold_value=0.1)'
+    'larq.ste_sign'   'softround'   'lsq(bits=4, step=0.1)'
+    'quantized_bits(4,0,1)'   '{\"class_name\": \"quantized_bits\", \"config\": {\"bits\": 4}}'
+
+eval reads whitespace-separated numbers (nan, inf, -inf accepted) as one tensor and prints
+one line per input: x, y = q(x), and dydx = ∂(Σy)/∂x as the library's autodiff gives it.
+  --seed N   seed of the random stream of stochastic quantizers (default 0)
+  --infer    inference behaviour (Keras learning phase 0); training is the default
+  --report   print data-dependent numbers (scale, threshold, parameter gradients) to stderr
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("qscope: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    match args.first().map(String::as_str) {
+        Some("eval") => eval(&args[1..]),
+        Some("list") => list(args.get(1).map(String::as_str)),
+        Some("help" | "--help" | "-h") | None => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some("--version" | "-V") => {
+            println!("qscope {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command '{other}' (try `qscope --help`)")),
+    }
+}
+
+struct EvalOptions {
+    spec: String,
+    seed: u64,
+    infer: bool,
+    report: bool,
+}
+
+fn eval_options(args: &[String]) -> Result<EvalOptions, String> {
+    let mut spec = None;
+    let mut o = EvalOptions { spec: String::new(), seed: 0, infer: false, report: false };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--seed" => {
+                let v = it.next().ok_or("--seed needs a value (a non-negative integer)")?;
+                o.seed = v.parse().map_err(|_| format!("--seed {v}: expected a non-negative integer"))?;
+            }
+            "--infer" => o.infer = true,
+            "--train" => o.infer = false,
+            "--report" => o.report = true,
+            s if s.starts_with("--") => return Err(format!("unknown option '{s}' for eval")),
+            s if spec.is_none() => spec = Some(s.to_string()),
+            s => return Err(format!("unexpected argument '{s}' (quote the spec: qscope eval 'SPEC')")),
+        }
+    }
+    o.spec = spec.ok_or("eval needs a SPEC, e.g. qscope eval 'qkeras.quantized_bits(4,0,1)'")?;
+    Ok(o)
+}
+
+/// Parses one input token as an f32 (nan, inf, -inf and +inf accepted).
+fn parse_number(tok: &str, index: usize) -> Result<f32, String> {
+    let t = tok.to_ascii_lowercase();
+    let t = t.strip_prefix('+').unwrap_or(&t);
+    match t {
+        "nan" | "-nan" => return Ok(f32::NAN),
+        "inf" | "infinity" => return Ok(f32::INFINITY),
+        "-inf" | "-infinity" => return Ok(f32::NEG_INFINITY),
+        _ => {}
+    }
+    t.parse::<f32>().map_err(|_| format!("input value {} ('{tok}') is not a number", index + 1))
+}
+
+fn eval(args: &[String]) -> Result<(), String> {
+    let o = eval_options(args)?;
+    let q = parse(&o.spec).map_err(|e| e.to_string())?;
+    let mut input = String::new();
+    io::stdin().read_to_string(&mut input).map_err(|e| format!("reading stdin: {e}"))?;
+    let x = input.split_whitespace().enumerate().map(|(i, t)| parse_number(t, i)).collect::<Result<Vec<f32>, _>>()?;
+    let mut ctx = if o.infer { Ctx::inference(o.seed) } else { Ctx::new(o.seed) };
+    let (y, g, report) = q.eval(&x, &mut ctx);
+    let mut out = BufWriter::new(io::stdout().lock());
+    for i in 0..x.len() {
+        writeln!(out, "{} {} {}", fmt_f32(x[i]), fmt_f32(y[i]), fmt_f32(g[i])).map_err(|e| e.to_string())?;
+    }
+    out.flush().map_err(|e| e.to_string())?;
+    if o.report {
+        eprintln!("# spec {q}");
+        if let Some(s) = report.scale {
+            eprintln!("# scale {}", fmt_f32(s));
+        }
+        if let Some(t) = report.threshold {
+            eprintln!("# threshold {}", fmt_f32(t));
+        }
+        for (name, v) in &report.param_grads {
+            eprintln!("# d(sum y)/d{name} {}", fmt_f32(*v));
+        }
+        match q.levels(&report) {
+            Levels::Continuous => eprintln!("# levels continuous"),
+            Levels::Grid { step } => eprintln!("# levels every multiple of {}", fmt_f32(step)),
+            l => eprintln!("# levels {} from {:?}", l.count().unwrap_or(0), l.bounds()),
+        }
+    }
+    Ok(())
+}
+
+fn list(family: Option<&str>) -> Result<(), String> {
+    let filter = match family.map(str::to_ascii_lowercase).as_deref() {
+        None => None,
+        Some("qkeras") => Some(Family::QKeras),
+        Some("larq") => Some(Family::Larq),
+        Some("beyond") => Some(Family::Beyond),
+        Some(f) => return Err(format!("unknown family '{f}'; expected qkeras, larq or beyond")),
+    };
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut current = None;
+    for e in ENTRIES.iter().filter(|e| filter.is_none_or(|f| f == e.info.family)) {
+        if current != Some(e.info.family) {
+            current = Some(e.info.family);
+            let _ = writeln!(out, "\n{}", e.info.family.title());
+        }
+        let default = (e.default)();
+        let aliases = if e.info.aliases.is_empty() {
+            String::new()
+        } else {
+            format!("  (also: {})", e.info.aliases.join(", "))
+        };
+        let _ = writeln!(out, "  {}{aliases}\n      {}", e.info.qualified(), e.info.summary);
+        let _ = writeln!(out, "      forward:  {}\n      backward: {}", e.info.forward, e.info.backward);
+        for p in e.params {
+            let d = default.get(p.name).map(|l| l.to_string()).unwrap_or_default();
+            let _ = writeln!(out, "      {:<26} = {:<10} {} [{}]", p.name, d, p.doc, p.kind.describe());
+        }
+    }
+    out.flush().map_err(|e| e.to_string())
+}

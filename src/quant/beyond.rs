@@ -1,0 +1,311 @@
+//! Estimators beyond QKeras and Larq: soft rounding, the classic STEs, learnable-step
+//! quantizers (LSQ, PACT) and PyTorch's fake quantization. Their specs carry no namespace.
+
+use super::round::{clip, mean_f32, rhe};
+use super::schema::{Kind, quantizer};
+use super::{Ctx, Kernel, Levels, Report, elementwise};
+
+const STEP: Kind = Kind::Float { min: 1e-9, max: 1e9, log: true };
+const BITS: Kind = Kind::Int { min: 1, max: 24 };
+
+quantizer! {
+    /// `SoftRound` of the shok library (not Agustsson & Theis' soft rounding): the forward
+    /// pass rounds half to even, the backward pass scales the gradient by `x/round(x)`.
+    ///
+    /// Backward: `x/round(x)` where round(x) ≠ 0; 0 where round(x) = 0 but x ≠ 0
+    /// (so 0 < |x| ≤ ½ passes nothing); 1 at x = 0; NaN at ±inf.
+    pub struct SoftRound: Beyond "softround" ["SoftRound", "shok.SoftRound"] {
+        summary: "round with the gradient scaled by x/round(x) (shok)",
+        forward: "q(x) = round(x)",
+        backward: "∂q/∂x = x/round(x);  0 where round(x) = 0 ≠ x;  1 at x = 0",
+    }
+}
+
+impl Kernel for SoftRound {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        elementwise(x, y, dydx, |v| {
+            let r = rhe(v);
+            let g = if v == 0.0 {
+                1.0
+            } else if r == 0.0 {
+                0.0
+            } else {
+                v / r
+            };
+            (r, g)
+        });
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        Levels::Grid { step: 1.0 }
+    }
+}
+
+quantizer! {
+    /// Soft rounding of Agustsson & Theis (2020), as `tensorflow_compression.soft_round`:
+    /// `s(x) = m + tanh(α·r)/(2·tanh(α/2))` with `m = ⌊x⌋ + ½`, `r = x − m` — continuous,
+    /// monotone, exact at integers, rounding as α → ∞ and the identity for α < 10⁻³.
+    /// With `hard=True` (explorer-defined) the forward pass rounds and `s'` is the
+    /// pseudo-gradient.
+    ///
+    /// Backward: `s'(x) = α(1 − tanh²(α·r))/(2·tanh(α/2))`.
+    pub struct SoftRoundAT: Beyond "soft_round" ["tfc.soft_round"] {
+        summary: "Agustsson–Theis soft rounding with temperature α (smooth staircase)",
+        forward: "s(x) = m + tanh(α·r)/(2·tanh(α/2)),  m = ⌊x⌋ + ½,  r = x − m",
+        backward: "∂s/∂x = α(1 − tanh²(α·r))/(2·tanh(α/2))",
+        /// Sharpness α (larger is closer to rounding).
+        alpha: f64 = 5.0, Kind::Float { min: 0.0, max: 1e3, log: false };
+        /// Round in the forward pass and use s' as the straight-through gradient.
+        hard: bool = false, Kind::Bool;
+    }
+}
+
+impl Kernel for SoftRoundAT {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let identity = self.alpha < 1e-3;
+        let a = (self.alpha as f32).max(1e-3);
+        let z = (a / 2.0).tanh() * 2.0;
+        elementwise(x, y, dydx, |v| {
+            if identity {
+                return (if self.hard { rhe(v) } else { v }, 1.0);
+            }
+            let m = v.floor() + 0.5;
+            let t = (a * (v - m)).tanh();
+            let s = if self.hard { rhe(v) } else { m + t / z };
+            (s, a * (1.0 - t * t) / z)
+        });
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        if self.hard { Levels::Grid { step: 1.0 } } else { Levels::Continuous }
+    }
+}
+
+quantizer! {
+    /// The plain straight-through estimator (Bengio et al. 2013): round to a multiple of
+    /// `step`, pass the gradient unchanged.
+    pub struct IdentitySte: Beyond "ste" ["identity_ste"] {
+        summary: "round to multiples of step; gradient passed straight through",
+        forward: "q(x) = step·round(x/step)",
+        backward: "∂q/∂x = 1",
+        /// Quantization step.
+        step: f64 = 1.0, STEP;
+    }
+}
+
+impl Kernel for IdentitySte {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let s = self.step as f32;
+        elementwise(x, y, dydx, |v| (s * rhe(v / s), 1.0));
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        Levels::Grid { step: self.step as f32 }
+    }
+}
+
+quantizer! {
+    /// The clipped straight-through estimator (Hubara et al. 2016, hard-tanh STE):
+    /// round to a multiple of `step` inside `[min_value, max_value]`; the gradient passes
+    /// only inside that range (both ends inclusive).
+    pub struct ClippedSte: Beyond "clipped_ste" {
+        summary: "round within [min, max]; gradient 1 inside the range, 0 outside",
+        forward: "q(x) = clip(step·round(x/step), min, max)",
+        backward: "∂q/∂x = 1[min ≤ x ≤ max]",
+        /// Quantization step.
+        step: f64 = 1.0, STEP;
+        /// Lower clip bound.
+        min_value: f64 = -1.0, Kind::Float { min: -1e9, max: 1e9, log: false };
+        /// Upper clip bound.
+        max_value: f64 = 1.0, Kind::Float { min: -1e9, max: 1e9, log: false };
+    }
+}
+
+impl Kernel for ClippedSte {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.min_value >= self.max_value {
+            return Err(("max_value", format!("must exceed min_value={}", self.min_value)));
+        }
+        Ok(())
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let (s, lo, hi) = (self.step as f32, self.min_value as f32, self.max_value as f32);
+        elementwise(x, y, dydx, |v| (clip(s * rhe(v / s), lo, hi), super::round::inside(v, lo, hi)));
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        let s = self.step;
+        let (lo, hi) = ((self.min_value / s).ceil() as i64, (self.max_value / s).floor() as i64);
+        let mut v: Vec<f32> = (lo..=hi).map(|k| (k as f64 * s) as f32).collect();
+        v.extend([self.min_value as f32, self.max_value as f32]);
+        Levels::set(v)
+    }
+}
+
+quantizer! {
+    /// Learned Step Size Quantization (Esser et al. 2019). Codes `[−Qn, Qp]`: signed
+    /// `Qn = 2^(b−1)`, `Qp = 2^(b−1) − 1`; unsigned `Qn = 0`, `Qp = 2^b − 1`.
+    ///
+    /// Forward: `q(v) = s·round(clip(v/s, −Qn, Qp))`.
+    /// Backward: `∂q/∂v = 1[−Qn < v/s < Qp]`; `∂q/∂s = round(v/s) − v/s` inside, `−Qn`
+    /// below, `Qp` above, times `g = 1/√(N·Qp)` with grad_scale. step=None initialises
+    /// `s = 2·mean|v|/√Qp` from the tensor.
+    pub struct Lsq: Beyond "lsq" {
+        summary: "learned step size quantization; gradient for the step too",
+        forward: "q(v) = s·round(clip(v/s, −Qn, Qp))",
+        backward: "∂q/∂v = 1[−Qn < v/s < Qp];  ∂q/∂s = round(v/s) − v/s | −Qn | Qp  (×1/√(N·Qp))",
+        /// Bits b.
+        bits: i32 = 4, BITS;
+        /// Step s; None initialises it as 2·mean|v|/√Qp.
+        step: Option<f64> = None, Kind::OptFloat { min: 1e-9, max: 1e9 };
+        /// Signed codes (weights) or unsigned (activations after ReLU).
+        signed: bool = true, Kind::Bool;
+        /// Multiply the step gradient by 1/√(N·Qp).
+        grad_scale: bool = true, Kind::Bool;
+    }
+}
+
+impl Lsq {
+    fn range(&self) -> (f32, f32) {
+        if self.signed {
+            let h = (1i64 << (self.bits - 1)) as f32;
+            (h, h - 1.0)
+        } else {
+            (0.0, ((1i64 << self.bits) - 1) as f32)
+        }
+    }
+}
+
+impl Kernel for Lsq {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.signed && self.bits < 2 {
+            return Err(("bits", "signed LSQ needs bits ≥ 2 (Qp = 0 at one bit)".into()));
+        }
+        Ok(())
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let (qn, qp) = self.range();
+        let s = match self.step {
+            Some(s) => s as f32,
+            None => 2.0 * mean_f32(x.iter().map(|v| v.abs())) / qp.sqrt(),
+        };
+        let g = if self.grad_scale { 1.0 / (x.len() as f32 * qp).sqrt() } else { 1.0 };
+        let mut ds = 0.0f64;
+        elementwise(x, y, dydx, |v| {
+            let u = v / s;
+            let r = rhe(clip(u, -qn, qp));
+            let (dx, d) = if u <= -qn {
+                (0.0, -qn)
+            } else if u >= qp {
+                (0.0, qp)
+            } else {
+                (1.0, rhe(u) - u)
+            };
+            ds += d as f64;
+            (s * r, dx)
+        });
+        Report { scale: Some(s), param_grads: vec![("step", ds as f32 * g)], ..Report::default() }
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        let (qn, qp) = self.range();
+        Levels::codes(-(qn as i64), qp as i64, report.scale.unwrap_or(1.0))
+    }
+}
+
+quantizer! {
+    /// PACT (Choi et al. 2018): clip to a learnable `[0, α]`, then k-bit uniform codes.
+    ///
+    /// Forward: `y = clip(x, 0, α)`, `q(x) = round(y·n/α)·α/n`, `n = 2^bits − 1`.
+    /// Backward: `∂q/∂x = 1[0 ≤ x < α]`; `∂q/∂α = 1[x ≥ α]` (the rounding residual is dropped).
+    pub struct Pact: Beyond "pact" {
+        summary: "learnable clipping [0, α] then k-bit codes; gradient for α too",
+        forward: "q(x) = round(clip(x, 0, α)·n/α)·α/n,  n = 2^bits − 1",
+        backward: "∂q/∂x = 1[0 ≤ x < α];  ∂q/∂α = 1[x ≥ α]",
+        /// Bits k.
+        bits: i32 = 4, BITS;
+        /// Clipping level α.
+        alpha: f64 = 6.0, Kind::Float { min: 1e-6, max: 1e6, log: true };
+    }
+}
+
+impl Kernel for Pact {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let a = self.alpha as f32;
+        let n = ((1i64 << self.bits) - 1) as f32;
+        let k = n / a;
+        let mut da = 0.0f64;
+        elementwise(x, y, dydx, |v| {
+            let above = v >= a;
+            da += above as i32 as f64;
+            (rhe(clip(v, 0.0, a) * k) / k, if v >= 0.0 && !above { 1.0 } else { 0.0 })
+        });
+        Report { scale: Some(a / n), param_grads: vec![("alpha", da as f32)], ..Report::default() }
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        let n = (1i64 << self.bits) - 1;
+        let k = n as f32 / self.alpha as f32;
+        Levels::set((0..=n).map(|c| c as f32 / k).collect())
+    }
+}
+
+quantizer! {
+    /// PyTorch's `torch.fake_quantize_per_tensor_affine` (the kernel of `FakeQuantize`):
+    /// codes `c = zero_point + round(x·f32(1/scale))` (multiplying by the reciprocal),
+    /// clamped to `[quant_min, quant_max]`, output `(c − zero_point)·scale`.
+    ///
+    /// Backward: 1 where the unclamped code is within `[quant_min, quant_max]`, else 0
+    /// (NaN and ±inf → 0). NaN maps to quant_min's value, ±inf saturate.
+    pub struct FakeQuantize: Beyond "fake_quantize" ["torch.fake_quantize", "torch.fake_quantize_per_tensor_affine", "FakeQuantize"] {
+        summary: "PyTorch affine fake quantization (scale, zero point, code range)",
+        forward: "q(x) = (clamp(zp + round(x/s), qmin, qmax) − zp)·s",
+        backward: "∂q/∂x = 1[qmin ≤ zp + round(x/s) ≤ qmax]",
+        /// Step s.
+        scale: f64 = 0.1, STEP;
+        /// Integer code of 0.0.
+        zero_point: i32 = 0, Kind::Int { min: -(1 << 24), max: 1 << 24 };
+        /// Smallest code.
+        quant_min: i32 = -128, Kind::Int { min: -(1 << 24), max: 1 << 24 };
+        /// Largest code.
+        quant_max: i32 = 127, Kind::Int { min: -(1 << 24), max: 1 << 24 };
+    }
+}
+
+impl Kernel for FakeQuantize {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.quant_min > self.quant_max {
+            return Err(("quant_min", format!("must not exceed quant_max={}", self.quant_max)));
+        }
+        if !(self.quant_min..=self.quant_max).contains(&self.zero_point) {
+            return Err((
+                "zero_point",
+                format!("must lie in [quant_min, quant_max] = [{}, {}]", self.quant_min, self.quant_max),
+            ));
+        }
+        Ok(())
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let s = self.scale as f32;
+        let inv = 1.0f32 / s;
+        let (zp, lo, hi) = (self.zero_point as f32, self.quant_min as f32, self.quant_max as f32);
+        elementwise(x, y, dydx, |v| {
+            let c = zp + rhe(v * inv);
+            let cc = if c.is_nan() { lo } else { c.max(lo).min(hi) };
+            ((cc - zp) * s, if c >= lo && c <= hi { 1.0 } else { 0.0 })
+        });
+        Report { scale: Some(s), ..Report::default() }
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        let s = self.scale as f32;
+        Levels::codes((self.quant_min - self.zero_point) as i64, (self.quant_max - self.zero_point) as i64, s)
+    }
+}

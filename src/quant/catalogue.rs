@@ -1,0 +1,81 @@
+//! The closed set of quantizers qscope knows, as one enum with exhaustive matches.
+
+use super::beyond::*;
+use super::larq::*;
+use super::qkeras::*;
+use super::schema::{Info, Literal, ParamDef, Schema};
+use super::{Ctx, Kernel, Levels, Report};
+
+/// A catalogue entry: identity, schema and a default instance.
+pub struct Entry {
+    pub info: &'static Info,
+    pub params: &'static [ParamDef],
+    pub default: fn() -> Quantizer,
+}
+
+macro_rules! catalogue {
+    ($($ty:ident),* $(,)?) => {
+        /// Any configured quantizer of the catalogue.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Quantizer { $( $ty($ty), )* }
+
+        /// Every quantizer, in catalogue order (QKeras, Larq, beyond).
+        pub static ENTRIES: &[Entry] = &[
+            $( Entry {
+                info: &<$ty as Schema>::INFO,
+                params: <$ty as Schema>::PARAMS,
+                default: || Quantizer::$ty(<$ty>::default()),
+            }, )*
+        ];
+
+        impl Quantizer {
+            pub fn info(&self) -> &'static Info {
+                match self { $( Quantizer::$ty(_) => &<$ty as Schema>::INFO, )* }
+            }
+            pub fn params(&self) -> &'static [ParamDef] {
+                match self { $( Quantizer::$ty(_) => <$ty as Schema>::PARAMS, )* }
+            }
+            /// A parameter's current value.
+            pub fn get(&self, name: &str) -> Option<Literal> {
+                match self { $( Quantizer::$ty(q) => q.get(name), )* }
+            }
+            /// Sets a parameter (checked against its kind); see [`Quantizer::validate`].
+            pub fn set(&mut self, name: &str, lit: &Literal) -> Result<(), String> {
+                match self { $( Quantizer::$ty(q) => q.set(name, lit), )* }
+            }
+            /// Cross-parameter checks: `Err((parameter, message))`.
+            pub fn validate(&self) -> Result<(), (&'static str, String)> {
+                match self { $( Quantizer::$ty(q) => q.validate(), )* }
+            }
+            /// Whether outputs are random draws in this mode.
+            pub fn is_stochastic(&self, training: bool) -> bool {
+                match self { $( Quantizer::$ty(q) => q.is_stochastic(training), )* }
+            }
+            /// Quantizes a whole tensor; see [`Kernel::apply`].
+            pub fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+                assert_eq!(x.len(), y.len(), "x and y differ in length");
+                let mut report = match self { $( Quantizer::$ty(q) => q.apply(x, y, dydx, ctx), )* };
+                report.stochastic = self.is_stochastic(ctx.training);
+                report
+            }
+            /// Representable outputs; see [`Kernel::levels`].
+            pub fn levels(&self, report: &Report) -> Levels {
+                match self { $( Quantizer::$ty(q) => q.levels(report), )* }
+            }
+        }
+    };
+}
+
+catalogue! {
+    // QKeras classes
+    QuantizedBits, QuantizedLinear, QuantizedPo2, QuantizedReluPo2, QuantizedRelu, QuantizedTanh,
+    QuantizedSigmoid, QuantizedUlaw, QuantizedHswish, Binary, StochasticBinary, Ternary,
+    StochasticTernary, Bernoulli,
+    // QKeras functions
+    RoundThrough, StochasticRound, StochasticRoundPo2, HardSigmoid, HardTanh, SmoothSigmoid,
+    SmoothTanh, BinarySigmoid, BinaryTanh,
+    // Larq
+    SteSign, ApproxSign, SwishSign, SteHeaviside, MagnitudeAwareSign, SteTern, DoReFa, NoOp,
+    // Beyond
+    SoftRound, SoftRoundAT, IdentitySte, ClippedSte, Lsq, Pact, FakeQuantize,
+}

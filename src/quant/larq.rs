@@ -1,0 +1,276 @@
+//! Larq (`larq/larq`, `larq/quantizers.py`). All Larq quantizers are deterministic and
+//! define their gradient with `@tf.custom_gradient`. Larq's `sign` maps 0 to +1.
+
+use super::round::{clip, inside, max_abs, mean_f32, rhe, sgn_plus, sgn0, sum_f32};
+use super::schema::{Kind, choice, quantizer};
+use super::{Ctx, Kernel, Levels, Report, elementwise};
+
+const CLIP: Kind = Kind::OptFloat { min: 0.0, max: 1e30 };
+
+/// Larq's `_clipped_gradient`: 1 where `|x| ≤ clip_value` (inclusive; NaN → 0), or 1
+/// everywhere when clip_value is None.
+#[inline(always)]
+fn clipped(v: f32, clip_value: Option<f32>) -> f32 {
+    match clip_value {
+        None => 1.0,
+        Some(c) => {
+            if v.abs() <= c {
+                1.0
+            } else {
+                0.0
+            }
+        }
+    }
+}
+
+fn clip_f32(c: Option<f64>) -> Option<f32> {
+    c.map(|c| c as f32)
+}
+
+quantizer! {
+    /// Sign with the BNN straight-through estimator (Hubara et al. 2016).
+    ///
+    /// Forward: `q(x) = −1 if x < 0, +1 if x ≥ 0`.
+    /// Backward: `1 if |x| ≤ clip_value else 0` (clip_value None: 1 everywhere).
+    pub struct SteSign: Larq "SteSign" ["ste_sign"] {
+        summary: "sign (0 ↦ +1) with the clipped STE 1[|x| ≤ clip_value]",
+        forward: "q(x) = sign(x),  sign(0) = +1",
+        backward: "∂q/∂x = 1[|x| ≤ clip_value]",
+        /// Gradient is cut where |x| exceeds it; None never cuts.
+        clip_value: Option<f64> = Some(1.0), CLIP;
+    }
+}
+
+impl Kernel for SteSign {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let c = clip_f32(self.clip_value);
+        elementwise(x, y, dydx, |v| (sgn_plus(v), clipped(v, c)));
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        Levels::set(vec![-1.0, 1.0])
+    }
+}
+
+quantizer! {
+    /// Sign with the ApproxSign gradient of Bi-Real Net (Liu et al. 2018).
+    ///
+    /// Forward: `q(x) = sign(x)`, `sign(0) = +1`.
+    /// Backward: `2 − 2|x|` for `|x| ≤ 1`, else 0 (so 0 at |x| = 1).
+    pub struct ApproxSign: Larq "ApproxSign" ["approx_sign"] {
+        summary: "sign (0 ↦ +1) with the piecewise-linear Bi-Real gradient 2 − 2|x|",
+        forward: "q(x) = sign(x),  sign(0) = +1",
+        backward: "∂q/∂x = 2 − 2|x| on |x| ≤ 1, else 0",
+    }
+}
+
+impl Kernel for ApproxSign {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        elementwise(x, y, dydx, |v| {
+            let a = v.abs();
+            (sgn_plus(v), if a <= 1.0 { (1.0 - a) * 2.0 } else { 0.0 })
+        });
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        Levels::set(vec![-1.0, 1.0])
+    }
+}
+
+quantizer! {
+    /// Sign with the SwishSign gradient of BNN+ (Darabi et al. 2018).
+    ///
+    /// Forward: `q(x) = sign(x)`, `sign(0) = +1`.
+    /// Backward: `β(2 − βx·tanh(βx/2)) / (1 + cosh(βx))` — peak β at 0, slightly negative
+    /// for |βx| ≳ 2.4, never clipped.
+    pub struct SwishSign: Larq "SwishSign" ["swish_sign"] {
+        summary: "sign (0 ↦ +1) with the smooth SwishSign gradient (BNN+)",
+        forward: "q(x) = sign(x),  sign(0) = +1",
+        backward: "∂q/∂x = β(2 − βx·tanh(βx/2)) / (1 + cosh βx)",
+        /// Sharpness β of the swish.
+        beta: f64 = 5.0, Kind::Float { min: 1e-3, max: 1e3, log: true };
+    }
+}
+
+impl Kernel for SwishSign {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let b = self.beta as f32;
+        elementwise(x, y, dydx, |v| {
+            let bx = b * v;
+            (sgn_plus(v), b * (2.0 - bx * (bx * 0.5).tanh()) / (1.0 + bx.cosh()))
+        });
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        Levels::set(vec![-1.0, 1.0])
+    }
+}
+
+quantizer! {
+    /// Heaviside step with the clipped straight-through estimator.
+    ///
+    /// Forward: `q(x) = 1 if x > 0, else 0` (so 0 ↦ 0).
+    /// Backward: `1 if |x| ≤ clip_value else 0`.
+    pub struct SteHeaviside: Larq "SteHeaviside" ["ste_heaviside"] {
+        summary: "step {0, 1} (0 ↦ 0) with the clipped STE",
+        forward: "q(x) = 1[x > 0]",
+        backward: "∂q/∂x = 1[|x| ≤ clip_value]",
+        /// Gradient is cut where |x| exceeds it; None never cuts.
+        clip_value: Option<f64> = Some(1.0), CLIP;
+    }
+}
+
+impl Kernel for SteHeaviside {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let c = clip_f32(self.clip_value);
+        elementwise(x, y, dydx, |v| (if v > 0.0 { 1.0 } else if v.is_nan() { v } else { 0.0 }, clipped(v, c)));
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        Levels::set(vec![0.0, 1.0])
+    }
+}
+
+quantizer! {
+    /// Magnitude-aware sign of Bi-Real Net: `q(x) = mean|x|·sign(x)`, the mean taken per
+    /// output channel (over the whole 1-D tensor) and held constant for the gradient.
+    ///
+    /// Backward: `mean|x| · 1[|x| ≤ clip_value]`.
+    pub struct MagnitudeAwareSign: Larq "MagnitudeAwareSign" ["magnitude_aware_sign"] {
+        summary: "mean|x|·sign(x), per channel (Bi-Real weights)",
+        forward: "q(x) = mean|x|·sign(x),  sign(0) = +1",
+        backward: "∂q/∂x = mean|x|·1[|x| ≤ clip_value]",
+        /// Gradient is cut where |x| exceeds it; None never cuts.
+        clip_value: Option<f64> = Some(1.0), CLIP;
+    }
+}
+
+impl Kernel for MagnitudeAwareSign {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let c = clip_f32(self.clip_value);
+        let a = mean_f32(x.iter().map(|v| v.abs()));
+        elementwise(x, y, dydx, |v| (a * sgn_plus(v), a * clipped(v, c)));
+        Report { scale: Some(a), ..Report::default() }
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        let a = report.scale.unwrap_or(1.0);
+        Levels::set(vec![-a, a])
+    }
+}
+
+quantizer! {
+    /// Ternarization with the clipped straight-through estimator.
+    ///
+    /// Forward: `q(x) = +1 if x ≥ Δ, −1 if x ≤ −Δ, else 0`, with `Δ = threshold_value`,
+    /// or `Δ = 0.7·Σ|x|/size(x)` over the whole tensor with ternary_weight_networks.
+    /// Backward: `1 if |x| ≤ clip_value else 0` (no gradient through Δ).
+    pub struct SteTern: Larq "SteTern" ["ste_tern"] {
+        summary: "ternary {−1, 0, 1} at ±Δ (fixed or TWN 0.7·mean|x|) with the clipped STE",
+        forward: "q(x) = sign(sign(x+Δ) + sign(x−Δ))",
+        backward: "∂q/∂x = 1[|x| ≤ clip_value]",
+        /// Δ when ternary_weight_networks is False.
+        threshold_value: f64 = 0.05, Kind::Float { min: 0.0, max: 1e6, log: false };
+        /// Δ = 0.7·mean|x| (Li & Liu 2016).
+        ternary_weight_networks: bool = false, Kind::Bool;
+        /// Gradient is cut where |x| exceeds it; None never cuts.
+        clip_value: Option<f64> = Some(1.0), CLIP;
+    }
+}
+
+impl Kernel for SteTern {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let c = clip_f32(self.clip_value);
+        let t = if self.ternary_weight_networks {
+            0.7 * sum_f32(x.iter().map(|v| v.abs())) / x.len() as f32
+        } else {
+            self.threshold_value as f32
+        };
+        elementwise(x, y, dydx, |v| (sgn0(sgn0(v + t) + sgn0(v - t)), clipped(v, c)));
+        Report { threshold: Some(t), ..Report::default() }
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        Levels::set(vec![-1.0, 0.0, 1.0])
+    }
+}
+
+choice! {
+    /// What DoReFa quantizes.
+    DoReFaMode { Activations = "activations", Weights = "weights" }
+}
+
+quantizer! {
+    /// DoReFa-Net k-bit quantizer (Zhou et al. 2016), `n = 2^k_bit − 1`.
+    ///
+    /// Activations: `q(x) = round(n·clip(x, 0, 1))/n`; backward 1 on [0, 1] (inclusive).
+    /// Weights: `t = tanh(x)`, `d = max|t|` over the tensor (constant for the gradient),
+    /// `q(x) = 2·round(n·(t/2d + ½))/n − 1`; backward `(1 − tanh²x)/d`.
+    pub struct DoReFa: Larq "DoReFa" ["dorefa_quantizer", "DoReFaQuantizer"] {
+        summary: "DoReFa k-bit: clip to [0,1] (activations) or tanh-normalise (weights)",
+        forward: "q(x) = round(n·clip(x,0,1))/n  |  2·round(n·(tanh x/2max|tanh| + ½))/n − 1",
+        backward: "∂q/∂x = 1[0 ≤ x ≤ 1]  |  (1 − tanh²x)/max|tanh|",
+        /// Bits k of the output.
+        k_bit: i32 = 2, Kind::Int { min: 1, max: 24 };
+        /// 'activations' or 'weights'.
+        mode: DoReFaMode = DoReFaMode::Activations, Kind::Choice(DoReFaMode::CHOICES);
+    }
+}
+
+impl Kernel for DoReFa {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let n = ((1u64 << self.k_bit) - 1) as f32;
+        match self.mode {
+            DoReFaMode::Activations => {
+                elementwise(x, y, dydx, |v| (rhe(clip(v, 0.0, 1.0) * n) / n, inside(v, 0.0, 1.0)));
+                Report::default()
+            }
+            DoReFaMode::Weights => {
+                let d = max_abs(&x.iter().map(|v| v.tanh()).collect::<Vec<_>>());
+                let two_d = 2.0 * d;
+                elementwise(x, y, dydx, |v| {
+                    let t = v.tanh();
+                    let normed = if two_d == 0.0 { 0.0 } else { t / two_d } + 0.5;
+                    let g = if two_d == 0.0 { 0.0 } else { 2.0 / two_d * (1.0 - t * t) };
+                    (2.0 * (rhe(normed * n) / n) - 1.0, g)
+                });
+                Report { scale: Some(d), ..Report::default() }
+            }
+        }
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        let n = (1i64 << self.k_bit) - 1;
+        match self.mode {
+            DoReFaMode::Activations => Levels::codes(0, n, 1.0 / n as f32),
+            DoReFaMode::Weights => Levels::set((0..=n).map(|k| 2.0 * (k as f32 / n as f32) - 1.0).collect()),
+        }
+    }
+}
+
+quantizer! {
+    /// Larq's `NoOp`: the identity, forward and backward. `precision` only tags the
+    /// variable for Larq's optimizers and summaries (Larq requires it).
+    pub struct NoOp: Larq "NoOp" {
+        summary: "identity (a precision tag for Larq's optimizers)",
+        forward: "q(x) = x",
+        backward: "∂q/∂x = 1",
+        /// Precision tag (no effect on values).
+        precision: Option<i32> = None, Kind::OptInt { min: 1, max: 64 };
+    }
+}
+
+impl Kernel for NoOp {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        elementwise(x, y, dydx, |v| (v, 1.0));
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        Levels::Continuous
+    }
+}

@@ -1,0 +1,108 @@
+//! The quantizer and straight-through-estimator kernels: pure Rust, no web dependency.
+//!
+//! Data flows one way: spec text → [`spec::parse`] → [`Quantizer`] → [`Quantizer::apply`]
+//! over a whole tensor (a slice: one channel) → values, gradients and a [`Report`] of the
+//! data-dependent numbers (scale, threshold, learnable-parameter gradients).
+
+pub mod beyond;
+mod catalogue;
+pub mod larq;
+pub mod levels;
+pub mod qkeras;
+pub mod round;
+pub mod schema;
+pub mod spec;
+
+pub use catalogue::{ENTRIES, Entry, Quantizer};
+pub use levels::Levels;
+pub use schema::{Alpha, Family, Info, Kind, Literal, ParamDef};
+pub use spec::{SpecError, parse};
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+/// Evaluation context: training or inference behaviour, and the random stream that
+/// stochastic quantizers draw from (same seed, same numbers).
+pub struct Ctx {
+    pub training: bool,
+    pub rng: StdRng,
+}
+
+impl Ctx {
+    /// Training mode (the libraries' default for QAT), seeded.
+    pub fn new(seed: u64) -> Self {
+        Ctx { training: true, rng: StdRng::seed_from_u64(seed) }
+    }
+
+    /// Inference mode (Keras learning phase 0), seeded.
+    pub fn inference(seed: u64) -> Self {
+        Ctx { training: false, rng: StdRng::seed_from_u64(seed) }
+    }
+}
+
+/// Data-dependent numbers a kernel computed for this tensor.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    /// The scale in use (e.g. QKeras `alpha='auto'`, LSQ step, magnitude-aware mean).
+    pub scale: Option<f32>,
+    /// The threshold in use (ternary, SteTern with ternary_weight_networks).
+    pub threshold: Option<f32>,
+    /// d(Σy)/dθ for each learnable parameter θ (LSQ step, PACT clip…).
+    pub param_grads: Vec<(&'static str, f32)>,
+    /// Whether this evaluation drew random values (stochastic rounding in training…).
+    pub stochastic: bool,
+}
+
+/// A quantizer's computation over one tensor.
+pub trait Kernel: schema::Schema {
+    /// Checks that involve several parameters (each parameter's own range is in its
+    /// schema). `Err((parameter, message))`.
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        Ok(())
+    }
+
+    /// Whether, in the given mode, outputs are random draws.
+    fn is_stochastic(&self, _training: bool) -> bool {
+        false
+    }
+
+    /// Writes `y = q(x)` and, if asked, `dydx[i] = ∂(Σ y)/∂x[i]` as the library's
+    /// autodiff gives it. `x`, `y` and `dydx` have the same length.
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report;
+
+    /// The values the output can take, given what [`Kernel::apply`] reported.
+    fn levels(&self, report: &Report) -> Levels;
+}
+
+/// Runs an elementwise forward/backward pair over a slice in one pass.
+/// `f(x)` returns `(y, dy/dx)`; when no gradient is asked for, the gradient half is dead
+/// code that the optimizer removes.
+#[inline(always)]
+pub fn elementwise(x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, mut f: impl FnMut(f32) -> (f32, f32)) {
+    debug_assert_eq!(x.len(), y.len());
+    match dydx {
+        Some(d) => {
+            debug_assert_eq!(x.len(), d.len());
+            for ((xi, yi), di) in x.iter().zip(y.iter_mut()).zip(d.iter_mut()) {
+                let (v, g) = f(*xi);
+                *yi = v;
+                *di = g;
+            }
+        }
+        None => {
+            for (xi, yi) in x.iter().zip(y.iter_mut()) {
+                *yi = f(*xi).0;
+            }
+        }
+    }
+}
+
+impl Quantizer {
+    /// Convenience: evaluates a whole tensor, returning values, gradients and the report.
+    pub fn eval(&self, x: &[f32], ctx: &mut Ctx) -> (Vec<f32>, Vec<f32>, Report) {
+        let mut y = vec![0.0; x.len()];
+        let mut g = vec![0.0; x.len()];
+        let r = self.apply(x, &mut y, Some(&mut g), ctx);
+        (y, g, r)
+    }
+}

@@ -1,0 +1,212 @@
+//! Binary quantizers: `binary`, `stochastic_binary`, `bernoulli`.
+
+use super::super::round::{max_abs, mean_f32, sgn_plus, sgn0, sigmoid, ste_blend, stochastic_round, uniform};
+use super::super::schema::{Alpha, Kind, Opaque, quantizer};
+use super::super::{Ctx, Kernel, Levels, Report, elementwise};
+use super::{least_squares_scale, only_with_auto_po2, sigmoid_q};
+use crate::quant::round::EPS;
+
+const PO2_EXP: Kind = Kind::OptInt { min: -126, max: 127 };
+const TEMPERATURE: Kind = Kind::Float { min: 1e-6, max: 1e6, log: true };
+
+/// Population standard deviation of one channel plus ε (`K.std(x) + K.epsilon()`).
+pub(super) fn std_eps(x: &[f32]) -> f32 {
+    let mean = mean_f32(x.iter().copied());
+    mean_f32(x.iter().map(|v| (v - mean) * (v - mean))).sqrt() + EPS
+}
+
+/// `tanh` and its derivative `1 − tanh²` (TensorFlow's TanhGrad).
+#[inline(always)]
+pub(super) fn tanh_d(v: f32) -> (f32, f32) {
+    let t = v.tanh();
+    (t, 1.0 - t * t)
+}
+
+/// The probability `σ(T·x/sd)` the stochastic binaries draw +1 with.
+#[inline(always)]
+fn prob(v: f32, temperature: f32, sd: f32, real: bool) -> f32 {
+    let z = temperature * v / sd;
+    if real { sigmoid(z) } else { sigmoid_q(z).0 }
+}
+
+quantizer! {
+    /// Binary quantizer: `q(x) = scale·sign(x)` with `sign(0) = +1` (`{0, scale}` with
+    /// use_01). scale = 1 (None), alpha, or the per-channel least-squares fit
+    /// `mean(x·k)/mean(k²)` = mean|x| for 'auto' ('auto_po2' rounds it to a power of two).
+    /// With use_stochastic_rounding (training) x is first stochastically rounded to
+    /// 1/8 of `2·min(max|x|, 1)`, and zeros draw a random sign.
+    ///
+    /// Backward: alpha None → `1 − tanh²(x)` (the output is `tanh(x) + stop_gradient(…)`);
+    /// otherwise 1 everywhere.
+    pub struct Binary: QKeras "binary" {
+        summary: "sign quantizer ±scale (0 ↦ +1); tanh' gradient when alpha is None",
+        forward: "q(x) = scale·sign(x),  sign(0) = +1",
+        backward: "∂q/∂x = 1 − tanh²(x) (alpha None);  1 otherwise",
+        /// Output {0, 1} instead of {−1, 1}.
+        use_01: bool = false, Kind::Bool;
+        /// Scale: None (1, tanh gradient), a number, 'auto' or 'auto_po2'.
+        alpha: Alpha = Alpha::None, Kind::Alpha;
+        /// Stochastic rounding before the sign, in training.
+        use_stochastic_rounding: bool = false, Kind::Bool;
+        /// Axes of per-channel statistics (a 1-D tensor is one channel).
+        scale_axis: Opaque = Opaque::default(), Kind::Axis;
+        /// Elements sharing one scale (auto_po2 only; no effect on one channel).
+        elements_per_scale: Opaque = Opaque::default(), Kind::Axis;
+        /// Smallest power-of-two exponent of the scale (auto_po2 only).
+        min_po2_exponent: Option<i32> = None, PO2_EXP;
+        /// Largest power-of-two exponent of the scale (auto_po2 only).
+        max_po2_exponent: Option<i32> = None, PO2_EXP;
+    }
+}
+
+impl Kernel for Binary {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        let eps = self.elements_per_scale.0 != crate::quant::Literal::None;
+        only_with_auto_po2(self.alpha, eps, "elements_per_scale")?;
+        only_with_auto_po2(self.alpha, self.min_po2_exponent.is_some(), "min_po2_exponent")?;
+        only_with_auto_po2(self.alpha, self.max_po2_exponent.is_some(), "max_po2_exponent")
+    }
+
+    fn is_stochastic(&self, training: bool) -> bool {
+        training && self.use_stochastic_rounding
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        let stochastic = self.is_stochastic(ctx.training);
+        if !stochastic && !self.alpha.is_auto() {
+            let a = if let Alpha::Value(a) = self.alpha { a as f32 } else { 1.0 };
+            let use_01 = self.use_01;
+            let tanh_path = self.alpha == Alpha::None;
+            elementwise(x, y, dydx, |v| {
+                let s = sgn_plus(v);
+                let k = if use_01 { (s + 1.0) / 2.0 } else { s };
+                let (t, g) = if tanh_path { tanh_d(v) } else { (v, 1.0) };
+                (ste_blend(t, a * k, 1.0), g)
+            });
+            return Report { scale: Some(a), ..Report::default() };
+        }
+        let f = 2.0 * max_abs(x).min(1.0);
+        // Codes k and the value the STE passes through (x, or tanh(x) for alpha None).
+        let mut k = vec![0.0f32; x.len()];
+        let mut through = vec![0.0f32; x.len()];
+        let mut grad = vec![1.0f32; x.len()];
+        for (i, &v) in x.iter().enumerate() {
+            let v = if stochastic { f * stochastic_round(v / f, 0.125, &mut ctx.rng) } else { v };
+            let mut s = sgn0(v);
+            if s == 0.0 && self.use_stochastic_rounding {
+                s = if ctx.training { 2.0 * uniform(&mut ctx.rng).round_ties_even() - 1.0 } else { 1.0 };
+            }
+            let mut s = sgn_plus(s);
+            if self.use_01 {
+                s = (s + 1.0) / 2.0;
+            }
+            k[i] = s;
+            (through[i], grad[i]) = if self.alpha == Alpha::None { tanh_d(v) } else { (v, 1.0) };
+        }
+        let scale = least_squares_scale(self.alpha, &through, &k, self.min_po2_exponent, self.max_po2_exponent);
+        let mut i = 0;
+        elementwise(x, y, dydx, |_| {
+            let r = (ste_blend(through[i], scale * k[i], 1.0), grad[i]);
+            i += 1;
+            r
+        });
+        Report { scale: Some(scale), ..Report::default() }
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        let s = report.scale.unwrap_or(1.0);
+        Levels::set(if self.use_01 { vec![0.0, s] } else { vec![-s, s] })
+    }
+}
+
+quantizer! {
+    /// Stochastic binary: in training `q(x) = scale·(+1 with probability σ(T·x/sd), else −1)`,
+    /// `sd` the channel's std for string alpha (else 1), σ the real sigmoid (or QKeras'
+    /// hard one); scale from the least-squares fit to sign(x). In inference it is
+    /// `binary(alpha)`.
+    ///
+    /// Backward: 1 in training; as `binary` in inference (`1 − tanh²` for alpha None).
+    pub struct StochasticBinary: QKeras "stochastic_binary" {
+        summary: "binary with random sign, P(+1) = σ(T·x/sd); binary in inference",
+        forward: "q(x) = scale·(+1 w.p. σ(T·x/sd), else −1)",
+        backward: "∂q/∂x = 1 (training)",
+        /// Scale: None (1), a number, 'auto' or 'auto_po2'.
+        alpha: Alpha = Alpha::None, Kind::Alpha;
+        /// Sharpness T of the sigmoid.
+        temperature: f64 = 6.0, TEMPERATURE;
+        /// Real sigmoid (True) or QKeras' hard sigmoid.
+        use_real_sigmoid: bool = true, Kind::Bool;
+    }
+}
+
+impl Kernel for StochasticBinary {
+    fn is_stochastic(&self, training: bool) -> bool {
+        training
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        if !ctx.training {
+            let b = Binary { alpha: self.alpha, ..Binary::default() };
+            return b.apply(x, y, dydx, ctx);
+        }
+        let sd = if self.alpha.is_auto() { std_eps(x) } else { 1.0 };
+        let k: Vec<f32> = x.iter().map(|&v| sgn_plus(v)).collect();
+        let scale = least_squares_scale(self.alpha, x, &k, None, None);
+        let t = self.temperature as f32;
+        let rng = &mut ctx.rng;
+        elementwise(x, y, dydx, |v| {
+            let p = prob(v, t, sd, self.use_real_sigmoid);
+            let q = sgn_plus(sgn0(p - uniform(rng)));
+            (ste_blend(v, scale * q, 1.0), 1.0)
+        });
+        Report { scale: Some(scale), ..Report::default() }
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        let s = report.scale.unwrap_or(1.0);
+        Levels::set(vec![-s, s])
+    }
+}
+
+quantizer! {
+    /// Bernoulli quantizer (always stochastic, no inference branch):
+    /// `q(x) = scale·(1 with probability σ(T·x/sd), else 0)`; scale from the least-squares
+    /// fit to `(sign(x) + 1)/2`.
+    ///
+    /// Backward: 1 everywhere.
+    pub struct Bernoulli: QKeras "bernoulli" {
+        summary: "random {0, scale}, P(1) = σ(T·x/sd); stochastic even in inference",
+        forward: "q(x) = scale·(1 w.p. σ(T·x/sd), else 0)",
+        backward: "∂q/∂x = 1",
+        /// Scale: None (1), a number, 'auto' or 'auto_po2'.
+        alpha: Alpha = Alpha::None, Kind::Alpha;
+        /// Sharpness T of the sigmoid.
+        temperature: f64 = 6.0, TEMPERATURE;
+        /// Real sigmoid (True) or QKeras' hard sigmoid.
+        use_real_sigmoid: bool = true, Kind::Bool;
+    }
+}
+
+impl Kernel for Bernoulli {
+    fn is_stochastic(&self, _: bool) -> bool {
+        true
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        let sd = if self.alpha.is_auto() { std_eps(x) } else { 1.0 };
+        let k: Vec<f32> = x.iter().map(|&v| (sgn_plus(v) + 1.0) / 2.0).collect();
+        let scale = least_squares_scale(self.alpha, x, &k, None, None);
+        let t = self.temperature as f32;
+        let rng = &mut ctx.rng;
+        elementwise(x, y, dydx, |v| {
+            let p = prob(v, t, sd, self.use_real_sigmoid);
+            let q = (sgn_plus(sgn0(p - uniform(rng))) + 1.0) / 2.0;
+            (ste_blend(v, scale * q, 1.0), 1.0)
+        });
+        Report { scale: Some(scale), ..Report::default() }
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        Levels::set(vec![0.0, report.scale.unwrap_or(1.0)])
+    }
+}

@@ -1,0 +1,407 @@
+//! Fixed-point quantizers: `quantized_bits`, `quantized_linear`, `quantized_hswish`.
+
+use super::super::round::{max_abs, no_ste_blend, pow2i, rhe, sgn_plus, sgn0, ste_blend, stochastic_round};
+use super::super::schema::{Alpha, Kind, Opaque, quantizer};
+use super::super::{Ctx, Kernel, Levels, Report, elementwise};
+use super::{integer_fits, least_squares_scale, one_minus, only_with_auto_po2, po2_round};
+use crate::quant::round::{clip, inside};
+
+const BITS: Kind = Kind::Int { min: 1, max: 32 };
+const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
+const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
+const PO2_EXP: Kind = Kind::OptInt { min: -126, max: 127 };
+
+quantizer! {
+    /// QKeras' legacy fixed-point quantizer.
+    ///
+    /// Forward, with `kn = keep_negative`, `m = 2^(bits−kn)`, `Δ = 2^integer / m` and
+    /// `a = alpha` (1 if None):
+    /// `q(x) = a·Δ·clip(round(x/Δ), kn·(−m + symmetric), m − 1)`; with one unsigned bit
+    /// left (`bits=1`), `q(x) = a·sign(x)` with `sign(0) = +1`. `alpha='auto'` picks the
+    /// per-channel step that maps the largest |x| onto the top code (half-away rounding);
+    /// `'auto_po2'` refines a power-of-two step by least squares.
+    ///
+    /// Backward: `x + stop_gradient(q(x) − x)` passes the gradient **unchanged everywhere**
+    /// (no saturation mask); with `use_ste=False` the gradient is `1 − qnoise_factor`.
+    pub struct QuantizedBits: QKeras "quantized_bits" {
+        summary: "fixed-point quantizer: bits, integer bits, sign; identity STE everywhere",
+        forward: "q(x) = α·Δ·clip(round(x/Δ), −m+sym, m−1),  Δ = 2^integer / m,  m = 2^(bits−keep_negative)",
+        backward: "∂q/∂x = 1 everywhere (use_ste);  1 − qnoise_factor (use_ste=False)",
+        /// Total bits, sign included.
+        bits: i32 = 8, BITS;
+        /// Bits left of the binary point (sign excluded).
+        integer: i32 = 0, INTEGER;
+        /// Drop the most negative code so the range is symmetric.
+        symmetric: bool = false, Kind::Bool;
+        /// Allow negative outputs (a sign bit).
+        keep_negative: bool = true, Kind::Bool;
+        /// Scale: None (1), a number, 'auto' or 'auto_po2' (data-dependent, forces symmetric).
+        alpha: Alpha = Alpha::None, Kind::Alpha;
+        /// Stochastic rounding in training.
+        use_stochastic_rounding: bool = false, Kind::Bool;
+        /// Axes of per-channel statistics (a 1-D tensor is one channel).
+        scale_axis: Opaque = Opaque::default(), Kind::Axis;
+        /// Blend of quantized and float output, 0 (float) to 1 (quantized).
+        qnoise_factor: f64 = 1.0, QNOISE;
+        /// Variable name (no effect).
+        var_name: Opaque = Opaque::default(), Kind::Text;
+        /// Straight-through estimator; False gives gradient 1 − qnoise_factor.
+        use_ste: bool = true, Kind::Bool;
+        /// Keep parameters in tf.Variables (no effect).
+        use_variables: bool = false, Kind::Bool;
+        /// Elements sharing one scale (auto_po2 only; no effect on one channel).
+        elements_per_scale: Opaque = Opaque::default(), Kind::Axis;
+        /// Smallest power-of-two exponent of the scale (auto_po2 only).
+        min_po2_exponent: Option<i32> = None, PO2_EXP;
+        /// Largest power-of-two exponent of the scale (auto_po2 only).
+        max_po2_exponent: Option<i32> = None, PO2_EXP;
+        /// Frozen scale from post-training quantization (string alpha only).
+        post_training_scale: Option<f64> = None, Kind::OptFloat { min: 1e-30, max: 1e30 };
+    }
+}
+
+impl QuantizedBits {
+    fn kn(&self) -> i32 {
+        self.keep_negative as i32
+    }
+
+    /// The blend of float and quantized value, and its gradient.
+    fn combine(&self) -> (impl Fn(f32, f32) -> f32 + '_, f32) {
+        let q = self.qnoise_factor as f32;
+        let omq = one_minus(self.qnoise_factor);
+        let f = move |x: f32, xq: f32| if self.use_ste { ste_blend(x, xq, q) } else { no_ste_blend(x, xq, q, omq) };
+        (f, if self.use_ste { 1.0 } else { omq })
+    }
+
+    /// `alpha='auto'` / `'auto_po2'`: a data-dependent step, codes rounded half away from zero.
+    fn apply_auto(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Report {
+        let m = pow2i(self.bits - self.kn());
+        let mi = pow2i(self.integer);
+        let levels = (((1i64 << (self.bits - 1)) - 1) * 2) as f32;
+        let half = levels / 2.0;
+        let code = |v: f32, s: f32| {
+            let k = (v.abs() / s + 0.5).floor();
+            sgn0(v) * if k < half { k } else { half }
+        };
+        let s = match self.post_training_scale {
+            Some(pts) => pts as f32 / m,
+            None => {
+                let mut s = max_abs(x) / mi * 2.0 / levels;
+                if self.alpha == Alpha::AutoPo2 {
+                    s = po2_round(s);
+                    let xs: Vec<f32> = x.iter().map(|v| v / mi).collect();
+                    let mut z = vec![0.0f32; x.len()];
+                    for _ in 0..5 {
+                        z.iter_mut().zip(&xs).for_each(|(zi, &v)| *zi = code(v, s));
+                        s = least_squares_scale(
+                            Alpha::AutoPo2,
+                            &xs,
+                            &z,
+                            self.min_po2_exponent,
+                            self.max_po2_exponent,
+                        );
+                    }
+                }
+                s
+            }
+        };
+        let scale = s * m;
+        let (blend, g) = self.combine();
+        elementwise(x, y, dydx, |v| {
+            let xq = scale * (mi * code(v / mi, s) / m);
+            (blend(v, xq), g)
+        });
+        Report { scale: Some(scale), ..Report::default() }
+    }
+}
+
+impl Kernel for QuantizedBits {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        integer_fits(self.integer, self.bits)?;
+        let epso = self.elements_per_scale.0 != crate::quant::Literal::None;
+        only_with_auto_po2(self.alpha, epso, "elements_per_scale")?;
+        only_with_auto_po2(self.alpha, self.min_po2_exponent.is_some(), "min_po2_exponent")?;
+        only_with_auto_po2(self.alpha, self.max_po2_exponent.is_some(), "max_po2_exponent")?;
+        if self.alpha.is_auto() && self.bits < 2 {
+            return Err(("bits", "alpha='auto' needs bits ≥ 2 (one bit leaves no non-zero symmetric code)".into()));
+        }
+        if self.post_training_scale.is_some() && !self.alpha.is_auto() {
+            return Err(("post_training_scale", "needs alpha='auto' or 'auto_po2'".into()));
+        }
+        Ok(())
+    }
+
+    fn is_stochastic(&self, training: bool) -> bool {
+        training && self.use_stochastic_rounding && !self.alpha.is_auto() && self.bits > self.kn()
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        if self.alpha.is_auto() {
+            return self.apply_auto(x, y, dydx);
+        }
+        let a = match self.alpha {
+            Alpha::Value(a) => a as f32,
+            _ => 1.0,
+        };
+        let kn = self.kn();
+        let m = pow2i(self.bits - kn);
+        let mi = pow2i(self.integer);
+        let (blend, g) = self.combine();
+        if self.bits - kn > 0 {
+            let lo = kn as f32 * (-m + self.symmetric as i32 as f32);
+            let hi = m - 1.0;
+            let stochastic = self.is_stochastic(ctx.training);
+            let rng = &mut ctx.rng;
+            elementwise(x, y, dydx, |v| {
+                let p = v * m / mi;
+                let r = if stochastic { stochastic_round(p, 1.0, rng) } else { rhe(p) };
+                let xq = a * (mi * clip(r, lo, hi) / m);
+                (blend(v, xq), g)
+            });
+        } else {
+            elementwise(x, y, dydx, |v| (blend(v, a * sgn_plus(v)), g));
+        }
+        Report { scale: Some(a), ..Report::default() }
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        if self.qnoise_factor != 1.0 {
+            return Levels::Continuous;
+        }
+        let kn = self.kn();
+        let m = pow2i(self.bits - kn);
+        let mi = pow2i(self.integer);
+        let a = report.scale.unwrap_or(1.0);
+        if self.alpha.is_auto() {
+            let top = (1i64 << (self.bits - 1)) - 1;
+            return Levels::codes(-top, top, a / m * mi);
+        }
+        if self.bits - kn > 0 {
+            let lo = if self.keep_negative { -(m as i64) + self.symmetric as i64 } else { 0 };
+            Levels::codes(lo, m as i64 - 1, a * mi / m)
+        } else {
+            Levels::set(vec![-a, a])
+        }
+    }
+}
+
+quantizer! {
+    /// QKeras' newer linear quantizer, with a clipped straight-through estimator.
+    ///
+    /// Forward, with `qs = alpha·2^(integer − bits + keep_negative)` (or a data-dependent
+    /// scale for 'auto'/'auto_po2') and codes `[lo, hi]`:
+    /// `q(x) = qs·round(clip(x/qs, lo, hi))`; with `bits=1` and keep_negative the codes are
+    /// ±½ (a sign function, `0 ↦ +qs/2`). The output is `x + qnoise_factor·(q(x) − x)`.
+    ///
+    /// Backward: `(1 − qnoise_factor) + qnoise_factor·1[lo ≤ x/qs ≤ hi]` — the gradient is
+    /// cut outside the clip range (both ends inclusive).
+    pub struct QuantizedLinear: QKeras "quantized_linear" {
+        summary: "linear fixed-point quantizer with a clipped STE (newer QKeras)",
+        forward: "q(x) = qs·round(clip(x/qs, lo, hi)),  qs = α·2^(integer−bits+keep_negative)",
+        backward: "∂q/∂x = 1 on lo ≤ x/qs ≤ hi, else 0 (scaled by qnoise_factor)",
+        /// Total bits, sign included.
+        bits: i32 = 8, BITS;
+        /// Bits left of the binary point (sign excluded).
+        integer: i32 = 0, INTEGER;
+        /// Drop the most negative code so the range is symmetric.
+        symmetric: bool = true, Kind::Bool;
+        /// Allow negative outputs (a sign bit).
+        keep_negative: bool = true, Kind::Bool;
+        /// Scale: None (1), a number, 'auto' or 'auto_po2'.
+        alpha: Alpha = Alpha::None, Kind::Alpha;
+        /// Stochastic rounding in training.
+        use_stochastic_rounding: bool = false, Kind::Bool;
+        /// Axes of per-channel statistics (a 1-D tensor is one channel).
+        scale_axis: Opaque = Opaque::default(), Kind::Axis;
+        /// Blend of quantized and float output, 0 (float) to 1 (quantized).
+        qnoise_factor: f64 = 1.0, QNOISE;
+        /// Variable name (no effect).
+        var_name: Opaque = Opaque::default(), Kind::Text;
+        /// Keep parameters in tf.Variables (no effect).
+        use_variables: bool = false, Kind::Bool;
+    }
+}
+
+impl QuantizedLinear {
+    fn sign_mode(&self) -> bool {
+        self.bits == 1 && self.keep_negative
+    }
+
+    /// Clip bounds of the scaled value.
+    fn bounds(&self) -> (f32, f32) {
+        if self.sign_mode() {
+            return (-0.5, 0.5);
+        }
+        let u = pow2i(self.bits - self.keep_negative as i32);
+        let lo = if self.keep_negative { -u + self.symmetric as i32 as f32 } else { 0.0 };
+        (lo, u - 1.0)
+    }
+
+    fn data_type_scale(&self) -> f32 {
+        pow2i(self.integer - self.bits + self.keep_negative as i32)
+    }
+
+    /// The scaled, clipped, rounded code of `v` (`_scale_clip_and_round`).
+    #[inline(always)]
+    fn code(&self, v: f32, qs: f32, stochastic: bool, rng: &mut rand::rngs::StdRng) -> f32 {
+        let (lo, hi) = self.bounds();
+        let shift = if self.sign_mode() { 0.5 } else { 0.0 };
+        let c = clip(v / qs, lo, hi) - shift;
+        let r = if stochastic { stochastic_round(c, 1.0, rng) } else { rhe(c) };
+        r + shift
+    }
+
+    /// 'auto': the smallest scale that does not clip the channel's max; 'auto_po2': its
+    /// power of two refined by least squares until it stops changing (at most 5 rounds).
+    fn auto_scale(&self, x: &[f32], stochastic: bool, ctx: &mut Ctx) -> f32 {
+        let (lo, hi) = self.bounds();
+        let range = hi - lo;
+        let data_max = if self.keep_negative {
+            max_abs(x) * 2.0
+        } else {
+            x.iter().fold(f32::NEG_INFINITY, |m, &v| if v > m || v.is_nan() { v } else { m })
+        };
+        let qs = (data_max / range).max(crate::quant::round::EPS);
+        if self.alpha != Alpha::AutoPo2 {
+            return qs;
+        }
+        let mut cur = po2_round(qs);
+        let mut last = -1.0f32;
+        let mut k = vec![0.0f32; x.len()];
+        for _ in 0..if self.sign_mode() { 1 } else { 5 } {
+            if last == cur {
+                break;
+            }
+            k.iter_mut().zip(x).for_each(|(ki, &v)| *ki = self.code(v, cur, stochastic, &mut ctx.rng));
+            last = cur;
+            cur = least_squares_scale(Alpha::AutoPo2, x, &k, None, None);
+        }
+        cur
+    }
+}
+
+impl Kernel for QuantizedLinear {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        integer_fits(self.integer, self.bits)
+    }
+
+    fn is_stochastic(&self, training: bool) -> bool {
+        training && self.use_stochastic_rounding
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        let stochastic = self.is_stochastic(ctx.training);
+        let dts = self.data_type_scale();
+        let qs = match self.alpha {
+            Alpha::None => dts,
+            Alpha::Value(a) => a as f32 * dts,
+            Alpha::Auto | Alpha::AutoPo2 => self.auto_scale(x, stochastic, ctx),
+        };
+        let (lo, hi) = self.bounds();
+        let q = self.qnoise_factor as f32;
+        let rng = &mut ctx.rng;
+        elementwise(x, y, dydx, |v| {
+            let xq = self.code(v, qs, stochastic, rng) * qs;
+            let pass = if inside(v / qs, lo, hi) == 1.0 { (q * qs) / qs } else { 0.0 };
+            (ste_blend(v, xq, q), (1.0 - q) + pass)
+        });
+        Report { scale: Some(qs / dts), ..Report::default() }
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        if self.qnoise_factor != 1.0 {
+            return Levels::Continuous;
+        }
+        let qs = report.scale.unwrap_or(1.0) * self.data_type_scale();
+        if self.sign_mode() {
+            return Levels::set(vec![-qs / 2.0, qs / 2.0]);
+        }
+        let (lo, hi) = self.bounds();
+        Levels::codes(lo as i64, hi as i64, qs)
+    }
+}
+
+quantizer! {
+    /// QKeras' quantized hard-swish: `quantized_bits` applied to
+    /// `h(x) = x·min(relu(x + relu_shift), relu_upper_bound) / relu_upper_bound`.
+    ///
+    /// Backward: `h'(x)` (the STE of quantized_bits passes it unchanged):
+    /// 0 for x ≤ −shift, `(2x + shift)/upper` between, 1 above `upper − shift`.
+    pub struct QuantizedHswish: QKeras "quantized_hswish" {
+        summary: "quantized hard-swish: quantized_bits of x·relu6(x+3)/6",
+        forward: "q(x) = quantized_bits(x·min(relu(x+shift), upper)/upper)",
+        backward: "∂q/∂x = h'(x): 0 (x ≤ −shift), (2x+shift)/upper, 1 (x > upper−shift)",
+        /// Total bits, sign included.
+        bits: i32 = 8, BITS;
+        /// Bits left of the binary point (sign excluded).
+        integer: i32 = 0, INTEGER;
+        /// Drop the most negative code so the range is symmetric.
+        symmetric: bool = false, Kind::Bool;
+        /// Scale: None (1), a number, 'auto' or 'auto_po2'.
+        alpha: Alpha = Alpha::None, Kind::Alpha;
+        /// Stochastic rounding in training.
+        use_stochastic_rounding: bool = false, Kind::Bool;
+        /// Axes of per-channel statistics (a 1-D tensor is one channel).
+        scale_axis: Opaque = Opaque::default(), Kind::Axis;
+        /// Blend of quantized and float output, 0 (float) to 1 (quantized).
+        qnoise_factor: f64 = 1.0, QNOISE;
+        /// Variable name (no effect).
+        var_name: Opaque = Opaque::default(), Kind::Text;
+        /// Keep parameters in tf.Variables (no effect).
+        use_variables: bool = false, Kind::Bool;
+        /// Shift added before the ReLU.
+        relu_shift: f64 = 3.0, Kind::Float { min: 1e-6, max: 1e6, log: true };
+        /// Upper bound of the ReLU.
+        relu_upper_bound: f64 = 6.0, Kind::Float { min: 1e-6, max: 1e6, log: true };
+    }
+}
+
+impl QuantizedHswish {
+    fn inner(&self) -> QuantizedBits {
+        QuantizedBits {
+            bits: self.bits,
+            integer: self.integer,
+            symmetric: self.symmetric,
+            alpha: self.alpha,
+            use_stochastic_rounding: self.use_stochastic_rounding,
+            qnoise_factor: self.qnoise_factor,
+            ..QuantizedBits::default()
+        }
+    }
+}
+
+impl Kernel for QuantizedHswish {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        self.inner().validate()
+    }
+
+    fn is_stochastic(&self, training: bool) -> bool {
+        self.inner().is_stochastic(training)
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], mut dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        let (s, ub) = (self.relu_shift as f32, self.relu_upper_bound as f32);
+        let h: Vec<f32> = x
+            .iter()
+            .map(|&v| {
+                let sx = v + s;
+                v * if sx <= ub { sx.max(0.0) } else { ub } / ub
+            })
+            .collect();
+        let report = self.inner().apply(&h, y, dydx.as_deref_mut(), ctx);
+        if let Some(d) = dydx {
+            for (di, &v) in d.iter_mut().zip(x) {
+                let sx = v + s;
+                let gi = *di / ub;
+                let relu_x = if sx <= ub { sx.max(0.0) } else { ub };
+                let active = sx <= ub && sx > 0.0;
+                *di = gi * relu_x + if active { gi * v } else { 0.0 };
+            }
+        }
+        report
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        self.inner().levels(report)
+    }
+}

@@ -1,0 +1,206 @@
+//! QKeras' quantizing helper functions (used inside its quantizers and as activations).
+
+use super::super::round::{clip, inside, rhe, ste_blend, stochastic_round};
+use super::super::schema::{Kind, quantizer};
+use super::super::{Ctx, Kernel, Levels, Report, elementwise};
+use super::po2::stochastic_round_po2;
+
+const PRECISION: Kind = Kind::Float { min: 1e-6, max: 1e6, log: true };
+
+quantizer! {
+    /// `_round_through(x, use_stochastic_rounding, precision)`: round half to even (or, in
+    /// training with stochastic rounding, to a random neighbouring multiple of precision)
+    /// with the identity straight-through estimator `x + stop_gradient(round(x) − x)`.
+    pub struct RoundThrough: QKeras "_round_through" ["round_through"] {
+        summary: "round half to even with the identity STE (QKeras' core trick)",
+        forward: "q(x) = round(x)  (training + stochastic: SR to multiples of precision)",
+        backward: "∂q/∂x = 1",
+        /// Stochastic rounding in training.
+        use_stochastic_rounding: bool = false, Kind::Bool;
+        /// Step of stochastic rounding.
+        precision: f64 = 0.5, PRECISION;
+    }
+}
+
+impl Kernel for RoundThrough {
+    fn is_stochastic(&self, training: bool) -> bool {
+        training && self.use_stochastic_rounding
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        let stochastic = self.is_stochastic(ctx.training);
+        let p = self.precision as f32;
+        let rng = &mut ctx.rng;
+        elementwise(x, y, dydx, |v| {
+            let r = if stochastic { stochastic_round(v, p, rng) } else { rhe(v) };
+            (ste_blend(v, r, 1.0), 1.0)
+        });
+        Report::default()
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        Levels::Grid { step: if report.stochastic { self.precision as f32 } else { 1.0 } }
+    }
+}
+
+quantizer! {
+    /// `stochastic_round(x, precision)`: `x/p` rounded down with probability `1 − frac`,
+    /// up with probability `frac` (unbiased), times p — in training and inference alike.
+    /// Gradient 0 (floor and ceil have none in TensorFlow).
+    pub struct StochasticRound: QKeras "stochastic_round" {
+        summary: "unbiased stochastic rounding to multiples of precision",
+        forward: "q(x) = p·(⌊x/p⌋ + 1[U < frac(x/p)])",
+        backward: "∂q/∂x = 0 (no STE of its own)",
+        /// Step size.
+        precision: f64 = 0.5, PRECISION;
+    }
+}
+
+impl Kernel for StochasticRound {
+    fn is_stochastic(&self, _: bool) -> bool {
+        true
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        let p = self.precision as f32;
+        let rng = &mut ctx.rng;
+        elementwise(x, y, dydx, |v| (stochastic_round(v, p, rng), 0.0));
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        Levels::Grid { step: self.precision as f32 }
+    }
+}
+
+quantizer! {
+    /// `stochastic_round_po2(x)`: returns an **exponent** e, `⌊log2|x|⌋` or one more, drawn
+    /// so that `E[2^e] = |x|`. Gradient 0.
+    pub struct StochasticRoundPo2: QKeras "stochastic_round_po2" {
+        summary: "random power-of-two exponent with E[2^e] = |x| (returns e)",
+        forward: "q(x) = e ∈ {lo, lo+1},  P(e = lo+1) = (|x| − 2^lo)/2^lo",
+        backward: "∂q/∂x = 0",
+    }
+}
+
+impl Kernel for StochasticRoundPo2 {
+    fn is_stochastic(&self, _: bool) -> bool {
+        true
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        let rng = &mut ctx.rng;
+        elementwise(x, y, dydx, |v| (stochastic_round_po2(v, rng), 0.0));
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        Levels::Grid { step: 1.0 }
+    }
+}
+
+/// Declares a parameterless piecewise-linear helper `clip(a·x + b, lo, hi)·s + o` whose
+/// gradient is the slope on the clip interval.
+macro_rules! clipped_linear {
+    ($(#[doc = $doc:expr])* $ty:ident $name:literal, $summary:literal, $fwd:literal, $bwd:literal,
+     slope: $a:expr, scale: $s:expr, offset: $o:expr) => {
+        quantizer! {
+            $(#[doc = $doc])*
+            pub struct $ty: QKeras $name {
+                summary: $summary,
+                forward: $fwd,
+                backward: $bwd,
+            }
+        }
+
+        impl Kernel for $ty {
+            fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+                elementwise(x, y, dydx, |v| {
+                    let u = $a * v + 0.5;
+                    ($s * clip(u, 0.0, 1.0) + $o, $s * $a * inside(u, 0.0, 1.0))
+                });
+                Report::default()
+            }
+
+            fn levels(&self, _: &Report) -> Levels {
+                Levels::Continuous
+            }
+        }
+    };
+}
+
+clipped_linear! {
+    /// `hard_sigmoid(x) = clip(0.5·x + 0.5, 0, 1)`; gradient ½ on [−1, 1].
+    HardSigmoid "hard_sigmoid", "piecewise-linear sigmoid", "σ_h(x) = clip(x/2 + ½, 0, 1)", "½ on [−1, 1], else 0",
+    slope: 0.5f32, scale: 1.0f32, offset: 0.0f32
+}
+
+clipped_linear! {
+    /// `hard_tanh(x) = 2·hard_sigmoid(x) − 1 = clip(x, −1, 1)`; gradient 1 on [−1, 1].
+    HardTanh "hard_tanh", "piecewise-linear tanh", "tanh_h(x) = 2σ_h(x) − 1", "1 on [−1, 1], else 0",
+    slope: 0.5f32, scale: 2.0f32, offset: -1.0f32
+}
+
+clipped_linear! {
+    /// `smooth_sigmoid(x) = clip(0.1875·x + 0.5, 0, 1)`; gradient 0.1875 on [−8/3, 8/3].
+    SmoothSigmoid "smooth_sigmoid", "flatter piecewise-linear sigmoid", "σ_s(x) = clip(0.1875x + ½, 0, 1)", "0.1875 on [−8/3, 8/3]",
+    slope: 0.1875f32, scale: 1.0f32, offset: 0.0f32
+}
+
+clipped_linear! {
+    /// `smooth_tanh(x) = 2·smooth_sigmoid(x) − 1`; gradient 0.375 on [−8/3, 8/3].
+    SmoothTanh "smooth_tanh", "flatter piecewise-linear tanh", "tanh_s(x) = 2σ_s(x) − 1", "0.375 on [−8/3, 8/3]",
+    slope: 0.1875f32, scale: 2.0f32, offset: -1.0f32
+}
+
+quantizer! {
+    /// `binary_sigmoid(x) = _round_through(hard_sigmoid(x))`: 1 for x > 0, **0 for x ≤ 0**
+    /// (`hard_sigmoid(0) = ½` rounds to even 0); gradient ½ on [−1, 1].
+    pub struct BinarySigmoid: QKeras "binary_sigmoid" {
+        summary: "{0, 1} step (0 ↦ 0) with the hard-sigmoid gradient",
+        forward: "q(x) = round(σ_h(x)) = 1[x > 0]",
+        backward: "∂q/∂x = ½ on [−1, 1], else 0",
+    }
+}
+
+#[inline(always)]
+fn binary_sigmoid(v: f32) -> (f32, f32) {
+    let u = 0.5 * v + 0.5;
+    let hs = clip(u, 0.0, 1.0);
+    (ste_blend(hs, rhe(hs), 1.0), 0.5 * inside(u, 0.0, 1.0))
+}
+
+impl Kernel for BinarySigmoid {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        elementwise(x, y, dydx, binary_sigmoid);
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        Levels::set(vec![0.0, 1.0])
+    }
+}
+
+quantizer! {
+    /// `binary_tanh(x) = 2·binary_sigmoid(x) − 1`: +1 for x > 0, **−1 for x ≤ 0**;
+    /// gradient 1 on [−1, 1].
+    pub struct BinaryTanh: QKeras "binary_tanh" {
+        summary: "±1 step (0 ↦ −1) with the hard-tanh gradient",
+        forward: "q(x) = 2·round(σ_h(x)) − 1",
+        backward: "∂q/∂x = 1 on [−1, 1], else 0",
+    }
+}
+
+impl Kernel for BinaryTanh {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        elementwise(x, y, dydx, |v| {
+            let (b, g) = binary_sigmoid(v);
+            (2.0 * b - 1.0, 2.0 * g)
+        });
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        Levels::set(vec![-1.0, 1.0])
+    }
+}

@@ -1,0 +1,271 @@
+//! Power-of-two quantizers: `quantized_po2`, `quantized_relu_po2`.
+
+use rand::Rng;
+
+use super::super::round::{EPS, no_ste_blend, rhe, sgn_plus, ste_blend, uniform};
+use super::super::schema::{Kind, Opaque, choice, quantizer};
+use super::super::{Ctx, Kernel, Levels, Report, elementwise};
+use super::{LN2, one_minus};
+
+choice! {
+    /// How the log2 of |x| becomes an exponent.
+    Log2Rounding { Rnd = "rnd", Floor = "floor" }
+}
+
+const BITS: Kind = Kind::Int { min: 1, max: 16 };
+const MAX_VALUE: Kind = Kind::OptFloat { min: 0.0, max: 1e30 };
+const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
+
+/// `2^e` for the exponents QKeras produces (integers, or ±½ in the degenerate 1-bit case).
+#[inline(always)]
+fn exp2(e: f32) -> f32 {
+    if e.fract() == 0.0 && e.abs() < 200.0 { super::pow2i(e as i32) } else { e.exp2() }
+}
+
+/// QKeras `stochastic_round_po2`: a random exponent `e` with `E[2^e] = |x|`.
+pub(crate) fn stochastic_round_po2<R: Rng + ?Sized>(x: f32, rng: &mut R) -> f32 {
+    let y = x.abs();
+    let e0 = rhe((y + EPS).ln() / LN2);
+    let po2 = exp2(e0);
+    let (lo, hi) = if po2 > y { (e0 - 1.0, e0) } else { (e0, e0 + 1.0) };
+    let (a, b) = (exp2(lo), exp2(hi));
+    let v = a + (b - a) * uniform(rng);
+    if y < v { lo } else { hi }
+}
+
+/// Exponent range and rounding shared by both po2 quantizers (`_clip_power_of_two`).
+struct Po2Rule {
+    min_exp: f32,
+    max_exp: f32,
+    max_value: Option<f32>,
+    quadratic: bool,
+    stochastic: bool,
+    floor: bool,
+}
+
+impl Po2Rule {
+    fn new(effect_bits: i32, max_value: Option<f64>, quadratic: bool, log2: Log2Rounding) -> Po2Rule {
+        let span = 2f64.powi(effect_bits);
+        let min_exp = -span;
+        let mut max_exp = span - 1.0;
+        if quadratic {
+            max_exp = 2.0 * (max_exp / 2.0).floor();
+        }
+        Po2Rule {
+            min_exp: min_exp as f32,
+            max_exp: max_exp as f32,
+            max_value: max_value.map(|v| v as f32),
+            quadratic,
+            stochastic: false,
+            floor: log2 == Log2Rounding::Floor,
+        }
+    }
+
+    /// The exponent for `|x|`; `|x| < ε` takes the smallest exponent.
+    #[inline(always)]
+    fn exponent<R: Rng + ?Sized>(&self, a: f32, rng: &mut R) -> f32 {
+        if a < EPS {
+            return self.min_exp;
+        }
+        let mut t = a;
+        if let Some(mv) = self.max_value
+            && t >= mv
+        {
+            t = mv;
+        }
+        let (t, f) = if self.quadratic { (t.sqrt(), 2.0) } else { (t, 1.0) };
+        let e = if self.floor {
+            (t.ln() / LN2).floor()
+        } else if self.stochastic {
+            stochastic_round_po2(t, rng)
+        } else {
+            rhe(t.ln() / LN2)
+        };
+        f * e.max(self.min_exp).min(self.max_exp)
+    }
+
+    /// Every value `2^exponent` can take: the clipped (and, quadratic, doubled) integer
+    /// exponents, plus `2^min_exp` for |x| < ε.
+    fn levels(&self) -> Vec<f32> {
+        let f = if self.quadratic { 2.0 } else { 1.0 };
+        let lo = self.min_exp.min(self.max_exp).floor() as i32 - 1;
+        let hi = self.min_exp.max(self.max_exp).ceil() as i32 + 1;
+        let mut v = vec![exp2(self.min_exp)];
+        v.extend((lo..=hi).map(|e| exp2(f * (e as f32).max(self.min_exp).min(self.max_exp))));
+        v
+    }
+}
+
+fn need_sign_bit(max_value: Option<f64>) -> i32 {
+    match max_value {
+        Some(v) if v <= 1.0 => 0,
+        _ => 1,
+    }
+}
+
+quantizer! {
+    /// Power-of-two quantizer: `q(x) = sign(x)·2^clip(round(log2|x|), min_exp, max_exp)`,
+    /// rounding in the log domain (switch points at 2^(k+½)); `sign(0) = +1` and
+    /// `|x| < 1e−7 ↦ 2^min_exp`, so the output is never 0.
+    /// Exponents: `eb = bits − 1 − need`, `need = 0` iff max_value ≤ 1;
+    /// `[−2^eb, 2^eb − 1]`; quadratic_approximation keeps even exponents.
+    ///
+    /// Backward: 1 everywhere (`x + stop_gradient(q − x)`); `1 − qnoise_factor` without STE.
+    pub struct QuantizedPo2: QKeras "quantized_po2" {
+        summary: "power-of-two quantizer (sign and exponent bits); identity STE",
+        forward: "q(x) = sign(x)·2^clip(round(log2|x|), min_exp, max_exp)",
+        backward: "∂q/∂x = 1 everywhere (use_ste);  1 − qnoise_factor otherwise",
+        /// Bits for the sign, the exponent and its sign.
+        bits: i32 = 8, BITS;
+        /// Largest output magnitude (approximate: |x| ≥ max_value is quantized as max_value).
+        max_value: Option<f64> = None, MAX_VALUE;
+        /// Stochastic rounding of the exponent in training.
+        use_stochastic_rounding: bool = false, Kind::Bool;
+        /// Round sqrt(|x|) so the exponent is even.
+        quadratic_approximation: bool = false, Kind::Bool;
+        /// 'rnd' (round half to even) or 'floor' of log2|x|.
+        log2_rounding: Log2Rounding = Log2Rounding::Rnd, Kind::Choice(Log2Rounding::CHOICES);
+        /// Blend of quantized and float output, 0 (float) to 1 (quantized).
+        qnoise_factor: f64 = 1.0, QNOISE;
+        /// Variable name (no effect).
+        var_name: Opaque = Opaque::default(), Kind::Text;
+        /// Straight-through estimator; False gives gradient 1 − qnoise_factor.
+        use_ste: bool = true, Kind::Bool;
+        /// Keep parameters in tf.Variables (no effect).
+        use_variables: bool = false, Kind::Bool;
+    }
+}
+
+impl QuantizedPo2 {
+    fn rule(&self, training: bool) -> Po2Rule {
+        let need = need_sign_bit(self.max_value);
+        let mut r = Po2Rule::new(self.bits - 1 - need, self.max_value, self.quadratic_approximation, self.log2_rounding);
+        r.stochastic = self.is_stochastic(training);
+        r
+    }
+}
+
+impl Kernel for QuantizedPo2 {
+    fn is_stochastic(&self, training: bool) -> bool {
+        training && self.use_stochastic_rounding && self.log2_rounding == Log2Rounding::Rnd
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        let rule = self.rule(ctx.training);
+        let q = self.qnoise_factor as f32;
+        let omq = one_minus(self.qnoise_factor);
+        let g = if self.use_ste { 1.0 } else { omq };
+        let rng = &mut ctx.rng;
+        elementwise(x, y, dydx, |v| {
+            let xq = sgn_plus(v) * exp2(rule.exponent(v.abs(), rng));
+            let out = if self.use_ste { ste_blend(v, xq, q) } else { no_ste_blend(v, xq, q, omq) };
+            (out, g)
+        });
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        if self.qnoise_factor != 1.0 {
+            return Levels::Continuous;
+        }
+        let pos = self.rule(false).levels();
+        let mut all: Vec<f32> = pos.iter().map(|v| -v).collect();
+        all.extend(pos);
+        Levels::set(all)
+    }
+}
+
+quantizer! {
+    /// Power-of-two ReLU: `q(x) = 2^E(relu(x))` for x ≥ 0 (or negative_slope = 0) and
+    /// `−2^E(negative_slope·relu(−x))` otherwise, with E the exponent rule of
+    /// quantized_po2 over `[−2^(bits−need), 2^(bits−need) − 1]`. Never outputs 0:
+    /// x ≤ 0 with negative_slope = 0 gives `2^min_exp`.
+    ///
+    /// Backward: the gradient of `relu(x)` capped at max_value — 1 on `0 < x ≤ max_value`,
+    /// 0 above, 0 (or negative_slope) for x ≤ 0.
+    pub struct QuantizedReluPo2: QKeras "quantized_relu_po2" {
+        summary: "power-of-two ReLU (never 0); STE through relu capped at max_value",
+        forward: "q(x) = 2^clip(round(log2 relu(x)), min_exp, max_exp)",
+        backward: "∂q/∂x = 1 on 0 < x ≤ max_value, negative_slope (or 0) for x ≤ 0, 0 above",
+        /// Bits for the exponent and its sign.
+        bits: i32 = 8, BITS;
+        /// Largest output (approximate).
+        max_value: Option<f64> = None, MAX_VALUE;
+        /// Slope for negative inputs: 0 or a power of two.
+        negative_slope: f64 = 0.0, Kind::Float { min: 0.0, max: 1.0, log: false };
+        /// Stochastic rounding of the exponent in training.
+        use_stochastic_rounding: bool = false, Kind::Bool;
+        /// Round sqrt(x) so the exponent is even.
+        quadratic_approximation: bool = false, Kind::Bool;
+        /// 'rnd' (round half to even) or 'floor' of log2 x.
+        log2_rounding: Log2Rounding = Log2Rounding::Rnd, Kind::Choice(Log2Rounding::CHOICES);
+        /// Blend of quantized and float output, 0 (float) to 1 (quantized).
+        qnoise_factor: f64 = 1.0, QNOISE;
+        /// Variable name (no effect).
+        var_name: Opaque = Opaque::default(), Kind::Text;
+        /// Straight-through estimator; False gives gradient 1 − qnoise_factor (of relu).
+        use_ste: bool = true, Kind::Bool;
+        /// Keep parameters in tf.Variables (no effect).
+        use_variables: bool = false, Kind::Bool;
+    }
+}
+
+impl QuantizedReluPo2 {
+    fn rule(&self, training: bool) -> Po2Rule {
+        let need = need_sign_bit(self.max_value);
+        let mut r = Po2Rule::new(self.bits - need, self.max_value, self.quadratic_approximation, self.log2_rounding);
+        r.stochastic = self.is_stochastic(training);
+        r
+    }
+}
+
+impl Kernel for QuantizedReluPo2 {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        let ns = self.negative_slope;
+        if ns != 0.0 && ns.log2().fract() != 0.0 {
+            return Err(("negative_slope", format!("{ns} is not allowed; expected 0 or a power of two")));
+        }
+        Ok(())
+    }
+
+    fn is_stochastic(&self, training: bool) -> bool {
+        training && self.use_stochastic_rounding && self.log2_rounding == Log2Rounding::Rnd
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        let rule = self.rule(ctx.training);
+        let ns = self.negative_slope as f32;
+        let q = self.qnoise_factor as f32;
+        let omq = one_minus(self.qnoise_factor);
+        let mv = self.max_value.map(|v| v as f32);
+        let rng = &mut ctx.rng;
+        elementwise(x, y, dydx, |v| {
+            // x_u: leaky relu, replaced by max_value above it (and its gradient).
+            let (relu, drelu) = if v > 0.0 { (v, 1.0) } else { (ns * v, ns) };
+            let (xu, dxu) = match mv {
+                Some(m) if !(v <= m) => (m, 0.0),
+                _ => (relu, drelu),
+            };
+            let xq = if v >= 0.0 || ns == 0.0 {
+                exp2(rule.exponent(v.max(0.0), rng))
+            } else {
+                -exp2(rule.exponent((-v).max(0.0) * ns, rng))
+            };
+            let xq = if v.is_nan() { v } else { xq };
+            if self.use_ste { (ste_blend(xu, xq, q), dxu) } else { (no_ste_blend(xu, xq, q, omq), omq * dxu) }
+        });
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        if self.qnoise_factor != 1.0 {
+            return Levels::Continuous;
+        }
+        let pos = self.rule(false).levels();
+        let mut all = pos.clone();
+        if self.negative_slope != 0.0 {
+            all.extend(pos.iter().map(|v| -v));
+        }
+        Levels::set(all)
+    }
+}

@@ -1,0 +1,363 @@
+//! Bounded activations: `quantized_relu`, `quantized_tanh`, `quantized_sigmoid`,
+//! `quantized_ulaw`.
+
+use rand::rngs::StdRng;
+
+use super::super::round::{clip, inside, no_ste_blend, pow2i, rhe, sgn0, sigmoid, ste_blend, stochastic_round};
+use super::super::schema::{Kind, Opaque, quantizer};
+use super::super::{Ctx, Kernel, Levels, Report, elementwise};
+use super::{integer_fits, one_minus, sigmoid_q};
+
+const BITS: Kind = Kind::Int { min: 1, max: 32 };
+const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
+const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
+
+/// `_round_through(v, stochastic)` with QKeras' default precision ½ (half-step codes in
+/// training with stochastic rounding).
+#[inline(always)]
+fn round_through(v: f32, stochastic: bool, rng: &mut StdRng) -> f32 {
+    if stochastic { stochastic_round(v, 0.5, rng) } else { rhe(v) }
+}
+
+quantizer! {
+    /// Quantized ReLU: `q(x) = Δ·clip(round(x/Δ), 0, m − 1)` with `m = 2^bits`,
+    /// `Δ = 2^integer / m` (a negative slope spends one bit on a negative part
+    /// `Δ·clip(round(ns·x/Δ), −ns·m, 0)`); with use_sigmoid the codes come from the hard
+    /// sigmoid of x. The top code `2^integer − Δ` is also where the gradient stops.
+    ///
+    /// Backward: through `relu(x)` capped at the top code — 1 on `0 < x ≤ 2^integer − Δ`,
+    /// 0 above and for x ≤ 0 (negative_slope for x ≤ 0 when set).
+    pub struct QuantizedRelu: QKeras "quantized_relu" {
+        summary: "quantized ReLU on [0, 2^integer); STE cut above the top code",
+        forward: "q(x) = Δ·clip(round(x/Δ), 0, m−1),  Δ = 2^integer / 2^bits",
+        backward: "∂q/∂x = 1 on 0 < x ≤ 2^integer − Δ, else 0 (negative_slope for x ≤ 0)",
+        /// Total bits.
+        bits: i32 = 8, BITS;
+        /// Bits left of the binary point.
+        integer: i32 = 0, INTEGER;
+        /// Quantize the hard sigmoid of x instead of x.
+        use_sigmoid: bool = false, Kind::Bool;
+        /// Slope for negative inputs (costs one bit).
+        negative_slope: f64 = 0.0, Kind::Float { min: 0.0, max: 1.0, log: false };
+        /// Stochastic rounding (to half steps) in training.
+        use_stochastic_rounding: bool = false, Kind::Bool;
+        /// Upper bound when is_quantized_clip is False.
+        relu_upper_bound: Option<f64> = None, Kind::OptFloat { min: 0.0, max: 1e30 };
+        /// Clip at the top code (True) or at relu_upper_bound (False).
+        is_quantized_clip: bool = true, Kind::Bool;
+        /// Blend of quantized and float output, 0 (float) to 1 (quantized).
+        qnoise_factor: f64 = 1.0, QNOISE;
+        /// Variable name (no effect).
+        var_name: Opaque = Opaque::default(), Kind::Text;
+        /// Straight-through estimator; False gives gradient (1 − qnoise_factor)·relu'.
+        use_ste: bool = true, Kind::Bool;
+        /// Keep parameters in tf.Variables (no effect).
+        use_variables: bool = false, Kind::Bool;
+        /// Inference-only shortcut of QKeras (no STE handling).
+        enable_fast_inference: bool = false, Kind::Bool;
+    }
+}
+
+impl QuantizedRelu {
+    fn nb(&self) -> i32 {
+        self.bits - (self.negative_slope != 0.0) as i32
+    }
+
+    /// `x_u`, the float value the STE passes through, and its gradient.
+    #[inline(always)]
+    fn xu(&self, v: f32, top: f32) -> (f32, f32) {
+        let ns = self.negative_slope as f32;
+        let relu = if v > 0.0 { (v, 1.0) } else { (ns * v, ns) };
+        if self.is_quantized_clip {
+            if v <= top { relu } else { (top, 0.0) }
+        } else if let Some(u) = self.relu_upper_bound {
+            let u = u as f32;
+            if v <= u { relu } else { (u, 0.0) }
+        } else {
+            relu
+        }
+    }
+
+    /// The quantized value `xq`.
+    #[inline(always)]
+    fn xq(&self, v: f32, m: f32, mi: f32, stochastic: bool, rng: &mut StdRng) -> f32 {
+        let ns = self.negative_slope as f32;
+        let neg_factor = (1.0 / (self.negative_slope * m as f64)) as f32;
+        let mut xq;
+        if self.use_sigmoid {
+            let p = sigmoid_q(v / mi).0 * m;
+            xq = mi * clip(2.0 * (round_through(p, stochastic, rng) / m) - 1.0, 0.0, 1.0 - 1.0 / m);
+            if self.negative_slope > 0.0 {
+                let r = round_through(p * ns, stochastic, rng);
+                xq += mi * ns * clip(2.0 * (r * neg_factor) - 1.0, -1.0, 0.0);
+            }
+        } else {
+            let p = v * m / mi;
+            xq = mi * clip(round_through(p, stochastic, rng) / m, 0.0, 1.0 - 1.0 / m);
+            if self.negative_slope > 0.0 {
+                let r = round_through(p * ns, stochastic, rng);
+                xq += mi * ns * clip(r * neg_factor, -1.0, 0.0);
+            }
+        }
+        if let Some(u) = self.relu_upper_bound
+            && u != 0.0
+            && !self.is_quantized_clip
+        {
+            let u = u as f32;
+            if !(xq <= u) {
+                xq = u;
+            }
+        }
+        xq
+    }
+}
+
+impl Kernel for QuantizedRelu {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        integer_fits(self.integer, self.bits)?;
+        if self.negative_slope != 0.0 && self.bits < 2 {
+            return Err(("negative_slope", "needs bits ≥ 2 (one bit goes to the negative part)".into()));
+        }
+        Ok(())
+    }
+
+    fn is_stochastic(&self, training: bool) -> bool {
+        training && self.use_stochastic_rounding && !self.enable_fast_inference
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        let mi = pow2i(self.integer);
+        if self.enable_fast_inference {
+            // fast_relu_quantize: m_i·clip(round(x·2^(bits−integer))·2^−bits, 0, 1 − 2^−bits).
+            let (up, down) = (pow2i(self.bits - self.integer), pow2i(-self.bits));
+            elementwise(x, y, dydx, |v| (mi * clip(rhe(v * up) * down, 0.0, 1.0 - down), 0.0));
+            return Report::default();
+        }
+        let m = pow2i(self.nb());
+        let top = mi - pow2i(self.integer - self.nb());
+        let q = self.qnoise_factor as f32;
+        let omq = one_minus(self.qnoise_factor);
+        let stochastic = self.is_stochastic(ctx.training);
+        let rng = &mut ctx.rng;
+        elementwise(x, y, dydx, |v| {
+            let (xu, g) = self.xu(v, top);
+            let xq = self.xq(v, m, mi, stochastic, rng);
+            if self.use_ste { (ste_blend(xu, xq, q), g) } else { (no_ste_blend(xu, xq, q, omq), omq * g) }
+        });
+        Report::default()
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        if self.enable_fast_inference {
+            return Levels::codes(0, (1i64 << self.bits) - 1, pow2i(self.integer - self.bits));
+        }
+        if self.qnoise_factor != 1.0 || self.relu_upper_bound.is_some() && !self.is_quantized_clip {
+            return Levels::Continuous;
+        }
+        let m = pow2i(self.nb()) as i64;
+        let step = pow2i(self.integer - self.nb());
+        if report.stochastic {
+            // Stochastic rounding to half steps.
+            return if self.use_sigmoid || self.negative_slope > 0.0 {
+                Levels::Continuous
+            } else {
+                Levels::codes(0, 2 * m - 2, step / 2.0)
+            };
+        }
+        let mi = pow2i(self.integer);
+        let ns = self.negative_slope as f32;
+        let mut v: Vec<f32> = if self.use_sigmoid {
+            // mi·clip(2k/m − 1, 0, 1 − 1/m)
+            (0..=m).map(|k| mi * clip(2.0 * (k as f32 / m as f32) - 1.0, 0.0, 1.0 - 1.0 / m as f32)).collect()
+        } else {
+            (0..m).map(|k| k as f32 * step).collect()
+        };
+        if self.negative_slope > 0.0 {
+            let nsm = self.negative_slope * m as f64;
+            if self.use_sigmoid {
+                // mi·ns·(2r/(ns·m) − 1) for the codes r that land in [−1, 0].
+                let nf = (1.0 / nsm) as f32;
+                v.extend((0..=(nsm / 2.0).floor() as i64).map(|r| mi * ns * clip(2.0 * (r as f32 * nf) - 1.0, -1.0, 0.0)));
+            } else {
+                v.extend((1..=nsm.floor() as i64).map(|j| -(j as f32) * step));
+                v.push(-ns * mi);
+            }
+        }
+        if self.use_sigmoid || self.negative_slope > 0.0 {
+            return Levels::set(v);
+        }
+        Levels::codes(0, m - 1, step)
+    }
+}
+
+quantizer! {
+    /// Quantized tanh: `q(x) = clip(round(m·t(x))/m, −1 + symmetric/m, 1 − 1/m)` with
+    /// `m = 2^(bits−1)` and `t` the hard tanh `2·hard_sigmoid(x) − 1` (or the real tanh).
+    ///
+    /// Backward: `t'(x)` where the rounded value is inside the clip range, else 0
+    /// (hard: 1 on |x| ≤ 1).
+    pub struct QuantizedTanh: QKeras "quantized_tanh" {
+        summary: "quantized (hard) tanh in [−1, 1)",
+        forward: "q(x) = clip(round(m·tanh_h(x))/m, −1+sym/m, 1−1/m),  m = 2^(bits−1)",
+        backward: "∂q/∂x = tanh_h'(x) inside the clip range, else 0",
+        /// Total bits, sign included.
+        bits: i32 = 8, BITS;
+        /// Stochastic rounding (to half steps) in training.
+        use_stochastic_rounding: bool = false, Kind::Bool;
+        /// Drop the code −1 so the range is symmetric.
+        symmetric: bool = false, Kind::Bool;
+        /// Use the real tanh instead of the hard one.
+        use_real_tanh: bool = false, Kind::Bool;
+    }
+}
+
+impl Kernel for QuantizedTanh {
+    fn is_stochastic(&self, training: bool) -> bool {
+        training && self.use_stochastic_rounding
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        let m = pow2i(self.bits - 1);
+        let (lo, hi) = (-1.0 + self.symmetric as i32 as f32 / m, 1.0 - 1.0 / m);
+        let stochastic = self.is_stochastic(ctx.training);
+        let rng = &mut ctx.rng;
+        elementwise(x, y, dydx, |v| {
+            let (p, dp) = if self.use_real_tanh {
+                let t = v.tanh();
+                (t, 1.0 - t * t)
+            } else {
+                let (s, ds) = sigmoid_q(v);
+                (2.0 * s - 1.0, 2.0 * ds)
+            };
+            let r = round_through(p * m, stochastic, rng) / m;
+            (clip(r, lo, hi), dp * inside(r, lo, hi))
+        });
+        Report::default()
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        let m = pow2i(self.bits - 1) as i64;
+        let h = 1 + report.stochastic as i64; // stochastic rounding: half steps
+        Levels::codes(h * (-m + self.symmetric as i64), h * (m - 1), 1.0 / (h * m) as f32)
+    }
+}
+
+quantizer! {
+    /// Quantized sigmoid: `q(x) = clip(round(m·σ(x))/m, symmetric/m, 1 − 1/m)` with
+    /// `m = 2^bits` and σ the hard sigmoid `clip(x/2 + ½, 0, 1)` (or the real one).
+    ///
+    /// Backward: `σ'(x)` where the rounded value is inside the clip range, else 0
+    /// (hard: ½ on |x| ≤ 1).
+    pub struct QuantizedSigmoid: QKeras "quantized_sigmoid" {
+        summary: "quantized (hard) sigmoid in [0, 1)",
+        forward: "q(x) = clip(round(m·σ_h(x))/m, sym/m, 1−1/m),  m = 2^bits",
+        backward: "∂q/∂x = σ_h'(x) inside the clip range, else 0",
+        /// Total bits.
+        bits: i32 = 8, BITS;
+        /// Drop the code 0 so the range is symmetric about ½.
+        symmetric: bool = false, Kind::Bool;
+        /// Use the real sigmoid instead of the hard one.
+        use_real_sigmoid: bool = false, Kind::Bool;
+        /// Stochastic rounding (to half steps) in training.
+        use_stochastic_rounding: bool = false, Kind::Bool;
+    }
+}
+
+impl Kernel for QuantizedSigmoid {
+    fn is_stochastic(&self, training: bool) -> bool {
+        training && self.use_stochastic_rounding
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        let m = pow2i(self.bits);
+        let (lo, hi) = (self.symmetric as i32 as f32 / m, 1.0 - 1.0 / m);
+        let stochastic = self.is_stochastic(ctx.training);
+        let rng = &mut ctx.rng;
+        elementwise(x, y, dydx, |v| {
+            let (p, dp) = if self.use_real_sigmoid {
+                let s = sigmoid(v);
+                (s, s * (1.0 - s))
+            } else {
+                sigmoid_q(v)
+            };
+            let r = round_through(p * m, stochastic, rng) / m;
+            (clip(r, lo, hi), dp * inside(r, lo, hi))
+        });
+        Report::default()
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        let m = pow2i(self.bits) as i64;
+        let h = 1 + report.stochastic as i64; // stochastic rounding: half steps
+        Levels::codes(h * self.symmetric as i64, h * (m - 1), 1.0 / (h * m) as f32)
+    }
+}
+
+quantizer! {
+    /// µ-law quantizer: codes of the hard sigmoid of `x/2^integer` are mapped through
+    /// `c(r) = sign(r)·ln(1 + u·|r|)/ln(1 + u)` and clipped to
+    /// `[−1 + symmetric/m, 1 − 1/m]`, `m = 2^(bits−1)`, then scaled by `2^integer`.
+    ///
+    /// Backward: chain rule with an STE on the rounding:
+    /// `2·c'(r)·σ'(x/2^integer)` inside the clip range, and 0 at r = 0.
+    pub struct QuantizedUlaw: QKeras "quantized_ulaw" {
+        summary: "µ-law companded quantizer (dense codes near 0)",
+        forward: "q(x) = 2^integer·clip(sign(r)·ln(1+u|r|)/ln(1+u)),  r = 2·round(m·σ_h(x/2^integer))/m − 1",
+        backward: "∂q/∂x = 2·c'(r)·σ_h'(x/2^integer) inside the clip range; 0 at r = 0",
+        /// Total bits, sign included.
+        bits: i32 = 8, BITS;
+        /// Bits left of the binary point.
+        integer: i32 = 0, INTEGER;
+        /// Drop the code −1 so the range is symmetric.
+        symmetric: bool = false, Kind::Bool;
+        /// Compression parameter µ.
+        u: f64 = 255.0, Kind::Float { min: 1e-6, max: 1e9, log: true };
+    }
+}
+
+impl QuantizedUlaw {
+    fn law(&self, rp: f32) -> f32 {
+        let u = self.u as f32;
+        let l = (1.0 + self.u as f32).ln();
+        sgn0(rp) * (1.0 + u * rp.abs()).ln() / l
+    }
+}
+
+impl Kernel for QuantizedUlaw {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        integer_fits(self.integer, self.bits)
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let m = pow2i(self.bits - 1);
+        let mi = pow2i(self.integer);
+        let (lo, hi) = (-1.0 + self.symmetric as i32 as f32 / m, 1.0 - 1.0 / m);
+        let u = self.u as f32;
+        let l = (1.0 + u).ln();
+        elementwise(x, y, dydx, |v| {
+            let (s, ds) = sigmoid_q(v / mi);
+            let p = s * m;
+            let rp = 2.0 * (rhe(p) / m) - 1.0;
+            let c = self.law(rp);
+            let sg = sgn0(rp);
+            // Reverse-mode order of TensorFlow's ops.
+            let mut g = mi * inside(c, lo, hi);
+            g /= l;
+            g *= sg;
+            g *= 1.0 / (1.0 + u * rp.abs());
+            g *= u * sg;
+            g = g * 2.0 / m * m;
+            g = g * ds / mi;
+            (mi * clip(c, lo, hi), g)
+        });
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        let m = pow2i(self.bits - 1);
+        let mi = pow2i(self.integer);
+        let (lo, hi) = (-1.0 + self.symmetric as i32 as f32 / m, 1.0 - 1.0 / m);
+        let codes = 0..=(m as i64);
+        Levels::set(codes.map(|k| mi * clip(self.law(2.0 * (k as f32 / m) - 1.0), lo, hi)).collect())
+    }
+}

@@ -1,0 +1,180 @@
+//! Ternary quantizers: `ternary`, `stochastic_ternary`.
+
+use super::super::round::{max_abs, rhe, sgn_plus, sgn0, sigmoid, ste_blend, stochastic_round, uniform};
+use super::super::schema::{Alpha, Kind, quantizer};
+use super::super::{Ctx, Kernel, Levels, Report, elementwise};
+use super::binary::{std_eps, tanh_d};
+use super::{least_squares_scale, po2_round, sigmoid_q};
+use crate::quant::round::EPS;
+
+const UNROLLS: Kind = Kind::Int { min: 1, max: 100 };
+
+/// The 'auto' / 'auto_po2' scale: start at `2·max|x|/3`, then alternate thresholding at
+/// half the scale and a least-squares refit, `unrolls` times. Returns the final scale and
+/// writes the codes of the last round (computed with the scale before the last refit).
+fn auto_scale(alpha: Alpha, x: &[f32], unrolls: i32, k: &mut [f32], mut round: impl FnMut(f32) -> f32) -> (f32, f32) {
+    let mut scale = 2.0 * max_abs(x) / 3.0;
+    if alpha == Alpha::AutoPo2 {
+        scale = po2_round(scale);
+    }
+    let mut thres = scale / 2.0;
+    for _ in 0..unrolls {
+        thres = scale / 2.0;
+        for (ki, &v) in k.iter_mut().zip(x) {
+            let q = scale * round(v / scale);
+            *ki = if q.abs() >= thres { sgn0(v) } else { 0.0 };
+        }
+        scale = least_squares_scale(alpha, x, k, None, None);
+    }
+    (scale, thres)
+}
+
+quantizer! {
+    /// Ternary quantizer: `q(x) = scale·k`, `k = sign(x)·1[|x| ≥ t]` ∈ {−1, 0, 1}.
+    /// Fixed mode (alpha None or a number): `t = threshold` (0.33 by default), scale =
+    /// alpha (1 for None). 'auto'/'auto_po2': the scale starts at `2·max|x|/3` and is
+    /// refit by least squares `number_of_unrolls` times, thresholding at half the scale
+    /// (strictly: |x| > s/2).
+    ///
+    /// Backward: alpha None → `1 − tanh²(x)`; otherwise 1 everywhere.
+    pub struct Ternary: QKeras "ternary" {
+        summary: "ternary {−s, 0, s}; fixed threshold or least-squares 'auto' scale",
+        forward: "q(x) = scale·sign(x)·1[|x| ≥ threshold]",
+        backward: "∂q/∂x = 1 − tanh²(x) (alpha None);  1 otherwise",
+        /// Scale: None (1, tanh gradient), a number, 'auto' or 'auto_po2'.
+        alpha: Alpha = Alpha::None, Kind::Alpha;
+        /// Threshold for fixed alpha (None: 0.33); must be None for 'auto'.
+        threshold: Option<f64> = None, Kind::OptFloat { min: 0.0, max: 1e30 };
+        /// Stochastic rounding (to thirds of the scale) in the 'auto' fit, in training.
+        use_stochastic_rounding: bool = false, Kind::Bool;
+        /// Rounds of least-squares refitting ('auto').
+        number_of_unrolls: i32 = 5, UNROLLS;
+    }
+}
+
+impl Kernel for Ternary {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.alpha.is_auto() && self.threshold.is_some() {
+            return Err(("threshold", "must be None with alpha='auto' or 'auto_po2' (the threshold is half the fitted scale)".into()));
+        }
+        if !self.alpha.is_auto() && self.use_stochastic_rounding {
+            return Err(("use_stochastic_rounding", "needs alpha='auto' or 'auto_po2'".into()));
+        }
+        Ok(())
+    }
+
+    fn is_stochastic(&self, training: bool) -> bool {
+        training && self.use_stochastic_rounding
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        if !self.alpha.is_auto() {
+            let t = self.threshold.unwrap_or(0.33) as f32;
+            let a = if let Alpha::Value(a) = self.alpha { a as f32 } else { 1.0 };
+            let tanh_path = self.alpha == Alpha::None;
+            elementwise(x, y, dydx, |v| {
+                let k = if v.abs() >= t { sgn0(v) } else { 0.0 * sgn0(v) };
+                let (th, g) = if tanh_path { tanh_d(v) } else { (v, 1.0) };
+                (ste_blend(th, a * k, 1.0), g)
+            });
+            return Report { scale: Some(a), threshold: Some(t), ..Report::default() };
+        }
+        let stochastic = self.is_stochastic(ctx.training);
+        let rng = &mut ctx.rng;
+        let mut k = vec![0.0f32; x.len()];
+        let (scale, thres) = auto_scale(self.alpha, x, self.number_of_unrolls, &mut k, |v| {
+            if stochastic { stochastic_round(v, 1.0 / 3.0, rng) } else { rhe(v) }
+        });
+        let mut i = 0;
+        elementwise(x, y, dydx, |v| {
+            let r = (ste_blend(v, scale * k[i], 1.0), 1.0);
+            i += 1;
+            r
+        });
+        Report { scale: Some(scale), threshold: Some(thres), ..Report::default() }
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        let s = report.scale.unwrap_or(1.0);
+        Levels::set(vec![-s, 0.0, s])
+    }
+}
+
+quantizer! {
+    /// Stochastic ternary: in training the scale is fit as in `ternary(alpha='auto')`, then
+    /// two random signs `b₀ = ±1 w.p. σ(T(x/sd − s/2sd))`, `b₁ = ±1 w.p. σ(T(x/sd + s/2sd))`
+    /// give `k = (b₀ + b₁)/2` ∈ {−1, 0, 1}. In inference it is `ternary(alpha)`.
+    ///
+    /// Backward: 1. (QKeras asserts a string alpha in training, so qscope's default alpha
+    /// is 'auto' where QKeras' None would fail.)
+    pub struct StochasticTernary: QKeras "stochastic_ternary" {
+        summary: "ternary with random codes around the fitted threshold; ternary in inference",
+        forward: "q(x) = s·(b₀ + b₁)/2,  P(bᵢ = +1) = σ(T·(x ∓ s/2)/sd)",
+        backward: "∂q/∂x = 1",
+        /// Scale: 'auto' or 'auto_po2' (QKeras asserts a string in training).
+        alpha: Alpha = Alpha::Auto, Kind::Alpha;
+        /// Unused by QKeras in training; must be None.
+        threshold: Option<f64> = None, Kind::OptFloat { min: 0.0, max: 1e30 };
+        /// Sharpness T of the sigmoids.
+        temperature: f64 = 8.0, Kind::Float { min: 1e-6, max: 1e6, log: true };
+        /// Real sigmoid (True) or QKeras' hard sigmoid.
+        use_real_sigmoid: bool = true, Kind::Bool;
+        /// Rounds of least-squares refitting.
+        number_of_unrolls: i32 = 5, UNROLLS;
+    }
+}
+
+impl Kernel for StochasticTernary {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !self.alpha.is_auto() {
+            return Err(("alpha", "must be 'auto' or 'auto_po2' (QKeras asserts it in training)".into()));
+        }
+        if self.threshold.is_some() {
+            return Err(("threshold", "must be None with alpha='auto' or 'auto_po2'".into()));
+        }
+        Ok(())
+    }
+
+    fn is_stochastic(&self, training: bool) -> bool {
+        training
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        if !ctx.training {
+            let t = Ternary { alpha: self.alpha, number_of_unrolls: self.number_of_unrolls, ..Ternary::default() };
+            return t.apply(x, y, dydx, ctx);
+        }
+        let sd = std_eps(x) - EPS;
+        let mut k = vec![0.0f32; x.len()];
+        // Deterministic fit: thresholds on |x| itself.
+        let mut scale = 2.0 * max_abs(x) / 3.0;
+        if self.alpha == Alpha::AutoPo2 {
+            scale = po2_round(scale);
+        }
+        for _ in 0..self.number_of_unrolls {
+            let t = scale / 2.0;
+            for (ki, &v) in k.iter_mut().zip(x) {
+                *ki = if v.abs() >= t { sgn0(v) } else { 0.0 };
+            }
+            scale = least_squares_scale(self.alpha, x, &k, None, None);
+        }
+        let t = scale / (2.0 * (sd + EPS));
+        let temp = self.temperature as f32;
+        let real = self.use_real_sigmoid;
+        let sig = |z: f32| if real { sigmoid(z) } else { sigmoid_q(z).0 };
+        let rng = &mut ctx.rng;
+        elementwise(x, y, dydx, |v| {
+            let xn = v / (sd + EPS);
+            let (p0, p1) = (sig(temp * (xn - t)), sig(temp * (xn + t)));
+            let q0 = sgn_plus(sgn0(p0 - uniform(rng)));
+            let q1 = sgn_plus(sgn0(p1 - uniform(rng)));
+            (ste_blend(v, scale * ((q0 + q1) / 2.0), 1.0), 1.0)
+        });
+        Report { scale: Some(scale), threshold: Some(scale / 2.0), ..Report::default() }
+    }
+
+    fn levels(&self, report: &Report) -> Levels {
+        let s = report.scale.unwrap_or(1.0);
+        Levels::set(vec![-s, 0.0, s])
+    }
+}

@@ -1,0 +1,460 @@
+//! One schema per quantizer: parameter names in the library's constructor order, types,
+//! documented defaults and allowed ranges. The same schema drives parsing, printing,
+//! `qscope list`, the UI controls and the URL.
+
+use std::fmt;
+
+/// A literal value as written in a spec (the parser's output).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+    None,
+    List(Vec<f64>),
+}
+
+impl fmt::Display for Literal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Literal::Int(v) => write!(f, "{v}"),
+            Literal::Float(v) => write!(f, "{}", fmt_float(*v)),
+            Literal::Bool(true) => f.write_str("True"),
+            Literal::Bool(false) => f.write_str("False"),
+            Literal::Str(s) => write!(f, "'{s}'"),
+            Literal::None => f.write_str("None"),
+            Literal::List(v) => {
+                f.write_str("[")?;
+                for (i, x) in v.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(&fmt_float(*x))?;
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+/// Shortest text that reads back as the same f64, always with a decimal point or exponent
+/// so it stays a float when parsed again.
+pub fn fmt_float(v: f64) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let s = format!("{v}");
+    if s.contains(['.', 'e', 'E']) || s.contains("inf") { s } else { format!("{s}.0") }
+}
+
+impl Literal {
+    /// The literal's type, as named in error messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Literal::Int(_) => "an integer",
+            Literal::Float(_) => "a float",
+            Literal::Bool(_) => "a boolean",
+            Literal::Str(_) => "a string",
+            Literal::None => "None",
+            Literal::List(_) => "a list",
+        }
+    }
+
+    fn as_f64(&self) -> Option<f64> {
+        match self {
+            Literal::Int(v) => Some(*v as f64),
+            Literal::Float(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// What kind of value a parameter takes; drives validation and the UI control.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// An integer in `[min, max]` (a slider).
+    Int { min: i64, max: i64 },
+    /// A finite float in `[min, max]` (a slider; `log` when it spans decades).
+    Float { min: f64, max: f64, log: bool },
+    /// `None` or a float in `[min, max]`.
+    OptFloat { min: f64, max: f64 },
+    /// `None` or an integer in `[min, max]`.
+    OptInt { min: i64, max: i64 },
+    /// True/False (0/1 accepted, as QKeras configs write them).
+    Bool,
+    /// One of a closed set of strings.
+    Choice(&'static [&'static str]),
+    /// QKeras `alpha`: None, a positive number, `'auto'` or `'auto_po2'`.
+    Alpha,
+    /// An axis argument (None, an int or a list); recorded, no effect on a 1-D tensor.
+    Axis,
+    /// A free-form name (e.g. `var_name`); recorded, no effect.
+    Text,
+}
+
+impl Kind {
+    /// What the kind allows, for error messages and `qscope list`.
+    pub fn describe(&self) -> String {
+        match *self {
+            Kind::Int { min, max } => format!("an integer from {min} to {max}"),
+            Kind::Float { min, max, .. } => {
+                format!("a number from {} to {}", fmt_num(min), fmt_num(max))
+            }
+            Kind::OptFloat { min, max } => {
+                format!("None or a number from {} to {}", fmt_num(min), fmt_num(max))
+            }
+            Kind::OptInt { min, max } => format!("None or an integer from {min} to {max}"),
+            Kind::Bool => "True or False".into(),
+            Kind::Choice(c) => {
+                let q: Vec<String> = c.iter().map(|s| format!("'{s}'")).collect();
+                format!("one of {}", q.join(", "))
+            }
+            Kind::Alpha => "None, a positive number, 'auto' or 'auto_po2'".into(),
+            Kind::Axis => "None, an integer or a list of integers".into(),
+            Kind::Text => "None or a string".into(),
+        }
+    }
+}
+
+fn fmt_num(v: f64) -> String {
+    if v == f64::INFINITY {
+        "inf".into()
+    } else if v == f64::NEG_INFINITY {
+        "-inf".into()
+    } else if v != 0.0 && (v.abs() >= 1e6 || v.abs() < 1e-4) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// One parameter of a quantizer's schema.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamDef {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub doc: &'static str,
+}
+
+/// Families of the catalogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    QKeras,
+    Larq,
+    Beyond,
+}
+
+impl Family {
+    /// The namespace written before a name in a spec (`qkeras.`, `larq.`); beyond has none.
+    pub fn namespace(self) -> &'static str {
+        match self {
+            Family::QKeras => "qkeras",
+            Family::Larq => "larq",
+            Family::Beyond => "",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Family::QKeras => "QKeras",
+            Family::Larq => "Larq",
+            Family::Beyond => "Beyond",
+        }
+    }
+}
+
+/// Identity of a catalogue entry.
+#[derive(Clone, Copy, Debug)]
+pub struct Info {
+    pub family: Family,
+    /// Canonical name (the library's class or function name).
+    pub name: &'static str,
+    /// Other accepted names (Larq string aliases, old names).
+    pub aliases: &'static [&'static str],
+    /// One line of meaning.
+    pub summary: &'static str,
+    /// Forward formula (clean Unicode).
+    pub forward: &'static str,
+    /// Pseudo-gradient (clean Unicode).
+    pub backward: &'static str,
+}
+
+impl Info {
+    /// `qkeras.quantized_bits`, `larq.SteSign`, `softround`.
+    pub fn qualified(&self) -> String {
+        match self.family.namespace() {
+            "" => self.name.to_string(),
+            ns => format!("{ns}.{}", self.name),
+        }
+    }
+}
+
+/// A typed parameter value: converts from and to spec literals under its [`Kind`].
+pub trait Param: Sized {
+    fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String>;
+    fn to_literal(&self) -> Literal;
+}
+
+fn check_range(v: f64, lo: f64, hi: f64, kind: &Kind) -> Result<f64, String> {
+    if v.is_nan() {
+        return Err(format!("NaN is not allowed; expected {}", kind.describe()));
+    }
+    if v < lo || v > hi {
+        return Err(format!("{} is out of range; expected {}", fmt_num(v), kind.describe()));
+    }
+    Ok(v)
+}
+
+fn int_in(lit: &Literal, min: i64, max: i64, kind: &Kind) -> Result<i64, String> {
+    let v = match lit {
+        Literal::Int(v) => *v,
+        Literal::Float(f) if f.fract() == 0.0 && f.is_finite() => *f as i64,
+        Literal::Bool(b) => *b as i64,
+        other => return Err(format!("got {}; expected {}", other.type_name(), kind.describe())),
+    };
+    if v < min || v > max {
+        return Err(format!("{v} is out of range; expected {}", kind.describe()));
+    }
+    Ok(v)
+}
+
+impl Param for i32 {
+    fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
+        match *kind {
+            Kind::Int { min, max } => int_in(lit, min, max, kind).map(|v| v as i32),
+            _ => unreachable!("i32 parameters are Kind::Int"),
+        }
+    }
+    fn to_literal(&self) -> Literal {
+        Literal::Int(*self as i64)
+    }
+}
+
+impl Param for f64 {
+    fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
+        let Kind::Float { min, max, .. } = *kind else { unreachable!("f64 parameters are Kind::Float") };
+        match lit.as_f64() {
+            Some(v) => check_range(v, min, max, kind),
+            None => Err(format!("got {}; expected {}", lit.type_name(), kind.describe())),
+        }
+    }
+    fn to_literal(&self) -> Literal {
+        Literal::Float(*self)
+    }
+}
+
+impl Param for Option<f64> {
+    fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
+        let Kind::OptFloat { min, max } = *kind else { unreachable!("Option<f64> is Kind::OptFloat") };
+        match lit {
+            Literal::None => Ok(None),
+            _ => match lit.as_f64() {
+                Some(v) => check_range(v, min, max, kind).map(Some),
+                None => Err(format!("got {}; expected {}", lit.type_name(), kind.describe())),
+            },
+        }
+    }
+    fn to_literal(&self) -> Literal {
+        self.map_or(Literal::None, Literal::Float)
+    }
+}
+
+impl Param for Option<i32> {
+    fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
+        let Kind::OptInt { min, max } = *kind else { unreachable!("Option<i32> is Kind::OptInt") };
+        match lit {
+            Literal::None => Ok(None),
+            _ => int_in(lit, min, max, kind).map(|v| Some(v as i32)),
+        }
+    }
+    fn to_literal(&self) -> Literal {
+        self.map_or(Literal::None, |v| Literal::Int(v as i64))
+    }
+}
+
+impl Param for bool {
+    fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
+        match lit {
+            Literal::Bool(b) => Ok(*b),
+            Literal::Int(0) => Ok(false),
+            Literal::Int(1) => Ok(true),
+            Literal::Float(f) if *f == 0.0 => Ok(false),
+            Literal::Float(f) if *f == 1.0 => Ok(true),
+            other => Err(format!("got {other}; expected {}", kind.describe())),
+        }
+    }
+    fn to_literal(&self) -> Literal {
+        Literal::Bool(*self)
+    }
+}
+
+/// A recorded string parameter (`var_name`) or axis argument; no effect on computation.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Opaque(pub Literal);
+
+impl Default for Literal {
+    fn default() -> Self {
+        Literal::None
+    }
+}
+
+impl Param for Opaque {
+    fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
+        let ok = match kind {
+            Kind::Axis => matches!(lit, Literal::None | Literal::Int(_) | Literal::List(_)),
+            Kind::Text => matches!(lit, Literal::None | Literal::Str(_)),
+            _ => false,
+        };
+        if ok {
+            Ok(Opaque(lit.clone()))
+        } else {
+            Err(format!("got {}; expected {}", lit.type_name(), kind.describe()))
+        }
+    }
+    fn to_literal(&self) -> Literal {
+        self.0.clone()
+    }
+}
+
+/// QKeras' `alpha`: a fixed scale or a data-dependent one.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Alpha {
+    /// Scale 1 (and, for binary/ternary, a tanh gradient path).
+    #[default]
+    None,
+    /// A fixed scale.
+    Value(f64),
+    /// Per-channel least-squares / max-based scale.
+    Auto,
+    /// As `Auto`, rounded to a power of two.
+    AutoPo2,
+}
+
+impl Alpha {
+    pub fn is_auto(self) -> bool {
+        matches!(self, Alpha::Auto | Alpha::AutoPo2)
+    }
+}
+
+impl Param for Alpha {
+    fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
+        match lit {
+            Literal::None => Ok(Alpha::None),
+            Literal::Str(s) if s == "auto" => Ok(Alpha::Auto),
+            Literal::Str(s) if s == "auto_po2" => Ok(Alpha::AutoPo2),
+            Literal::Int(_) | Literal::Float(_) => {
+                let v = lit.as_f64().unwrap_or(f64::NAN);
+                if v.is_finite() && v > 0.0 {
+                    Ok(Alpha::Value(v))
+                } else {
+                    Err(format!("{lit} is not allowed; expected {}", kind.describe()))
+                }
+            }
+            other => Err(format!("got {other}; expected {}", kind.describe())),
+        }
+    }
+    fn to_literal(&self) -> Literal {
+        match self {
+            Alpha::None => Literal::None,
+            Alpha::Value(v) => Literal::Float(*v),
+            Alpha::Auto => Literal::Str("auto".into()),
+            Alpha::AutoPo2 => Literal::Str("auto_po2".into()),
+        }
+    }
+}
+
+/// Defines a closed set of string choices as an enum with exhaustive matches.
+macro_rules! choice {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name { $($(#[$vm])* $variant),+ }
+        impl $name {
+            pub const CHOICES: &'static [&'static str] = &[$($text),+];
+            pub fn as_str(self) -> &'static str { match self { $($name::$variant => $text),+ } }
+        }
+        impl $crate::quant::schema::Param for $name {
+            fn from_literal(lit: &$crate::quant::schema::Literal, kind: &$crate::quant::schema::Kind) -> Result<Self, String> {
+                match lit {
+                    $( $crate::quant::schema::Literal::Str(s) if s == $text => Ok($name::$variant), )+
+                    other => Err(format!("got {other}; expected {}", kind.describe())),
+                }
+            }
+            fn to_literal(&self) -> $crate::quant::schema::Literal {
+                $crate::quant::schema::Literal::Str(self.as_str().to_string())
+            }
+        }
+    };
+}
+pub(crate) use choice;
+
+/// Access to a quantizer's parameters by name, generated from its schema.
+pub trait Schema: Default + Clone + PartialEq {
+    const INFO: Info;
+    const PARAMS: &'static [ParamDef];
+    fn get(&self, name: &str) -> Option<Literal>;
+    /// Sets one parameter; `Err` carries what is allowed.
+    fn set(&mut self, name: &str, lit: &Literal) -> Result<(), String>;
+}
+
+/// Declares a quantizer struct together with its schema: fields in the library's
+/// constructor order, each with its default, kind and one line of documentation.
+macro_rules! quantizer {
+    (
+        $(#[doc = $doc:expr])*
+        pub struct $ty:ident : $family:ident $name:literal $([$($alias:literal),*])? {
+            summary: $summary:expr,
+            forward: $fwd:expr,
+            backward: $bwd:expr,
+            $( $(#[doc = $fdoc:expr])+ $field:ident : $fty:ty = $default:expr, $kind:expr; )*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct $ty { $( $(#[doc = $fdoc])+ pub $field: $fty, )* }
+
+        impl Default for $ty {
+            fn default() -> Self { Self { $( $field: $default, )* } }
+        }
+
+        impl $crate::quant::schema::Schema for $ty {
+            const INFO: $crate::quant::schema::Info = $crate::quant::schema::Info {
+                family: $crate::quant::schema::Family::$family,
+                name: $name,
+                aliases: &[$($($alias),*)?],
+                summary: $summary,
+                forward: $fwd,
+                backward: $bwd,
+            };
+            const PARAMS: &'static [$crate::quant::schema::ParamDef] = &[
+                $( $crate::quant::schema::ParamDef {
+                    name: stringify!($field),
+                    kind: $kind,
+                    doc: concat!($($fdoc),+),
+                }, )*
+            ];
+            #[allow(unused_variables)]
+            fn get(&self, name: &str) -> Option<$crate::quant::schema::Literal> {
+                match name {
+                    $( stringify!($field) => Some($crate::quant::schema::Param::to_literal(&self.$field)), )*
+                    _ => None,
+                }
+            }
+            #[allow(unused_variables, unreachable_patterns)]
+            fn set(&mut self, name: &str, lit: &$crate::quant::schema::Literal) -> Result<(), String> {
+                match name {
+                    $( stringify!($field) => {
+                        self.$field = $crate::quant::schema::Param::from_literal(lit, &$kind)?;
+                        Ok(())
+                    } )*
+                    _ => Err(format!("unknown parameter '{name}'")),
+                }
+            }
+        }
+    };
+}
+pub(crate) use quantizer;

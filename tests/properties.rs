@@ -1,0 +1,161 @@
+//! Laws every quantizer obeys, checked on random configurations and inputs.
+
+use proptest::prelude::*;
+use qscope::quant::{Ctx, ENTRIES, Kind, Levels, Literal, Quantizer, parse};
+use rand::rngs::StdRng;
+use rand::{Rng, RngExt, SeedableRng};
+
+/// A random value for a parameter of the given kind, inside its allowed range.
+fn random_literal(kind: &Kind, rng: &mut StdRng) -> Option<Literal> {
+    Some(match *kind {
+        Kind::Int { min, max } => Literal::Int(rng.random_range(min..=max.min(min + 12))),
+        Kind::Float { min, max, .. } => {
+            let (lo, hi) = (min.max(-8.0), max.min(8.0));
+            if lo >= hi {
+                Literal::Float(lo)
+            } else {
+                Literal::Float(((rng.random_range(lo..hi) * 64.0).round() / 64.0).clamp(lo, hi))
+            }
+        }
+        Kind::OptFloat { min, max } => {
+            if rng.random_bool(0.3) {
+                Literal::None
+            } else {
+                Literal::Float(rng.random_range(min.max(0.0)..max.min(8.0)).max(min))
+            }
+        }
+        Kind::OptInt { min, max } => {
+            if rng.random_bool(0.5) {
+                Literal::None
+            } else {
+                Literal::Int(rng.random_range(min.max(-8)..=max.min(8)))
+            }
+        }
+        Kind::Bool => Literal::Bool(rng.random_bool(0.5)),
+        Kind::Choice(c) => Literal::Str(c[rng.random_range(0..c.len())].to_string()),
+        Kind::Alpha => match rng.random_range(0..4) {
+            0 => Literal::None,
+            1 => Literal::Float(rng.random_range(1..16) as f64 / 8.0),
+            2 => Literal::Str("auto".into()),
+            _ => Literal::Str("auto_po2".into()),
+        },
+        Kind::Axis | Kind::Text => return None,
+    })
+}
+
+/// A random valid configuration of catalogue entry `index`, if the draw is valid.
+fn random_instance(index: usize, seed: u64) -> Option<Quantizer> {
+    let entry = &ENTRIES[index % ENTRIES.len()];
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut q = (entry.default)();
+    for p in entry.params {
+        if rng.random_bool(0.5)
+            && let Some(lit) = random_literal(&p.kind, &mut rng)
+        {
+            q.set(p.name, &lit).expect("random literal within its kind");
+        }
+    }
+    q.validate().ok().map(|_| q)
+}
+
+fn inputs(seed: u64, n: usize) -> Vec<f32> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..n).map(|_| ((rng.next_u32() as f32 / u32::MAX as f32) * 8.0 - 4.0) * rng.random_range(0.05f32..1.0)).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    #[test]
+    fn printed_specs_parse_back_to_the_same_quantizer(index in 0usize..1000, seed in any::<u64>()) {
+        if let Some(q) = random_instance(index, seed) {
+            let printed = q.to_string();
+            prop_assert_eq!(parse(&printed).map_err(|e| e.message), Ok(q), "printed: {}", printed);
+        }
+    }
+
+    #[test]
+    fn outputs_lie_on_the_reported_levels(index in 0usize..1000, seed in any::<u64>(), training in any::<bool>()) {
+        if let Some(q) = random_instance(index, seed) {
+            let x = inputs(seed, 64);
+            let mut ctx = if training { Ctx::new(seed) } else { Ctx::inference(seed) };
+            let (y, _, report) = q.eval(&x, &mut ctx);
+            let levels = q.levels(&report);
+            for (xi, yi) in x.iter().zip(&y) {
+                // QKeras' `x + (q − x)` may leave the level off by an ulp of x.
+                let tol = 4.0 * f32::EPSILON * xi.abs().max(yi.abs());
+                prop_assert!(levels.contains_within(*yi, tol), "{}: x={} y={} not in {:?}", q, xi, yi, levels);
+            }
+        }
+    }
+
+    #[test]
+    fn deterministic_forward_is_monotone(index in 0usize..1000, seed in any::<u64>()) {
+        if let Some(q) = random_instance(index, seed) {
+            let name = q.info().name;
+            // hswish dips below zero; stochastic_round_po2 returns an exponent of |x|; QKeras'
+            // quadratic po2 maps |x| < ε to 2^min_exp but small |x| to 2^(2·min_exp).
+            prop_assume!(!q.is_stochastic(false) && name != "quantized_hswish" && name != "stochastic_round_po2");
+            prop_assume!(q.get("quadratic_approximation") != Some(Literal::Bool(true)));
+            let mut x = inputs(seed, 128);
+            x.sort_by(f32::total_cmp);
+            let (y, _, _) = q.eval(&x, &mut Ctx::inference(seed));
+            // The libraries' `x + (q − x)` arithmetic may leave a level off by an ulp.
+            let slack = |i: usize| 4.0 * f32::EPSILON * x[i].abs().max(y[i].abs());
+            for i in 1..x.len() {
+                prop_assert!(y[i] >= y[i - 1] - slack(i) - slack(i - 1), "{}: q({})={} < q({})={}", q, x[i], y[i], x[i - 1], y[i - 1]);
+            }
+        }
+    }
+
+    #[test]
+    fn same_seed_same_numbers(index in 0usize..1000, seed in any::<u64>()) {
+        if let Some(q) = random_instance(index, seed) {
+            let x = inputs(seed, 32);
+            let a = q.eval(&x, &mut Ctx::new(seed));
+            let b = q.eval(&x, &mut Ctx::new(seed));
+            prop_assert_eq!(format!("{:?}", a), format!("{:?}", b));
+        }
+    }
+
+    #[test]
+    fn forward_only_equals_forward_backward(index in 0usize..1000, seed in any::<u64>()) {
+        if let Some(q) = random_instance(index, seed) {
+            let x = inputs(seed, 40);
+            let (y, _, _) = q.eval(&x, &mut Ctx::new(seed));
+            let mut y2 = vec![0.0; x.len()];
+            q.apply(&x, &mut y2, None, &mut Ctx::new(seed));
+            prop_assert_eq!(format!("{:?}", y), format!("{:?}", y2));
+        }
+    }
+
+    #[test]
+    fn parsing_arbitrary_text_never_panics(text in "\\PC{0,40}") {
+        let _ = parse(&text);
+    }
+
+    #[test]
+    fn parsing_spec_like_text_never_panics(text in "[a-z_.]{1,20}\\(([0-9a-z_='\\[\\] .,-]{0,30})\\)?") {
+        let _ = parse(&text);
+    }
+}
+
+#[test]
+fn every_entry_reports_levels_for_its_defaults() {
+    for e in ENTRIES {
+        let q = (e.default)();
+        let x = inputs(3, 50);
+        let (y, g, r) = q.eval(&x, &mut Ctx::inference(3));
+        assert_eq!(y.len(), x.len());
+        assert_eq!(g.len(), x.len());
+        if let Levels::Set(v) = q.levels(&r) {
+            assert!(!v.is_empty(), "{}", e.info.qualified());
+        }
+    }
+}
+
+#[test]
+fn random_configurations_are_mostly_valid_so_the_laws_are_exercised() {
+    let valid = (0..2000u64).filter(|&s| random_instance(s as usize, s).is_some()).count();
+    assert!(valid > 1400, "only {valid} of 2000 random configurations are valid");
+}
