@@ -62,20 +62,33 @@ struct EvalOptions {
 
 fn eval_options(args: &[String]) -> Result<EvalOptions, String> {
     let mut spec = None;
-    let mut o = EvalOptions { spec: String::new(), seed: 0, infer: false, report: false };
+    let mut o = EvalOptions {
+        spec: String::new(),
+        seed: 0,
+        infer: false,
+        report: false,
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--seed" => {
-                let v = it.next().ok_or("--seed needs a value (a non-negative integer)")?;
-                o.seed = v.parse().map_err(|_| format!("--seed {v}: expected a non-negative integer"))?;
+                let v = it
+                    .next()
+                    .ok_or("--seed needs a value (a non-negative integer)")?;
+                o.seed = v
+                    .parse()
+                    .map_err(|_| format!("--seed {v}: expected a non-negative integer"))?;
             }
             "--infer" => o.infer = true,
             "--train" => o.infer = false,
             "--report" => o.report = true,
             s if s.starts_with("--") => return Err(format!("unknown option '{s}' for eval")),
             s if spec.is_none() => spec = Some(s.to_string()),
-            s => return Err(format!("unexpected argument '{s}' (quote the spec: qscope eval 'SPEC')")),
+            s => {
+                return Err(format!(
+                    "unexpected argument '{s}' (quote the spec: qscope eval 'SPEC')"
+                ));
+            }
         }
     }
     o.spec = spec.ok_or("eval needs a SPEC, e.g. qscope eval 'qkeras.quantized_bits(4,0,1)'")?;
@@ -92,20 +105,32 @@ fn parse_number(tok: &str, index: usize) -> Result<f32, String> {
         "-inf" | "-infinity" => return Ok(f32::NEG_INFINITY),
         _ => {}
     }
-    t.parse::<f32>().map_err(|_| format!("input value {} ('{tok}') is not a number", index + 1))
+    t.parse::<f32>()
+        .map_err(|_| format!("input value {} ('{tok}') is not a number", index + 1))
 }
 
 fn eval(args: &[String]) -> Result<(), String> {
     let o = eval_options(args)?;
     let q = parse(&o.spec).map_err(|e| e.to_string())?;
     let mut input = String::new();
-    io::stdin().read_to_string(&mut input).map_err(|e| format!("reading stdin: {e}"))?;
-    let x = input.split_whitespace().enumerate().map(|(i, t)| parse_number(t, i)).collect::<Result<Vec<f32>, _>>()?;
-    let mut ctx = if o.infer { Ctx::inference(o.seed) } else { Ctx::new(o.seed) };
+    io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|e| format!("reading stdin: {e}"))?;
+    let x = input
+        .split_whitespace()
+        .enumerate()
+        .map(|(i, t)| parse_number(t, i))
+        .collect::<Result<Vec<f32>, _>>()?;
+    let mut ctx = if o.infer {
+        Ctx::inference(o.seed)
+    } else {
+        Ctx::new(o.seed)
+    };
     let (y, g, report) = q.eval(&x, &mut ctx);
     let mut out = BufWriter::new(io::stdout().lock());
     for i in 0..x.len() {
-        writeln!(out, "{} {} {}", fmt_f32(x[i]), fmt_f32(y[i]), fmt_f32(g[i])).map_err(|e| e.to_string())?;
+        writeln!(out, "{} {} {}", fmt_f32(x[i]), fmt_f32(y[i]), fmt_f32(g[i]))
+            .map_err(|e| e.to_string())?;
     }
     out.flush().map_err(|e| e.to_string())?;
     if o.report {
@@ -134,11 +159,18 @@ fn list(family: Option<&str>) -> Result<(), String> {
         Some("qkeras") => Some(Family::QKeras),
         Some("larq") => Some(Family::Larq),
         Some("beyond") => Some(Family::Beyond),
-        Some(f) => return Err(format!("unknown family '{f}'; expected qkeras, larq or beyond")),
+        Some(f) => {
+            return Err(format!(
+                "unknown family '{f}'; expected qkeras, larq or beyond"
+            ));
+        }
     };
     let mut out = BufWriter::new(io::stdout().lock());
     let mut current = None;
-    for e in ENTRIES.iter().filter(|e| filter.is_none_or(|f| f == e.info.family)) {
+    for e in ENTRIES
+        .iter()
+        .filter(|e| filter.is_none_or(|f| f == e.info.family))
+    {
         if current != Some(e.info.family) {
             current = Some(e.info.family);
             let _ = writeln!(out, "\n{}", e.info.family.title());
@@ -149,11 +181,30 @@ fn list(family: Option<&str>) -> Result<(), String> {
         } else {
             format!("  (also: {})", e.info.aliases.join(", "))
         };
-        let _ = writeln!(out, "  {}{aliases}\n      {}", e.info.qualified(), e.info.summary);
-        let _ = writeln!(out, "      forward:  {}\n      backward: {}", e.info.forward, e.info.backward);
+        let _ = writeln!(
+            out,
+            "  {}{aliases}\n      {}",
+            e.info.qualified(),
+            e.info.summary
+        );
+        let _ = writeln!(
+            out,
+            "      forward:  {}\n      backward: {}",
+            e.info.forward, e.info.backward
+        );
         for p in e.params {
-            let d = default.get(p.name).map(|l| l.to_string()).unwrap_or_default();
-            let _ = writeln!(out, "      {:<26} = {:<10} {} [{}]", p.name, d, p.doc, p.kind.describe());
+            let d = default
+                .get(p.name)
+                .map(|l| l.to_string())
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "      {:<26} = {:<10} {} [{}]",
+                p.name,
+                d,
+                p.doc,
+                p.kind.describe()
+            );
         }
     }
     out.flush().map_err(|e| e.to_string())

@@ -5,7 +5,10 @@ use super::round::{clip, inside, max_abs, mean_f32, rhe, sgn_plus, sgn0, sum_f32
 use super::schema::{Kind, choice, quantizer};
 use super::{Ctx, Kernel, Levels, Report, elementwise};
 
-const CLIP: Kind = Kind::OptFloat { min: 0.0, max: 1e30 };
+const CLIP: Kind = Kind::OptFloat {
+    min: 0.0,
+    max: 1e30,
+};
 
 /// Larq's `_clipped_gradient`: 1 where `|x| ≤ clip_value` (inclusive; NaN → 0), or 1
 /// everywhere when clip_value is None.
@@ -99,7 +102,10 @@ impl Kernel for SwishSign {
         let b = self.beta as f32;
         elementwise(x, y, dydx, |v| {
             let bx = b * v;
-            (sgn_plus(v), b * (2.0 - bx * (bx * 0.5).tanh()) / (1.0 + bx.cosh()))
+            (
+                sgn_plus(v),
+                b * (2.0 - bx * (bx * 0.5).tanh()) / (1.0 + bx.cosh()),
+            )
         });
         Report::default()
     }
@@ -126,7 +132,18 @@ quantizer! {
 impl Kernel for SteHeaviside {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
         let c = clip_f32(self.clip_value);
-        elementwise(x, y, dydx, |v| (if v > 0.0 { 1.0 } else if v.is_nan() { v } else { 0.0 }, clipped(v, c)));
+        elementwise(x, y, dydx, |v| {
+            (
+                if v > 0.0 {
+                    1.0
+                } else if v.is_nan() {
+                    v
+                } else {
+                    0.0
+                },
+                clipped(v, c),
+            )
+        });
         Report::default()
     }
 
@@ -154,7 +171,10 @@ impl Kernel for MagnitudeAwareSign {
         let c = clip_f32(self.clip_value);
         let a = mean_f32(x.iter().map(|v| v.abs()));
         elementwise(x, y, dydx, |v| (a * sgn_plus(v), a * clipped(v, c)));
-        Report { scale: Some(a), ..Report::default() }
+        Report {
+            scale: Some(a),
+            ..Report::default()
+        }
     }
 
     fn levels(&self, report: &Report) -> Levels {
@@ -190,8 +210,13 @@ impl Kernel for SteTern {
         } else {
             self.threshold_value as f32
         };
-        elementwise(x, y, dydx, |v| (sgn0(sgn0(v + t) + sgn0(v - t)), clipped(v, c)));
-        Report { threshold: Some(t), ..Report::default() }
+        elementwise(x, y, dydx, |v| {
+            (sgn0(sgn0(v + t) + sgn0(v - t)), clipped(v, c))
+        });
+        Report {
+            threshold: Some(t),
+            ..Report::default()
+        }
     }
 
     fn levels(&self, _: &Report) -> Levels {
@@ -226,7 +251,9 @@ impl Kernel for DoReFa {
         let n = ((1u64 << self.k_bit) - 1) as f32;
         match self.mode {
             DoReFaMode::Activations => {
-                elementwise(x, y, dydx, |v| (rhe(clip(v, 0.0, 1.0) * n) / n, inside(v, 0.0, 1.0)));
+                elementwise(x, y, dydx, |v| {
+                    (rhe(clip(v, 0.0, 1.0) * n) / n, inside(v, 0.0, 1.0))
+                });
                 Report::default()
             }
             DoReFaMode::Weights => {
@@ -235,10 +262,17 @@ impl Kernel for DoReFa {
                 elementwise(x, y, dydx, |v| {
                     let t = v.tanh();
                     let normed = if two_d == 0.0 { 0.0 } else { t / two_d } + 0.5;
-                    let g = if two_d == 0.0 { 0.0 } else { 2.0 / two_d * (1.0 - t * t) };
+                    let g = if two_d == 0.0 {
+                        0.0
+                    } else {
+                        2.0 / two_d * (1.0 - t * t)
+                    };
                     (2.0 * (rhe(normed * n) / n) - 1.0, g)
                 });
-                Report { scale: Some(d), ..Report::default() }
+                Report {
+                    scale: Some(d),
+                    ..Report::default()
+                }
             }
         }
     }
@@ -247,7 +281,9 @@ impl Kernel for DoReFa {
         let n = (1i64 << self.k_bit) - 1;
         match self.mode {
             DoReFaMode::Activations => Levels::codes(0, n, 1.0 / n as f32),
-            DoReFaMode::Weights => Levels::set((0..=n).map(|k| 2.0 * (k as f32 / n as f32) - 1.0).collect()),
+            DoReFaMode::Weights => {
+                Levels::set((0..=n).map(|k| 2.0 * (k as f32 / n as f32) - 1.0).collect())
+            }
         }
     }
 }

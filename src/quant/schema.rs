@@ -5,12 +5,13 @@
 use std::fmt;
 
 /// A literal value as written in a spec (the parser's output).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub enum Literal {
     Int(i64),
     Float(f64),
     Bool(bool),
     Str(String),
+    #[default]
     None,
     List(Vec<f64>),
 }
@@ -48,7 +49,11 @@ pub fn fmt_float(v: f64) -> String {
         return if v > 0.0 { "inf".into() } else { "-inf".into() };
     }
     let s = format!("{v}");
-    if s.contains(['.', 'e', 'E']) || s.contains("inf") { s } else { format!("{s}.0") }
+    if s.contains(['.', 'e', 'E']) || s.contains("inf") {
+        s
+    } else {
+        format!("{s}.0")
+    }
 }
 
 impl Literal {
@@ -204,7 +209,11 @@ fn check_range(v: f64, lo: f64, hi: f64, kind: &Kind) -> Result<f64, String> {
         return Err(format!("NaN is not allowed; expected {}", kind.describe()));
     }
     if v < lo || v > hi {
-        return Err(format!("{} is out of range; expected {}", fmt_num(v), kind.describe()));
+        return Err(format!(
+            "{} is out of range; expected {}",
+            fmt_num(v),
+            kind.describe()
+        ));
     }
     Ok(v)
 }
@@ -214,7 +223,13 @@ fn int_in(lit: &Literal, min: i64, max: i64, kind: &Kind) -> Result<i64, String>
         Literal::Int(v) => *v,
         Literal::Float(f) if f.fract() == 0.0 && f.is_finite() => *f as i64,
         Literal::Bool(b) => *b as i64,
-        other => return Err(format!("got {}; expected {}", other.type_name(), kind.describe())),
+        other => {
+            return Err(format!(
+                "got {}; expected {}",
+                other.type_name(),
+                kind.describe()
+            ));
+        }
     };
     if v < min || v > max {
         return Err(format!("{v} is out of range; expected {}", kind.describe()));
@@ -236,10 +251,16 @@ impl Param for i32 {
 
 impl Param for f64 {
     fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
-        let Kind::Float { min, max, .. } = *kind else { unreachable!("f64 parameters are Kind::Float") };
+        let Kind::Float { min, max, .. } = *kind else {
+            unreachable!("f64 parameters are Kind::Float")
+        };
         match lit.as_f64() {
             Some(v) => check_range(v, min, max, kind),
-            None => Err(format!("got {}; expected {}", lit.type_name(), kind.describe())),
+            None => Err(format!(
+                "got {}; expected {}",
+                lit.type_name(),
+                kind.describe()
+            )),
         }
     }
     fn to_literal(&self) -> Literal {
@@ -249,12 +270,18 @@ impl Param for f64 {
 
 impl Param for Option<f64> {
     fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
-        let Kind::OptFloat { min, max } = *kind else { unreachable!("Option<f64> is Kind::OptFloat") };
+        let Kind::OptFloat { min, max } = *kind else {
+            unreachable!("Option<f64> is Kind::OptFloat")
+        };
         match lit {
             Literal::None => Ok(None),
             _ => match lit.as_f64() {
                 Some(v) => check_range(v, min, max, kind).map(Some),
-                None => Err(format!("got {}; expected {}", lit.type_name(), kind.describe())),
+                None => Err(format!(
+                    "got {}; expected {}",
+                    lit.type_name(),
+                    kind.describe()
+                )),
             },
         }
     }
@@ -265,7 +292,9 @@ impl Param for Option<f64> {
 
 impl Param for Option<i32> {
     fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
-        let Kind::OptInt { min, max } = *kind else { unreachable!("Option<i32> is Kind::OptInt") };
+        let Kind::OptInt { min, max } = *kind else {
+            unreachable!("Option<i32> is Kind::OptInt")
+        };
         match lit {
             Literal::None => Ok(None),
             _ => int_in(lit, min, max, kind).map(|v| Some(v as i32)),
@@ -296,12 +325,6 @@ impl Param for bool {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Opaque(pub Literal);
 
-impl Default for Literal {
-    fn default() -> Self {
-        Literal::None
-    }
-}
-
 impl Param for Opaque {
     fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
         let ok = match kind {
@@ -312,7 +335,11 @@ impl Param for Opaque {
         if ok {
             Ok(Opaque(lit.clone()))
         } else {
-            Err(format!("got {}; expected {}", lit.type_name(), kind.describe()))
+            Err(format!(
+                "got {}; expected {}",
+                lit.type_name(),
+                kind.describe()
+            ))
         }
     }
     fn to_literal(&self) -> Literal {
@@ -351,7 +378,10 @@ impl Param for Alpha {
                 if v.is_finite() && v > 0.0 {
                     Ok(Alpha::Value(v))
                 } else {
-                    Err(format!("{lit} is not allowed; expected {}", kind.describe()))
+                    Err(format!(
+                        "{lit} is not allowed; expected {}",
+                        kind.describe()
+                    ))
                 }
             }
             other => Err(format!("got {other}; expected {}", kind.describe())),

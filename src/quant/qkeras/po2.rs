@@ -13,13 +13,24 @@ choice! {
 }
 
 const BITS: Kind = Kind::Int { min: 1, max: 16 };
-const MAX_VALUE: Kind = Kind::OptFloat { min: 0.0, max: 1e30 };
-const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
+const MAX_VALUE: Kind = Kind::OptFloat {
+    min: 0.0,
+    max: 1e30,
+};
+const QNOISE: Kind = Kind::Float {
+    min: 0.0,
+    max: 1.0,
+    log: false,
+};
 
 /// `2^e` for the exponents QKeras produces (integers, or ±½ in the degenerate 1-bit case).
 #[inline(always)]
 fn exp2(e: f32) -> f32 {
-    if e.fract() == 0.0 && e.abs() < 200.0 { super::pow2i(e as i32) } else { e.exp2() }
+    if e.fract() == 0.0 && e.abs() < 200.0 {
+        super::pow2i(e as i32)
+    } else {
+        e.exp2()
+    }
 }
 
 /// QKeras `stochastic_round_po2`: a random exponent `e` with `E[2^e] = |x|`.
@@ -27,7 +38,11 @@ pub(crate) fn stochastic_round_po2<R: Rng + ?Sized>(x: f32, rng: &mut R) -> f32 
     let y = x.abs();
     let e0 = rhe((y + EPS).ln() / LN2);
     let po2 = exp2(e0);
-    let (lo, hi) = if po2 > y { (e0 - 1.0, e0) } else { (e0, e0 + 1.0) };
+    let (lo, hi) = if po2 > y {
+        (e0 - 1.0, e0)
+    } else {
+        (e0, e0 + 1.0)
+    };
     let (a, b) = (exp2(lo), exp2(hi));
     let v = a + (b - a) * uniform(rng);
     if y < v { lo } else { hi }
@@ -44,7 +59,12 @@ struct Po2Rule {
 }
 
 impl Po2Rule {
-    fn new(effect_bits: i32, max_value: Option<f64>, quadratic: bool, log2: Log2Rounding) -> Po2Rule {
+    fn new(
+        effect_bits: i32,
+        max_value: Option<f64>,
+        quadratic: bool,
+        log2: Log2Rounding,
+    ) -> Po2Rule {
         let span = 2f64.powi(effect_bits);
         let min_exp = -span;
         let mut max_exp = span - 1.0;
@@ -73,7 +93,11 @@ impl Po2Rule {
         {
             t = mv;
         }
-        let (t, f) = if self.quadratic { (t.sqrt(), 2.0) } else { (t, 1.0) };
+        let (t, f) = if self.quadratic {
+            (t.sqrt(), 2.0)
+        } else {
+            (t, 1.0)
+        };
         let e = if self.floor {
             (t.ln() / LN2).floor()
         } else if self.stochastic {
@@ -139,7 +163,12 @@ quantizer! {
 impl QuantizedPo2 {
     fn rule(&self, training: bool) -> Po2Rule {
         let need = need_sign_bit(self.max_value);
-        let mut r = Po2Rule::new(self.bits - 1 - need, self.max_value, self.quadratic_approximation, self.log2_rounding);
+        let mut r = Po2Rule::new(
+            self.bits - 1 - need,
+            self.max_value,
+            self.quadratic_approximation,
+            self.log2_rounding,
+        );
         r.stochastic = self.is_stochastic(training);
         r
     }
@@ -158,7 +187,11 @@ impl Kernel for QuantizedPo2 {
         let rng = &mut ctx.rng;
         elementwise(x, y, dydx, |v| {
             let xq = sgn_plus(v) * exp2(rule.exponent(v.abs(), rng));
-            let out = if self.use_ste { ste_blend(v, xq, q) } else { no_ste_blend(v, xq, q, omq) };
+            let out = if self.use_ste {
+                ste_blend(v, xq, q)
+            } else {
+                no_ste_blend(v, xq, q, omq)
+            };
             (out, g)
         });
         Report::default()
@@ -213,7 +246,12 @@ quantizer! {
 impl QuantizedReluPo2 {
     fn rule(&self, training: bool) -> Po2Rule {
         let need = need_sign_bit(self.max_value);
-        let mut r = Po2Rule::new(self.bits - need, self.max_value, self.quadratic_approximation, self.log2_rounding);
+        let mut r = Po2Rule::new(
+            self.bits - need,
+            self.max_value,
+            self.quadratic_approximation,
+            self.log2_rounding,
+        );
         r.stochastic = self.is_stochastic(training);
         r
     }
@@ -223,7 +261,7 @@ impl Kernel for QuantizedReluPo2 {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         let ns = self.negative_slope;
         if ns != 0.0 && ns.log2().fract() != 0.0 {
-            return Err(("negative_slope", format!("{ns} is not allowed; expected 0 or a power of two")));
+            return Err(("negative_slope", "expected 0 or a power of two".to_string()));
         }
         Ok(())
     }
@@ -242,9 +280,11 @@ impl Kernel for QuantizedReluPo2 {
         elementwise(x, y, dydx, |v| {
             // x_u: leaky relu, replaced by max_value above it (and its gradient).
             let (relu, drelu) = if v > 0.0 { (v, 1.0) } else { (ns * v, ns) };
+            // tf.where(x <= max_value, relu, max_value): NaN takes max_value.
             let (xu, dxu) = match mv {
-                Some(m) if !(v <= m) => (m, 0.0),
-                _ => (relu, drelu),
+                Some(m) if v <= m => (relu, drelu),
+                Some(m) => (m, 0.0),
+                None => (relu, drelu),
             };
             let xq = if v >= 0.0 || ns == 0.0 {
                 exp2(rule.exponent(v.max(0.0), rng))
@@ -252,7 +292,11 @@ impl Kernel for QuantizedReluPo2 {
                 -exp2(rule.exponent((-v).max(0.0) * ns, rng))
             };
             let xq = if v.is_nan() { v } else { xq };
-            if self.use_ste { (ste_blend(xu, xq, q), dxu) } else { (no_ste_blend(xu, xq, q, omq), omq * dxu) }
+            if self.use_ste {
+                (ste_blend(xu, xq, q), dxu)
+            } else {
+                (no_ste_blend(xu, xq, q, omq), omq * dxu)
+            }
         });
         Report::default()
     }

@@ -1,0 +1,130 @@
+//! The native `qscope` command line.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn qscope(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_qscope"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("qscope runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+#[test]
+fn eval_prints_x_y_and_dydx_per_input() {
+    let o = qscope(&["eval", "qkeras.quantized_bits(4,0,1)"], "0.3 -2\n0.1875");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "0.3 0.25 1\n-2 -0.875 1\n0.1875 0.25 1\n");
+}
+
+#[test]
+fn eval_accepts_non_finite_inputs() {
+    let o = qscope(&["eval", "larq.SteSign"], "nan inf -inf");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "nan nan 0\ninf 1 0\n-inf -1 0\n");
+    let o = qscope(&["eval", "qkeras.quantized_bits(4,0,1)"], "inf -inf");
+    assert_eq!(stdout(&o), "inf 0.875 1\n-inf -0.875 1\n");
+}
+
+#[test]
+fn eval_rejects_a_bad_spec_with_one_line() {
+    let o = qscope(&["eval", "qkeras.quantized_bitz(4)"], "1");
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("did you mean 'qkeras.quantized_bits'"), "{e}");
+}
+
+#[test]
+fn eval_rejects_a_bad_number_naming_it() {
+    let o = qscope(&["eval", "softround"], "1 2 abc");
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("input value 3 ('abc') is not a number"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn eval_seed_fixes_the_random_stream() {
+    let x = "0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 -0.1 -0.2 -0.3 -0.4 -0.5 -0.6";
+    let run = |seed: &str| {
+        stdout(&qscope(
+            &[
+                "eval",
+                "qkeras.stochastic_round(precision=0.5)",
+                "--seed",
+                seed,
+            ],
+            x,
+        ))
+    };
+    assert_eq!(run("7"), run("7"));
+    assert_ne!(run("7"), run("8"));
+}
+
+#[test]
+fn eval_infer_switches_stochastic_quantizers_to_inference() {
+    let x = "-0.2 -0.1 0.1 0.2";
+    let a = stdout(&qscope(
+        &["eval", "qkeras.stochastic_binary", "--infer", "--seed", "1"],
+        x,
+    ));
+    let b = stdout(&qscope(
+        &["eval", "qkeras.stochastic_binary", "--infer", "--seed", "2"],
+        x,
+    ));
+    assert_eq!(a, b);
+    let ys: Vec<&str> = a.lines().map(|l| l.split(' ').nth(1).unwrap()).collect();
+    assert_eq!(ys, vec!["-1", "-1", "1", "1"]);
+}
+
+#[test]
+fn eval_report_prints_the_data_dependent_scale() {
+    let o = qscope(
+        &["eval", "qkeras.ternary(alpha='auto')", "--report"],
+        "-2 -1 0 1 2",
+    );
+    assert!(stderr(&o).contains("# scale "), "{}", stderr(&o));
+    assert!(stderr(&o).contains("# threshold "), "{}", stderr(&o));
+}
+
+#[test]
+fn list_covers_every_quantizer() {
+    let o = qscope(&["list"], "");
+    let out = stdout(&o);
+    for e in qscope::quant::ENTRIES {
+        assert!(
+            out.contains(&format!("  {}", e.info.qualified())),
+            "missing {}",
+            e.info.qualified()
+        );
+    }
+    assert!(out.contains("bits") && out.contains("= 8"));
+}
+
+#[test]
+fn unknown_commands_fail_with_a_hint() {
+    let o = qscope(&["evaluate"], "");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("unknown command 'evaluate'"));
+}
