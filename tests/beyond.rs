@@ -4,9 +4,7 @@
 use qscope::quant::{Ctx, parse};
 
 fn eval(spec: &str, x: &[f32]) -> (Vec<f32>, Vec<f32>, qscope::quant::Report) {
-    parse(spec)
-        .unwrap_or_else(|e| panic!("{spec}: {e}"))
-        .eval(x, &mut Ctx::new(0))
+    parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}")).eval(x, &mut Ctx::new(0))
 }
 
 #[test]
@@ -30,12 +28,7 @@ fn soft_round_is_exact_at_integers_and_steepest_at_half_integers() {
     assert_eq!(&y[..3], &[-2.0, 0.0, 1.0]);
     let peak = a / (2.0 * (a / 2.0).tanh());
     assert!((g[3] - peak).abs() < 1e-5, "{} vs {peak}", g[3]);
-    assert!(
-        (g[2] - a / a.sinh()).abs() < 1e-5,
-        "{} vs {}",
-        g[2],
-        a / a.sinh()
-    );
+    assert!((g[2] - a / a.sinh()).abs() < 1e-5, "{} vs {}", g[2], a / a.sinh());
 }
 
 #[test]
@@ -62,10 +55,7 @@ fn identity_ste_rounds_ties_to_even_and_passes_gradient() {
 
 #[test]
 fn clipped_ste_cuts_the_gradient_outside_inclusive_bounds() {
-    let (y, g, _) = eval(
-        "clipped_ste(step=0.5, min_value=-1.0, max_value=1.0)",
-        &[-3.0, -1.0, 0.3, 1.0, 1.2],
-    );
+    let (y, g, _) = eval("clipped_ste(step=0.5, min_value=-1.0, max_value=1.0)", &[-3.0, -1.0, 0.3, 1.0, 1.2]);
     assert_eq!(y, vec![-1.0, -1.0, 0.5, 1.0, 1.0]);
     assert_eq!(g, vec![0.0, 1.0, 1.0, 1.0, 0.0]);
 }
@@ -107,27 +97,15 @@ fn pact_clips_to_alpha_and_sends_the_clipped_part_to_alpha() {
 
 #[test]
 fn fake_quantize_masks_on_the_unclamped_code() {
-    let (y, g, _) = eval(
-        "fake_quantize(scale=0.1, zero_point=3, quant_min=0, quant_max=15)",
-        &[1.25, 1.27, -0.3, -0.36],
-    );
+    let (y, g, _) =
+        eval("fake_quantize(scale=0.1, zero_point=3, quant_min=0, quant_max=15)", &[1.25, 1.27, -0.3, -0.36]);
     assert_eq!(y[0], (15.0f32 - 3.0) * 0.1);
     assert_eq!(g, vec![1.0, 0.0, 1.0, 0.0]);
 }
 
 #[test]
 fn fake_quantize_saturates_infinities_and_sends_nan_to_quant_min() {
-    let (y, g, _) = eval(
-        "fake_quantize(0.1, 3, 0, 15)",
-        &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY],
-    );
-    assert_eq!(
-        y,
-        vec![
-            (0.0f32 - 3.0) * 0.1,
-            (15.0f32 - 3.0) * 0.1,
-            (0.0f32 - 3.0) * 0.1
-        ]
-    );
+    let (y, g, _) = eval("fake_quantize(0.1, 3, 0, 15)", &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY]);
+    assert_eq!(y, vec![(0.0f32 - 3.0) * 0.1, (15.0f32 - 3.0) * 0.1, (0.0f32 - 3.0) * 0.1]);
     assert_eq!(g, vec![0.0, 0.0, 0.0]);
 }

@@ -11,12 +11,7 @@ fn qscope(args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("qscope runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -57,27 +52,13 @@ fn eval_rejects_a_bad_spec_with_one_line() {
 fn eval_rejects_a_bad_number_naming_it() {
     let o = qscope(&["eval", "softround"], "1 2 abc");
     assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("input value 3 ('abc') is not a number"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("input value 3 ('abc') is not a number"), "{}", stderr(&o));
 }
 
 #[test]
 fn eval_seed_fixes_the_random_stream() {
     let x = "0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 -0.1 -0.2 -0.3 -0.4 -0.5 -0.6";
-    let run = |seed: &str| {
-        stdout(&qscope(
-            &[
-                "eval",
-                "qkeras.stochastic_round(precision=0.5)",
-                "--seed",
-                seed,
-            ],
-            x,
-        ))
-    };
+    let run = |seed: &str| stdout(&qscope(&["eval", "qkeras.stochastic_round(precision=0.5)", "--seed", seed], x));
     assert_eq!(run("7"), run("7"));
     assert_ne!(run("7"), run("8"));
 }
@@ -85,14 +66,8 @@ fn eval_seed_fixes_the_random_stream() {
 #[test]
 fn eval_infer_switches_stochastic_quantizers_to_inference() {
     let x = "-0.2 -0.1 0.1 0.2";
-    let a = stdout(&qscope(
-        &["eval", "qkeras.stochastic_binary", "--infer", "--seed", "1"],
-        x,
-    ));
-    let b = stdout(&qscope(
-        &["eval", "qkeras.stochastic_binary", "--infer", "--seed", "2"],
-        x,
-    ));
+    let a = stdout(&qscope(&["eval", "qkeras.stochastic_binary", "--infer", "--seed", "1"], x));
+    let b = stdout(&qscope(&["eval", "qkeras.stochastic_binary", "--infer", "--seed", "2"], x));
     assert_eq!(a, b);
     let ys: Vec<&str> = a.lines().map(|l| l.split(' ').nth(1).unwrap()).collect();
     assert_eq!(ys, vec!["-1", "-1", "1", "1"]);
@@ -100,10 +75,7 @@ fn eval_infer_switches_stochastic_quantizers_to_inference() {
 
 #[test]
 fn eval_report_prints_the_data_dependent_scale() {
-    let o = qscope(
-        &["eval", "qkeras.ternary(alpha='auto')", "--report"],
-        "-2 -1 0 1 2",
-    );
+    let o = qscope(&["eval", "qkeras.ternary(alpha='auto')", "--report"], "-2 -1 0 1 2");
     assert!(stderr(&o).contains("# scale "), "{}", stderr(&o));
     assert!(stderr(&o).contains("# threshold "), "{}", stderr(&o));
 }
@@ -113,11 +85,7 @@ fn list_covers_every_quantizer() {
     let o = qscope(&["list"], "");
     let out = stdout(&o);
     for e in qscope::quant::ENTRIES {
-        assert!(
-            out.contains(&format!("  {}", e.info.qualified())),
-            "missing {}",
-            e.info.qualified()
-        );
+        assert!(out.contains(&format!("  {}", e.info.qualified())), "missing {}", e.info.qualified());
     }
     assert!(out.contains("bits") && out.contains("= 8"));
 }

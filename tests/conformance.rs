@@ -3,105 +3,18 @@
 //! gradients equal up to the libraries' transcendental functions (4 ulp or 5e−7).
 //! Stochastic cases: means within six standard errors.
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 
+use common::vectors::{Case, grad_close, parse_cases, ulps};
 use qscope::quant::{Ctx, parse};
 
-#[derive(Debug, Default)]
-struct Case {
-    spec: String,
-    training: bool,
-    stochastic: bool,
-    samples: usize,
-    x: Vec<f32>,
-    y: Vec<f32>,
-    yvar: Vec<f32>,
-    dydx: Vec<f32>,
-    line: usize,
-}
-
-fn numbers(rest: &str, line: usize) -> Vec<f32> {
-    rest.split_whitespace()
-        .map(|t| match t {
-            "nan" | "-nan" => f32::NAN,
-            "inf" => f32::INFINITY,
-            "-inf" => f32::NEG_INFINITY,
-            _ => t
-                .parse()
-                .unwrap_or_else(|_| panic!("line {line}: bad number '{t}'")),
-        })
-        .collect()
-}
-
 fn load(file: &str) -> Vec<Case> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/conformance")
-        .join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance").join(file);
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut cases = Vec::new();
-    let mut cur: Option<Case> = None;
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        if raw.starts_with('#') || raw.trim().is_empty() {
-            continue;
-        }
-        let (key, rest) = raw.split_once(' ').unwrap_or((raw, ""));
-        match key {
-            "case" => {
-                cur = Some(Case {
-                    spec: rest.to_string(),
-                    line,
-                    ..Case::default()
-                })
-            }
-            "end" => cases.push(
-                cur.take()
-                    .unwrap_or_else(|| panic!("line {line}: 'end' without 'case'")),
-            ),
-            _ => {
-                let c = cur
-                    .as_mut()
-                    .unwrap_or_else(|| panic!("line {line}: '{key}' outside a case"));
-                match key {
-                    "mode" => c.training = rest == "train",
-                    "kind" => c.stochastic = rest == "stochastic",
-                    "samples" => c.samples = rest.parse().expect("samples"),
-                    "x" => c.x = numbers(rest, line),
-                    "y" => c.y = numbers(rest, line),
-                    "yvar" => c.yvar = numbers(rest, line),
-                    "dydx" => c.dydx = numbers(rest, line),
-                    _ => panic!("line {line}: unknown key '{key}'"),
-                }
-            }
-        }
-    }
-    assert!(!cases.is_empty(), "{file} holds no cases");
-    cases
-}
-
-/// Distance in units in the last place (±0 are equal, NaN only matches NaN).
-fn ulps(a: f32, b: f32) -> u64 {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() {
-            0
-        } else {
-            u64::MAX
-        };
-    }
-    let key = |v: f32| {
-        let i = v.to_bits() as i32;
-        if i < 0 {
-            i64::from(i32::MIN) - i64::from(i)
-        } else {
-            i64::from(i)
-        }
-    };
-    key(a).abs_diff(key(b))
-}
-
-fn grad_close(a: f32, b: f32) -> bool {
-    ulps(a, b) <= 4 || (a - b).abs() <= 5e-7
+    parse_cases(&text)
 }
 
 fn check_exact(c: &Case) -> Vec<String> {
@@ -109,25 +22,15 @@ fn check_exact(c: &Case) -> Vec<String> {
         Ok(q) => q,
         Err(e) => return vec![format!("line {}: {}: does not parse: {e}", c.line, c.spec)],
     };
-    let mut ctx = if c.training {
-        Ctx::new(1)
-    } else {
-        Ctx::inference(1)
-    };
+    let mut ctx = if c.training { Ctx::new(1) } else { Ctx::inference(1) };
     let (y, g, _) = q.eval(&c.x, &mut ctx);
     let mut errs = Vec::new();
     for i in 0..c.x.len() {
         if ulps(y[i], c.y[i]) > 1 {
-            errs.push(format!(
-                "line {}: {}: x={} y={} expected {}",
-                c.line, c.spec, c.x[i], y[i], c.y[i]
-            ));
+            errs.push(format!("line {}: {}: x={} y={} expected {}", c.line, c.spec, c.x[i], y[i], c.y[i]));
         }
         if !grad_close(g[i], c.dydx[i]) {
-            errs.push(format!(
-                "line {}: {}: x={} dydx={} expected {}",
-                c.line, c.spec, c.x[i], g[i], c.dydx[i]
-            ));
+            errs.push(format!("line {}: {}: x={} dydx={} expected {}", c.line, c.spec, c.x[i], g[i], c.dydx[i]));
         }
     }
     errs
@@ -138,19 +41,10 @@ fn check_stochastic(c: &Case) -> Vec<String> {
         Ok(q) => q,
         Err(e) => return vec![format!("line {}: {}: does not parse: {e}", c.line, c.spec)],
     };
-    let mut ctx = if c.training {
-        Ctx::new(7)
-    } else {
-        Ctx::inference(7)
-    };
+    let mut ctx = if c.training { Ctx::new(7) } else { Ctx::inference(7) };
     let n = c.x.len();
     let m = c.samples.max(1000);
-    let (mut sy, mut syy, mut sg, mut sgg) = (
-        vec![0.0f64; n],
-        vec![0.0f64; n],
-        vec![0.0f64; n],
-        vec![0.0f64; n],
-    );
+    let (mut sy, mut syy, mut sg, mut sgg) = (vec![0.0f64; n], vec![0.0f64; n], vec![0.0f64; n], vec![0.0f64; n]);
     for _ in 0..m {
         let (y, g, _) = q.eval(&c.x, &mut ctx);
         for i in 0..n {
@@ -170,16 +64,10 @@ fn check_stochastic(c: &Case) -> Vec<String> {
         let tol_y = 6.0 * (lib_var / s + var_y / m as f64).sqrt() + 1e-5 * (1.0 + my.abs());
         let tol_g = 6.0 * (2.0 * var_g / m as f64).sqrt() + 1e-5 * (1.0 + mg.abs());
         if (my - c.y[i] as f64).abs() > tol_y {
-            errs.push(format!(
-                "line {}: {}: x={} mean y={my} expected {} (±{tol_y})",
-                c.line, c.spec, c.x[i], c.y[i]
-            ));
+            errs.push(format!("line {}: {}: x={} mean y={my} expected {} (±{tol_y})", c.line, c.spec, c.x[i], c.y[i]));
         }
         if (mg - c.dydx[i] as f64).abs() > tol_g {
-            errs.push(format!(
-                "line {}: {}: x={} mean dydx={mg} expected {}",
-                c.line, c.spec, c.x[i], c.dydx[i]
-            ));
+            errs.push(format!("line {}: {}: x={} mean dydx={mg} expected {}", c.line, c.spec, c.x[i], c.dydx[i]));
         }
     }
     errs
@@ -191,17 +79,8 @@ fn check_file(file: &str) {
     let mut failed_cases = 0;
     for c in &cases {
         assert_eq!(c.x.len(), c.y.len(), "line {}: x and y lengths", c.line);
-        assert_eq!(
-            c.x.len(),
-            c.dydx.len(),
-            "line {}: x and dydx lengths",
-            c.line
-        );
-        let e = if c.stochastic {
-            check_stochastic(c)
-        } else {
-            check_exact(c)
-        };
+        assert_eq!(c.x.len(), c.dydx.len(), "line {}: x and dydx lengths", c.line);
+        let e = if c.stochastic { check_stochastic(c) } else { check_exact(c) };
         if !e.is_empty() {
             failed_cases += 1;
         }

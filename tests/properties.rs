@@ -60,11 +60,7 @@ fn random_instance(index: usize, seed: u64) -> Option<Quantizer> {
 
 fn inputs(seed: u64, n: usize) -> Vec<f32> {
     let mut rng = StdRng::seed_from_u64(seed);
-    (0..n)
-        .map(|_| {
-            ((rng.next_u32() as f32 / u32::MAX as f32) * 8.0 - 4.0) * rng.random_range(0.05f32..1.0)
-        })
-        .collect()
+    (0..n).map(|_| ((rng.next_u32() as f32 / u32::MAX as f32) * 8.0 - 4.0) * rng.random_range(0.05f32..1.0)).collect()
 }
 
 proptest! {
@@ -160,11 +156,6 @@ fn every_entry_reports_levels_for_its_defaults() {
 
 #[test]
 fn random_configurations_are_mostly_valid_so_the_laws_are_exercised() {
-    let valid = (0..2000u64)
-        .filter(|&s| random_instance(s as usize, s).is_some())
-        .count();
-    assert!(
-        valid > 1400,
-        "only {valid} of 2000 random configurations are valid"
-    );
+    let valid = (0..2000u64).filter(|&s| random_instance(s as usize, s).is_some()).count();
+    assert!(valid > 1400, "only {valid} of 2000 random configurations are valid");
 }

@@ -3,8 +3,7 @@
 use qscope::quant::{Alpha, ENTRIES, Literal, Quantizer, parse};
 
 fn get(q: &Quantizer, name: &str) -> Literal {
-    q.get(name)
-        .unwrap_or_else(|| panic!("{} has no '{name}'", q.info().qualified()))
+    q.get(name).unwrap_or_else(|| panic!("{} has no '{name}'", q.info().qualified()))
 }
 
 fn error(spec: &str) -> String {
@@ -28,26 +27,14 @@ fn bare_qkeras_strings_parse_as_in_model_configs() {
     let q = parse("quantized_bits(4,0,1,alpha='auto_po2')").unwrap();
     assert_eq!(q.info().qualified(), "qkeras.quantized_bits");
     assert_eq!(get(&q, "alpha"), Literal::Str("auto_po2".into()));
-    assert_eq!(
-        parse("quantized_relu(4,0)").unwrap().info().qualified(),
-        "qkeras.quantized_relu"
-    );
+    assert_eq!(parse("quantized_relu(4,0)").unwrap().info().qualified(), "qkeras.quantized_relu");
 }
 
 #[test]
 fn larq_aliases_and_class_names_are_the_same_quantizer() {
-    assert_eq!(
-        parse("larq.ste_sign").unwrap(),
-        parse("larq.SteSign()").unwrap()
-    );
-    assert_eq!(
-        parse("larq.SteTern(threshold_value=0.1)").unwrap(),
-        parse("ste_tern(0.1)").unwrap()
-    );
-    assert_eq!(
-        parse("larq.approx_sign").unwrap(),
-        parse("larq.ApproxSign()").unwrap()
-    );
+    assert_eq!(parse("larq.ste_sign").unwrap(), parse("larq.SteSign()").unwrap());
+    assert_eq!(parse("larq.SteTern(threshold_value=0.1)").unwrap(), parse("ste_tern(0.1)").unwrap());
+    assert_eq!(parse("larq.approx_sign").unwrap(), parse("larq.ApproxSign()").unwrap());
 }
 
 #[test]
@@ -55,27 +42,20 @@ fn beyond_entries_have_no_namespace() {
     assert_eq!(parse("softround").unwrap().info().qualified(), "softround");
     let q = parse("lsq(bits=4, step=0.1)").unwrap();
     assert_eq!(get(&q, "step"), Literal::Float(0.1));
-    assert_eq!(
-        parse("torch.fake_quantize(0.1, 3, 0, 15)")
-            .unwrap()
-            .info()
-            .qualified(),
-        "fake_quantize"
-    );
+    assert_eq!(parse("torch.fake_quantize(0.1, 3, 0, 15)").unwrap().info().qualified(), "fake_quantize");
 }
 
 #[test]
 fn empty_parentheses_give_the_default_instance() {
-    assert_eq!(
-        parse("larq.ApproxSign()").unwrap(),
-        parse("larq.ApproxSign").unwrap()
-    );
+    assert_eq!(parse("larq.ApproxSign()").unwrap(), parse("larq.ApproxSign").unwrap());
     assert_eq!(parse("qkeras.binary()").unwrap(), parse("binary").unwrap());
 }
 
 #[test]
 fn values_accept_python_literals() {
-    let q = parse(r#"qkeras.quantized_bits(bits=4, keep_negative=False, alpha="auto", var_name=None, qnoise_factor=5e-1)"#).unwrap();
+    let q =
+        parse(r#"qkeras.quantized_bits(bits=4, keep_negative=False, alpha="auto", var_name=None, qnoise_factor=5e-1)"#)
+            .unwrap();
     assert_eq!(get(&q, "keep_negative"), Literal::Bool(false));
     assert_eq!(get(&q, "alpha"), Literal::Str("auto".into()));
     assert_eq!(get(&q, "qnoise_factor"), Literal::Float(0.5));
@@ -88,15 +68,9 @@ fn keras_config_dicts_parse() {
     let json = r#"{"class_name": "quantized_bits", "config": {"bits": 4, "integer": 0, "symmetric": 1,
         "alpha": null, "keep_negative": true, "use_stochastic_rounding": false, "qnoise_factor": 1.0,
         "post_training_scale": null}}"#;
-    assert_eq!(
-        parse(json).unwrap(),
-        parse("qkeras.quantized_bits(4,0,1)").unwrap()
-    );
+    assert_eq!(parse(json).unwrap(), parse("qkeras.quantized_bits(4,0,1)").unwrap());
     let larq = r#"{"class_name": "SteSign", "config": {"name": "ste_sign", "trainable": true, "dtype": "float32", "clip_value": 0.5}}"#;
-    assert_eq!(
-        parse(larq).unwrap(),
-        parse("larq.SteSign(clip_value=0.5)").unwrap()
-    );
+    assert_eq!(parse(larq).unwrap(), parse("larq.SteSign(clip_value=0.5)").unwrap());
 }
 
 #[test]
@@ -113,10 +87,7 @@ fn printing_is_canonical_and_parses_back() {
         let printed = q.to_string();
         assert_eq!(parse(&printed).unwrap(), q, "{spec} printed as {printed}");
     }
-    assert_eq!(
-        parse("quantized_bits(4,0,1)").unwrap().to_string(),
-        "qkeras.quantized_bits(bits=4, symmetric=True)"
-    );
+    assert_eq!(parse("quantized_bits(4,0,1)").unwrap().to_string(), "qkeras.quantized_bits(bits=4, symmetric=True)");
     assert_eq!(parse("larq.ste_sign").unwrap().to_string(), "larq.SteSign");
 }
 
@@ -134,8 +105,7 @@ fn every_default_instance_is_valid_and_prints_its_bare_name() {
 fn unknown_names_suggest_the_closest() {
     let m = error("qkeras.quantized_bit(4)");
     assert!(
-        m.contains("unknown quantizer 'qkeras.quantized_bit'")
-            && m.contains("did you mean 'qkeras.quantized_bits'"),
+        m.contains("unknown quantizer 'qkeras.quantized_bit'") && m.contains("did you mean 'qkeras.quantized_bits'"),
         "{m}"
     );
     let m = error("larq.SteSing");
@@ -145,10 +115,7 @@ fn unknown_names_suggest_the_closest() {
 #[test]
 fn unknown_arguments_name_the_allowed_ones() {
     let m = error("larq.SteSign(clip=1)");
-    assert!(
-        m.contains("no parameter 'clip'") && m.contains("did you mean 'clip_value'"),
-        "{m}"
-    );
+    assert!(m.contains("no parameter 'clip'") && m.contains("did you mean 'clip_value'"), "{m}");
 }
 
 #[test]
@@ -156,10 +123,7 @@ fn out_of_range_values_say_what_is_allowed() {
     let m = error("qkeras.quantized_bits(bits=0)");
     assert!(m.contains("bits=0") && m.contains("from 1 to 32"), "{m}");
     let m = error("qkeras.quantized_bits(4, -1)");
-    assert!(
-        m.contains("integer=-1") && m.contains("from 0 to 32"),
-        "{m}"
-    );
+    assert!(m.contains("integer=-1") && m.contains("from 0 to 32"), "{m}");
     let m = error("qkeras.quantized_bits(4, 6)");
     assert!(m.contains("integer=6: exceeds bits=4"), "{m}");
 }
@@ -175,10 +139,7 @@ fn nan_parameters_are_rejected() {
 #[test]
 fn wrong_types_are_rejected() {
     let m = error("qkeras.quantized_bits(bits='four')");
-    assert!(
-        m.contains("bits=") && m.contains("expected an integer"),
-        "{m}"
-    );
+    assert!(m.contains("bits=") && m.contains("expected an integer"), "{m}");
     let m = error("qkeras.quantized_bits(4, alpha='max')");
     assert!(m.contains("'auto' or 'auto_po2'"), "{m}");
     let m = error("larq.DoReFa(mode='weight')");
@@ -192,19 +153,14 @@ fn syntax_errors_point_at_the_problem() {
     assert!(error("quantized_bits(4,,1)").contains("expected a value"));
     assert!(error("quantized_bits(4, alpha='auto)").contains("unterminated string"));
     assert!(error("").contains("expected a quantizer name"));
-    assert!(
-        error("quantized_bits(4,alpha=1,0)").contains("positional argument 3 follows a keyword")
-    );
+    assert!(error("quantized_bits(4,alpha=1,0)").contains("positional argument 3 follows a keyword"));
     assert!(error("quantized_bits(4, bits=4)").contains("'bits' is given twice"));
     assert!(error("larq.NoOp(1, 2)").contains("at most 1 positional"));
 }
 
 #[test]
 fn cross_parameter_rules_of_the_library_hold() {
-    assert!(
-        error("qkeras.quantized_bits(4, min_po2_exponent=-3)")
-            .contains("only supported with alpha='auto_po2'")
-    );
+    assert!(error("qkeras.quantized_bits(4, min_po2_exponent=-3)").contains("only supported with alpha='auto_po2'"));
     assert!(error("qkeras.ternary(alpha='auto', threshold=0.3)").contains("threshold"));
     assert!(error("qkeras.quantized_relu_po2(4, negative_slope=0.3)").contains("power of two"));
     assert!(error("fake_quantize(0.1, 20, 0, 15)").contains("zero_point"));
@@ -220,8 +176,5 @@ fn alpha_kinds_are_distinguished() {
     assert_eq!(alpha("quantized_bits(4)"), Alpha::None);
     assert_eq!(alpha("quantized_bits(4, alpha=0.5)"), Alpha::Value(0.5));
     assert_eq!(alpha("quantized_bits(4, alpha='auto')"), Alpha::Auto);
-    assert_eq!(
-        alpha("quantized_bits(4, alpha=\"auto_po2\")"),
-        Alpha::AutoPo2
-    );
+    assert_eq!(alpha("quantized_bits(4, alpha=\"auto_po2\")"), Alpha::AutoPo2);
 }

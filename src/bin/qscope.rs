@@ -12,6 +12,7 @@ qscope — what a quantizer really computes, forward and backward
 USAGE:
     qscope eval SPEC [--seed N] [--infer] [--report]   numbers on stdin → `x y dydx` lines
     qscope list [FAMILY]                               every quantizer, parameters, defaults
+    qscope bench [--n 1000000,4000000] [--reps 15]     native throughput as JSON rows
     qscope help | --help | --version
 
 SPEC examples:
@@ -41,6 +42,7 @@ fn run(args: &[String]) -> Result<(), String> {
     match args.first().map(String::as_str) {
         Some("eval") => eval(&args[1..]),
         Some("list") => list(args.get(1).map(String::as_str)),
+        Some("bench") => bench(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())
@@ -62,22 +64,13 @@ struct EvalOptions {
 
 fn eval_options(args: &[String]) -> Result<EvalOptions, String> {
     let mut spec = None;
-    let mut o = EvalOptions {
-        spec: String::new(),
-        seed: 0,
-        infer: false,
-        report: false,
-    };
+    let mut o = EvalOptions { spec: String::new(), seed: 0, infer: false, report: false };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--seed" => {
-                let v = it
-                    .next()
-                    .ok_or("--seed needs a value (a non-negative integer)")?;
-                o.seed = v
-                    .parse()
-                    .map_err(|_| format!("--seed {v}: expected a non-negative integer"))?;
+                let v = it.next().ok_or("--seed needs a value (a non-negative integer)")?;
+                o.seed = v.parse().map_err(|_| format!("--seed {v}: expected a non-negative integer"))?;
             }
             "--infer" => o.infer = true,
             "--train" => o.infer = false,
@@ -85,9 +78,7 @@ fn eval_options(args: &[String]) -> Result<EvalOptions, String> {
             s if s.starts_with("--") => return Err(format!("unknown option '{s}' for eval")),
             s if spec.is_none() => spec = Some(s.to_string()),
             s => {
-                return Err(format!(
-                    "unexpected argument '{s}' (quote the spec: qscope eval 'SPEC')"
-                ));
+                return Err(format!("unexpected argument '{s}' (quote the spec: qscope eval 'SPEC')"));
             }
         }
     }
@@ -105,32 +96,20 @@ fn parse_number(tok: &str, index: usize) -> Result<f32, String> {
         "-inf" | "-infinity" => return Ok(f32::NEG_INFINITY),
         _ => {}
     }
-    t.parse::<f32>()
-        .map_err(|_| format!("input value {} ('{tok}') is not a number", index + 1))
+    t.parse::<f32>().map_err(|_| format!("input value {} ('{tok}') is not a number", index + 1))
 }
 
 fn eval(args: &[String]) -> Result<(), String> {
     let o = eval_options(args)?;
     let q = parse(&o.spec).map_err(|e| e.to_string())?;
     let mut input = String::new();
-    io::stdin()
-        .read_to_string(&mut input)
-        .map_err(|e| format!("reading stdin: {e}"))?;
-    let x = input
-        .split_whitespace()
-        .enumerate()
-        .map(|(i, t)| parse_number(t, i))
-        .collect::<Result<Vec<f32>, _>>()?;
-    let mut ctx = if o.infer {
-        Ctx::inference(o.seed)
-    } else {
-        Ctx::new(o.seed)
-    };
+    io::stdin().read_to_string(&mut input).map_err(|e| format!("reading stdin: {e}"))?;
+    let x = input.split_whitespace().enumerate().map(|(i, t)| parse_number(t, i)).collect::<Result<Vec<f32>, _>>()?;
+    let mut ctx = if o.infer { Ctx::inference(o.seed) } else { Ctx::new(o.seed) };
     let (y, g, report) = q.eval(&x, &mut ctx);
     let mut out = BufWriter::new(io::stdout().lock());
     for i in 0..x.len() {
-        writeln!(out, "{} {} {}", fmt_f32(x[i]), fmt_f32(y[i]), fmt_f32(g[i]))
-            .map_err(|e| e.to_string())?;
+        writeln!(out, "{} {} {}", fmt_f32(x[i]), fmt_f32(y[i]), fmt_f32(g[i])).map_err(|e| e.to_string())?;
     }
     out.flush().map_err(|e| e.to_string())?;
     if o.report {
@@ -160,52 +139,83 @@ fn list(family: Option<&str>) -> Result<(), String> {
         Some("larq") => Some(Family::Larq),
         Some("beyond") => Some(Family::Beyond),
         Some(f) => {
-            return Err(format!(
-                "unknown family '{f}'; expected qkeras, larq or beyond"
-            ));
+            return Err(format!("unknown family '{f}'; expected qkeras, larq or beyond"));
         }
     };
     let mut out = BufWriter::new(io::stdout().lock());
     let mut current = None;
-    for e in ENTRIES
-        .iter()
-        .filter(|e| filter.is_none_or(|f| f == e.info.family))
-    {
+    for e in ENTRIES.iter().filter(|e| filter.is_none_or(|f| f == e.info.family)) {
         if current != Some(e.info.family) {
             current = Some(e.info.family);
             let _ = writeln!(out, "\n{}", e.info.family.title());
         }
         let default = (e.default)();
-        let aliases = if e.info.aliases.is_empty() {
-            String::new()
-        } else {
-            format!("  (also: {})", e.info.aliases.join(", "))
-        };
-        let _ = writeln!(
-            out,
-            "  {}{aliases}\n      {}",
-            e.info.qualified(),
-            e.info.summary
-        );
-        let _ = writeln!(
-            out,
-            "      forward:  {}\n      backward: {}",
-            e.info.forward, e.info.backward
-        );
+        let aliases =
+            if e.info.aliases.is_empty() { String::new() } else { format!("  (also: {})", e.info.aliases.join(", ")) };
+        let _ = writeln!(out, "  {}{aliases}\n      {}", e.info.qualified(), e.info.summary);
+        let _ = writeln!(out, "      forward:  {}\n      backward: {}", e.info.forward, e.info.backward);
         for p in e.params {
-            let d = default
-                .get(p.name)
-                .map(|l| l.to_string())
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "      {:<26} = {:<10} {} [{}]",
-                p.name,
-                d,
-                p.doc,
-                p.kind.describe()
-            );
+            let d = default.get(p.name).map(|l| l.to_string()).unwrap_or_default();
+            let _ = writeln!(out, "      {:<26} = {:<10} {} [{}]", p.name, d, p.doc, p.kind.describe());
         }
     }
     out.flush().map_err(|e| e.to_string())
+}
+
+/// Native throughput of the benchmark kernels and of a plain copy, as JSON rows
+/// (the format of target/bench.json).
+fn bench(args: &[String]) -> Result<(), String> {
+    use qscope::bench::{KERNELS, Workload, median};
+    use std::time::Instant;
+    let mut sizes = vec![1_000_000usize, 4_000_000];
+    let mut reps = 15usize;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
+        match a.as_str() {
+            "--n" => {
+                sizes = v
+                    .split(',')
+                    .map(|s| s.trim().parse().map_err(|_| format!("--n {v}: expected sizes")))
+                    .collect::<Result<_, _>>()?
+            }
+            "--reps" => reps = v.parse().map_err(|_| format!("--reps {v}: expected a count"))?,
+            _ => return Err(format!("unknown option '{a}' for bench")),
+        }
+    }
+    let mut rows = Vec::new();
+    let mut sink = 0.0;
+    for &n in &sizes {
+        let mut time = |w: &mut Workload, f: &dyn Fn(&mut Workload)| {
+            f(w);
+            f(w); // warm-up
+            let t: Vec<f64> = (0..reps)
+                .map(|_| {
+                    let s = Instant::now();
+                    f(w);
+                    n as f64 / s.elapsed().as_secs_f64()
+                })
+                .collect();
+            sink += w.checksum();
+            median(t)
+        };
+        let mut w = Workload::new(KERNELS[0], n)?;
+        let copy = time(&mut w, &|w| w.copy());
+        rows.push(format!(r#"{{"kernel":"copy","pass":"forward","impl":"copy","runtime":"native","n":{n},"elements_per_s":{copy:.0}}}"#));
+        for spec in KERNELS {
+            let mut w = Workload::new(spec, n)?;
+            for (pass, f) in [
+                ("forward", &(|w: &mut Workload| w.forward()) as &dyn Fn(&mut Workload)),
+                ("forward_backward", &|w: &mut Workload| w.forward_backward()),
+            ] {
+                let eps = time(&mut w, f);
+                rows.push(format!(r#"{{"kernel":"{spec}","pass":"{pass}","impl":"native","runtime":"native","n":{n},"elements_per_s":{eps:.0}}}"#));
+            }
+        }
+    }
+    println!("[\n{}\n]", rows.join(",\n"));
+    if sink.is_nan() {
+        eprintln!("(checksum {sink})");
+    }
+    Ok(())
 }

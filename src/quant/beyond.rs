@@ -5,11 +5,7 @@ use super::round::{clip, mean_f32, rhe};
 use super::schema::{Kind, quantizer};
 use super::{Ctx, Kernel, Levels, Report, elementwise};
 
-const STEP: Kind = Kind::Float {
-    min: 1e-9,
-    max: 1e9,
-    log: true,
-};
+const STEP: Kind = Kind::Float { min: 1e-9, max: 1e9, log: true };
 const BITS: Kind = Kind::Int { min: 1, max: 24 };
 
 quantizer! {
@@ -83,11 +79,7 @@ impl Kernel for SoftRoundAT {
     }
 
     fn levels(&self, _: &Report) -> Levels {
-        if self.hard {
-            Levels::Grid { step: 1.0 }
-        } else {
-            Levels::Continuous
-        }
+        if self.hard { Levels::Grid { step: 1.0 } } else { Levels::Continuous }
     }
 }
 
@@ -111,9 +103,7 @@ impl Kernel for IdentitySte {
     }
 
     fn levels(&self, _: &Report) -> Levels {
-        Levels::Grid {
-            step: self.step as f32,
-        }
+        Levels::Grid { step: self.step as f32 }
     }
 }
 
@@ -137,35 +127,20 @@ quantizer! {
 impl Kernel for ClippedSte {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.min_value >= self.max_value {
-            return Err((
-                "max_value",
-                format!("must exceed min_value={}", self.min_value),
-            ));
+            return Err(("max_value", format!("must exceed min_value={}", self.min_value)));
         }
         Ok(())
     }
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let (s, lo, hi) = (
-            self.step as f32,
-            self.min_value as f32,
-            self.max_value as f32,
-        );
-        elementwise(x, y, dydx, |v| {
-            (
-                clip(s * rhe(v / s), lo, hi),
-                super::round::inside(v, lo, hi),
-            )
-        });
+        let (s, lo, hi) = (self.step as f32, self.min_value as f32, self.max_value as f32);
+        elementwise(x, y, dydx, |v| (clip(s * rhe(v / s), lo, hi), super::round::inside(v, lo, hi)));
         Report::default()
     }
 
     fn levels(&self, _: &Report) -> Levels {
         let s = self.step;
-        let (lo, hi) = (
-            (self.min_value / s).ceil() as i64,
-            (self.max_value / s).floor() as i64,
-        );
+        let (lo, hi) = ((self.min_value / s).ceil() as i64, (self.max_value / s).floor() as i64);
         let mut v: Vec<f32> = (lo..=hi).map(|k| (k as f64 * s) as f32).collect();
         v.extend([self.min_value as f32, self.max_value as f32]);
         Levels::set(v)
@@ -209,10 +184,7 @@ impl Lsq {
 impl Kernel for Lsq {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.signed && self.bits < 2 {
-            return Err((
-                "bits",
-                "signed LSQ needs bits ≥ 2 (Qp = 0 at one bit)".into(),
-            ));
+            return Err(("bits", "signed LSQ needs bits ≥ 2 (Qp = 0 at one bit)".into()));
         }
         Ok(())
     }
@@ -223,11 +195,7 @@ impl Kernel for Lsq {
             Some(s) => s as f32,
             None => 2.0 * mean_f32(x.iter().map(|v| v.abs())) / qp.sqrt(),
         };
-        let g = if self.grad_scale {
-            1.0 / (x.len() as f32 * qp).sqrt()
-        } else {
-            1.0
-        };
+        let g = if self.grad_scale { 1.0 / (x.len() as f32 * qp).sqrt() } else { 1.0 };
         let mut ds = 0.0f64;
         elementwise(x, y, dydx, |v| {
             let u = v / s;
@@ -242,11 +210,7 @@ impl Kernel for Lsq {
             ds += d as f64;
             (s * r, dx)
         });
-        Report {
-            scale: Some(s),
-            param_grads: vec![("step", ds as f32 * g)],
-            ..Report::default()
-        }
+        Report { scale: Some(s), param_grads: vec![("step", ds as f32 * g)], ..Report::default() }
     }
 
     fn levels(&self, report: &Report) -> Levels {
@@ -280,16 +244,9 @@ impl Kernel for Pact {
         elementwise(x, y, dydx, |v| {
             let above = v >= a;
             da += above as i32 as f64;
-            (
-                rhe(clip(v, 0.0, a) * k) / k,
-                if v >= 0.0 && !above { 1.0 } else { 0.0 },
-            )
+            (rhe(clip(v, 0.0, a) * k) / k, if v >= 0.0 && !above { 1.0 } else { 0.0 })
         });
-        Report {
-            scale: Some(a / n),
-            param_grads: vec![("alpha", da as f32)],
-            ..Report::default()
-        }
+        Report { scale: Some(a / n), param_grads: vec![("alpha", da as f32)], ..Report::default() }
     }
 
     fn levels(&self, _: &Report) -> Levels {
@@ -324,18 +281,12 @@ quantizer! {
 impl Kernel for FakeQuantize {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.quant_min > self.quant_max {
-            return Err((
-                "quant_min",
-                format!("must not exceed quant_max={}", self.quant_max),
-            ));
+            return Err(("quant_min", format!("must not exceed quant_max={}", self.quant_max)));
         }
         if !(self.quant_min..=self.quant_max).contains(&self.zero_point) {
             return Err((
                 "zero_point",
-                format!(
-                    "must lie in [quant_min, quant_max] = [{}, {}]",
-                    self.quant_min, self.quant_max
-                ),
+                format!("must lie in [quant_min, quant_max] = [{}, {}]", self.quant_min, self.quant_max),
             ));
         }
         Ok(())
@@ -344,28 +295,17 @@ impl Kernel for FakeQuantize {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
         let s = self.scale as f32;
         let inv = 1.0f32 / s;
-        let (zp, lo, hi) = (
-            self.zero_point as f32,
-            self.quant_min as f32,
-            self.quant_max as f32,
-        );
+        let (zp, lo, hi) = (self.zero_point as f32, self.quant_min as f32, self.quant_max as f32);
         elementwise(x, y, dydx, |v| {
             let c = zp + rhe(v * inv);
             let cc = if c.is_nan() { lo } else { c.max(lo).min(hi) };
             ((cc - zp) * s, if c >= lo && c <= hi { 1.0 } else { 0.0 })
         });
-        Report {
-            scale: Some(s),
-            ..Report::default()
-        }
+        Report { scale: Some(s), ..Report::default() }
     }
 
     fn levels(&self, _: &Report) -> Levels {
         let s = self.scale as f32;
-        Levels::codes(
-            (self.quant_min - self.zero_point) as i64,
-            (self.quant_max - self.zero_point) as i64,
-            s,
-        )
+        Levels::codes((self.quant_min - self.zero_point) as i64, (self.quant_max - self.zero_point) as i64, s)
     }
 }

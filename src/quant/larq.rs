@@ -1,28 +1,35 @@
 //! Larq (`larq/larq`, `larq/quantizers.py`). All Larq quantizers are deterministic and
 //! define their gradient with `@tf.custom_gradient`. Larq's `sign` maps 0 to +1.
 
-use super::round::{clip, inside, max_abs, mean_f32, rhe, sgn_plus, sgn0, sum_f32};
+use super::lane::{self, Lane, sgn_plus, sgn0};
+use super::round::{max_abs, mean_f32, rhe, sum_f32};
 use super::schema::{Kind, choice, quantizer};
+use super::simd::{self, Op};
 use super::{Ctx, Kernel, Levels, Report, elementwise};
 
-const CLIP: Kind = Kind::OptFloat {
-    min: 0.0,
-    max: 1e30,
-};
+const CLIP: Kind = Kind::OptFloat { min: 0.0, max: 1e30 };
 
 /// Larq's `_clipped_gradient`: 1 where `|x| ≤ clip_value` (inclusive; NaN → 0), or 1
 /// everywhere when clip_value is None.
 #[inline(always)]
-fn clipped(v: f32, clip_value: Option<f32>) -> f32 {
+fn clipped<V: Lane>(v: V, clip_value: Option<f32>) -> V {
     match clip_value {
-        None => 1.0,
-        Some(c) => {
-            if v.abs() <= c {
-                1.0
-            } else {
-                0.0
-            }
-        }
+        None => V::splat(1.0),
+        Some(c) => V::select(v.abs().le(V::splat(c)), V::splat(1.0), V::splat(0.0)),
+    }
+}
+
+/// `scale·sign(x)` forward, `scale·clipped` backward: SteSign, MagnitudeAwareSign.
+struct ScaledSign {
+    scale: f32,
+    clip: Option<f32>,
+}
+
+impl Op for ScaledSign {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let a = V::splat(self.scale);
+        (a * sgn_plus(x), a * clipped(x, self.clip))
     }
 }
 
@@ -46,8 +53,7 @@ quantizer! {
 
 impl Kernel for SteSign {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let c = clip_f32(self.clip_value);
-        elementwise(x, y, dydx, |v| (sgn_plus(v), clipped(v, c)));
+        simd::run(&ScaledSign { scale: 1.0, clip: clip_f32(self.clip_value) }, x, y, dydx);
         Report::default()
     }
 
@@ -68,12 +74,18 @@ quantizer! {
     }
 }
 
+impl Op for ApproxSign {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let a = x.abs();
+        let one = V::splat(1.0);
+        (sgn_plus(x), V::select(a.le(one), (one - a) * V::splat(2.0), V::splat(0.0)))
+    }
+}
+
 impl Kernel for ApproxSign {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        elementwise(x, y, dydx, |v| {
-            let a = v.abs();
-            (sgn_plus(v), if a <= 1.0 { (1.0 - a) * 2.0 } else { 0.0 })
-        });
+        simd::run(self, x, y, dydx);
         Report::default()
     }
 
@@ -102,10 +114,7 @@ impl Kernel for SwishSign {
         let b = self.beta as f32;
         elementwise(x, y, dydx, |v| {
             let bx = b * v;
-            (
-                sgn_plus(v),
-                b * (2.0 - bx * (bx * 0.5).tanh()) / (1.0 + bx.cosh()),
-            )
+            (super::round::sgn_plus(v), b * (2.0 - bx * (bx * 0.5).tanh()) / (1.0 + bx.cosh()))
         });
         Report::default()
     }
@@ -129,21 +138,19 @@ quantizer! {
     }
 }
 
+impl Op for SteHeaviside {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        // sign(relu(x)): 1 for x > 0, 0 for x ≤ 0, NaN stays NaN.
+        let zero = V::splat(0.0);
+        let step = V::select(x.gt(zero), V::splat(1.0), V::select(x.le(zero), zero, x));
+        (step, clipped(x, clip_f32(self.clip_value)))
+    }
+}
+
 impl Kernel for SteHeaviside {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let c = clip_f32(self.clip_value);
-        elementwise(x, y, dydx, |v| {
-            (
-                if v > 0.0 {
-                    1.0
-                } else if v.is_nan() {
-                    v
-                } else {
-                    0.0
-                },
-                clipped(v, c),
-            )
-        });
+        simd::run(self, x, y, dydx);
         Report::default()
     }
 
@@ -168,13 +175,9 @@ quantizer! {
 
 impl Kernel for MagnitudeAwareSign {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let c = clip_f32(self.clip_value);
         let a = mean_f32(x.iter().map(|v| v.abs()));
-        elementwise(x, y, dydx, |v| (a * sgn_plus(v), a * clipped(v, c)));
-        Report {
-            scale: Some(a),
-            ..Report::default()
-        }
+        simd::run(&ScaledSign { scale: a, clip: clip_f32(self.clip_value) }, x, y, dydx);
+        Report { scale: Some(a), ..Report::default() }
     }
 
     fn levels(&self, report: &Report) -> Levels {
@@ -202,25 +205,46 @@ quantizer! {
     }
 }
 
+/// `sign(sign(x + Δ) + sign(x − Δ))` with the clipped STE.
+struct Tern {
+    t: f32,
+    clip: Option<f32>,
+}
+
+impl Op for Tern {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let t = V::splat(self.t);
+        (sgn0(sgn0(x + t) + sgn0(x - t)), clipped(x, self.clip))
+    }
+}
+
 impl Kernel for SteTern {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let c = clip_f32(self.clip_value);
         let t = if self.ternary_weight_networks {
             0.7 * sum_f32(x.iter().map(|v| v.abs())) / x.len() as f32
         } else {
             self.threshold_value as f32
         };
-        elementwise(x, y, dydx, |v| {
-            (sgn0(sgn0(v + t) + sgn0(v - t)), clipped(v, c))
-        });
-        Report {
-            threshold: Some(t),
-            ..Report::default()
-        }
+        simd::run(&Tern { t, clip: clip_f32(self.clip_value) }, x, y, dydx);
+        Report { threshold: Some(t), ..Report::default() }
     }
 
     fn levels(&self, _: &Report) -> Levels {
         Levels::set(vec![-1.0, 0.0, 1.0])
+    }
+}
+
+/// DoReFa activations: `round(n·clip(x, 0, 1))/n`, gradient 1 on [0, 1].
+struct DoReFaActivations {
+    n: f32,
+}
+
+impl Op for DoReFaActivations {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (zero, one, n) = (V::splat(0.0), V::splat(1.0), V::splat(self.n));
+        ((lane::clip(x, zero, one) * n).nearest() / n, lane::inside(x, zero, one))
     }
 }
 
@@ -251,28 +275,19 @@ impl Kernel for DoReFa {
         let n = ((1u64 << self.k_bit) - 1) as f32;
         match self.mode {
             DoReFaMode::Activations => {
-                elementwise(x, y, dydx, |v| {
-                    (rhe(clip(v, 0.0, 1.0) * n) / n, inside(v, 0.0, 1.0))
-                });
+                simd::run(&DoReFaActivations { n }, x, y, dydx);
                 Report::default()
             }
             DoReFaMode::Weights => {
-                let d = max_abs(&x.iter().map(|v| v.tanh()).collect::<Vec<_>>());
+                let d = max_abs(&x.iter().map(|&v| lane::tanh(v)).collect::<Vec<_>>());
                 let two_d = 2.0 * d;
                 elementwise(x, y, dydx, |v| {
-                    let t = v.tanh();
+                    let t = lane::tanh(v);
                     let normed = if two_d == 0.0 { 0.0 } else { t / two_d } + 0.5;
-                    let g = if two_d == 0.0 {
-                        0.0
-                    } else {
-                        2.0 / two_d * (1.0 - t * t)
-                    };
+                    let g = if two_d == 0.0 { 0.0 } else { 2.0 / two_d * (1.0 - t * t) };
                     (2.0 * (rhe(normed * n) / n) - 1.0, g)
                 });
-                Report {
-                    scale: Some(d),
-                    ..Report::default()
-                }
+                Report { scale: Some(d), ..Report::default() }
             }
         }
     }
@@ -281,9 +296,7 @@ impl Kernel for DoReFa {
         let n = (1i64 << self.k_bit) - 1;
         match self.mode {
             DoReFaMode::Activations => Levels::codes(0, n, 1.0 / n as f32),
-            DoReFaMode::Weights => {
-                Levels::set((0..=n).map(|k| 2.0 * (k as f32 / n as f32) - 1.0).collect())
-            }
+            DoReFaMode::Weights => Levels::set((0..=n).map(|k| 2.0 * (k as f32 / n as f32) - 1.0).collect()),
         }
     }
 }
@@ -300,9 +313,16 @@ quantizer! {
     }
 }
 
+impl Op for NoOp {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        (x, V::splat(1.0))
+    }
+}
+
 impl Kernel for NoOp {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        elementwise(x, y, dydx, |v| (v, 1.0));
+        simd::run(self, x, y, dydx);
         Report::default()
     }
 

@@ -19,11 +19,7 @@ impl Levels {
         if hi < lo {
             return Levels::Set(vec![]);
         }
-        Levels::Uniform {
-            lo,
-            step,
-            count: (hi - lo + 1) as u64,
-        }
+        Levels::Uniform { lo, step, count: (hi - lo + 1) as u64 }
     }
 
     /// An explicit set, sorted and deduplicated.
@@ -73,10 +69,7 @@ impl Levels {
                 let k = ((v / step).round_ties_even() as i64).clamp(*lo, hi);
                 Some(k as f32 * step)
             }
-            Levels::Set(s) => s
-                .iter()
-                .copied()
-                .min_by(|a, b| (a - v).abs().total_cmp(&(b - v).abs())),
+            Levels::Set(s) => s.iter().copied().min_by(|a, b| (a - v).abs().total_cmp(&(b - v).abs())),
             Levels::Grid { step } => Some((v / step).round_ties_even() * step),
             _ => None,
         }
@@ -92,9 +85,7 @@ impl Levels {
 
     /// Whether `v` is one of the levels (up to four ulps of the level).
     pub fn contains(&self, v: f32) -> bool {
-        let tol = self
-            .nearest(v)
-            .map_or(0.0, |l| 4.0 * f32::EPSILON * l.abs().max(f32::MIN_POSITIVE));
+        let tol = self.nearest(v).map_or(0.0, |l| 4.0 * f32::EPSILON * l.abs().max(f32::MIN_POSITIVE));
         self.contains_within(v, tol)
     }
 }

@@ -6,11 +6,13 @@
 
 pub mod beyond;
 mod catalogue;
+pub mod lane;
 pub mod larq;
 pub mod levels;
 pub mod qkeras;
 pub mod round;
 pub mod schema;
+pub mod simd;
 pub mod spec;
 
 pub use catalogue::{ENTRIES, Entry, Quantizer};
@@ -31,18 +33,12 @@ pub struct Ctx {
 impl Ctx {
     /// Training mode (the libraries' default for QAT), seeded.
     pub fn new(seed: u64) -> Self {
-        Ctx {
-            training: true,
-            rng: StdRng::seed_from_u64(seed),
-        }
+        Ctx { training: true, rng: StdRng::seed_from_u64(seed) }
     }
 
     /// Inference mode (Keras learning phase 0), seeded.
     pub fn inference(seed: u64) -> Self {
-        Ctx {
-            training: false,
-            rng: StdRng::seed_from_u64(seed),
-        }
+        Ctx { training: false, rng: StdRng::seed_from_u64(seed) }
     }
 }
 
@@ -84,12 +80,7 @@ pub trait Kernel: schema::Schema {
 /// `f(x)` returns `(y, dy/dx)`; when no gradient is asked for, the gradient half is dead
 /// code that the optimizer removes.
 #[inline(always)]
-pub fn elementwise(
-    x: &[f32],
-    y: &mut [f32],
-    dydx: Option<&mut [f32]>,
-    mut f: impl FnMut(f32) -> (f32, f32),
-) {
+pub fn elementwise(x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, mut f: impl FnMut(f32) -> (f32, f32)) {
     debug_assert_eq!(x.len(), y.len());
     match dydx {
         Some(d) => {

@@ -92,11 +92,7 @@ pub fn ste_blend(x: f32, xq: f32, q: f32) -> f32 {
 /// `one_minus_q` is `1 − q` as Python computes it before casting to float32.
 #[inline(always)]
 pub fn no_ste_blend(x: f32, xq: f32, q: f32, one_minus_q: f32) -> f32 {
-    if q == 1.0 {
-        xq
-    } else {
-        one_minus_q * x + q * xq
-    }
+    if q == 1.0 { xq } else { one_minus_q * x + q * xq }
 }
 
 /// `2^e` for an integer exponent, exact over the whole f32 range (subnormals included).
@@ -162,10 +158,7 @@ mod tests {
 
     #[test]
     fn rhe_rounds_ties_to_even() {
-        let got: Vec<f32> = [-2.5f32, -1.5, -0.5, 0.5, 1.5, 2.5]
-            .iter()
-            .map(|&v| rhe(v))
-            .collect();
+        let got: Vec<f32> = [-2.5f32, -1.5, -0.5, 0.5, 1.5, 2.5].iter().map(|&v| rhe(v)).collect();
         assert_eq!(got, vec![-2.0, -2.0, -0.0, 0.0, 2.0, 2.0]);
     }
 

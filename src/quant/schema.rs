@@ -49,11 +49,7 @@ pub fn fmt_float(v: f64) -> String {
         return if v > 0.0 { "inf".into() } else { "-inf".into() };
     }
     let s = format!("{v}");
-    if s.contains(['.', 'e', 'E']) || s.contains("inf") {
-        s
-    } else {
-        format!("{s}.0")
-    }
+    if s.contains(['.', 'e', 'E']) || s.contains("inf") { s } else { format!("{s}.0") }
 }
 
 impl Literal {
@@ -209,11 +205,7 @@ fn check_range(v: f64, lo: f64, hi: f64, kind: &Kind) -> Result<f64, String> {
         return Err(format!("NaN is not allowed; expected {}", kind.describe()));
     }
     if v < lo || v > hi {
-        return Err(format!(
-            "{} is out of range; expected {}",
-            fmt_num(v),
-            kind.describe()
-        ));
+        return Err(format!("{} is out of range; expected {}", fmt_num(v), kind.describe()));
     }
     Ok(v)
 }
@@ -224,11 +216,7 @@ fn int_in(lit: &Literal, min: i64, max: i64, kind: &Kind) -> Result<i64, String>
         Literal::Float(f) if f.fract() == 0.0 && f.is_finite() => *f as i64,
         Literal::Bool(b) => *b as i64,
         other => {
-            return Err(format!(
-                "got {}; expected {}",
-                other.type_name(),
-                kind.describe()
-            ));
+            return Err(format!("got {}; expected {}", other.type_name(), kind.describe()));
         }
     };
     if v < min || v > max {
@@ -251,16 +239,10 @@ impl Param for i32 {
 
 impl Param for f64 {
     fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
-        let Kind::Float { min, max, .. } = *kind else {
-            unreachable!("f64 parameters are Kind::Float")
-        };
+        let Kind::Float { min, max, .. } = *kind else { unreachable!("f64 parameters are Kind::Float") };
         match lit.as_f64() {
             Some(v) => check_range(v, min, max, kind),
-            None => Err(format!(
-                "got {}; expected {}",
-                lit.type_name(),
-                kind.describe()
-            )),
+            None => Err(format!("got {}; expected {}", lit.type_name(), kind.describe())),
         }
     }
     fn to_literal(&self) -> Literal {
@@ -270,18 +252,12 @@ impl Param for f64 {
 
 impl Param for Option<f64> {
     fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
-        let Kind::OptFloat { min, max } = *kind else {
-            unreachable!("Option<f64> is Kind::OptFloat")
-        };
+        let Kind::OptFloat { min, max } = *kind else { unreachable!("Option<f64> is Kind::OptFloat") };
         match lit {
             Literal::None => Ok(None),
             _ => match lit.as_f64() {
                 Some(v) => check_range(v, min, max, kind).map(Some),
-                None => Err(format!(
-                    "got {}; expected {}",
-                    lit.type_name(),
-                    kind.describe()
-                )),
+                None => Err(format!("got {}; expected {}", lit.type_name(), kind.describe())),
             },
         }
     }
@@ -292,9 +268,7 @@ impl Param for Option<f64> {
 
 impl Param for Option<i32> {
     fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
-        let Kind::OptInt { min, max } = *kind else {
-            unreachable!("Option<i32> is Kind::OptInt")
-        };
+        let Kind::OptInt { min, max } = *kind else { unreachable!("Option<i32> is Kind::OptInt") };
         match lit {
             Literal::None => Ok(None),
             _ => int_in(lit, min, max, kind).map(|v| Some(v as i32)),
@@ -332,15 +306,7 @@ impl Param for Opaque {
             Kind::Text => matches!(lit, Literal::None | Literal::Str(_)),
             _ => false,
         };
-        if ok {
-            Ok(Opaque(lit.clone()))
-        } else {
-            Err(format!(
-                "got {}; expected {}",
-                lit.type_name(),
-                kind.describe()
-            ))
-        }
+        if ok { Ok(Opaque(lit.clone())) } else { Err(format!("got {}; expected {}", lit.type_name(), kind.describe())) }
     }
     fn to_literal(&self) -> Literal {
         self.0.clone()
@@ -378,10 +344,7 @@ impl Param for Alpha {
                 if v.is_finite() && v > 0.0 {
                     Ok(Alpha::Value(v))
                 } else {
-                    Err(format!(
-                        "{lit} is not allowed; expected {}",
-                        kind.describe()
-                    ))
+                    Err(format!("{lit} is not allowed; expected {}", kind.describe()))
                 }
             }
             other => Err(format!("got {other}; expected {}", kind.describe())),

@@ -32,10 +32,7 @@ impl fmt::Display for SpecError {
 impl std::error::Error for SpecError {}
 
 fn err<T>(message: impl Into<String>, span: Option<(usize, usize)>) -> Result<T, SpecError> {
-    Err(SpecError {
-        message: message.into(),
-        span,
-    })
+    Err(SpecError { message: message.into(), span })
 }
 
 /// Parses a spec (qscope form, bare QKeras string or Keras config JSON).
@@ -49,10 +46,8 @@ pub fn parse(text: &str) -> Result<Quantizer, SpecError> {
         return from_json(&json);
     }
     let (name, name_span) = p.name()?;
-    let entry = lookup(&name).ok_or_else(|| SpecError {
-        message: unknown_name_message(&name),
-        span: Some(name_span),
-    })?;
+    let entry =
+        lookup(&name).ok_or_else(|| SpecError { message: unknown_name_message(&name), span: Some(name_span) })?;
     let args = if p.eat('(') { p.args()? } else { vec![] };
     p.ws();
     p.end()?;
@@ -75,10 +70,7 @@ fn build(entry: &Entry, args: &[Arg]) -> Result<Quantizer, SpecError> {
             None => {
                 if keyword_seen {
                     return err(
-                        format!(
-                            "{qualified}: positional argument {} follows a keyword argument",
-                            i + 1
-                        ),
+                        format!("{qualified}: positional argument {} follows a keyword argument", i + 1),
                         Some(arg.span),
                     );
                 }
@@ -106,17 +98,11 @@ fn build(entry: &Entry, args: &[Arg]) -> Result<Quantizer, SpecError> {
             }
         };
         if seen.contains(&def.name) {
-            return err(
-                format!("{qualified}: '{}' is given twice", def.name),
-                Some(arg.span),
-            );
+            return err(format!("{qualified}: '{}' is given twice", def.name), Some(arg.span));
         }
         seen.push(def.name);
         if let Err(m) = q.set(def.name, &arg.value) {
-            return err(
-                format!("{qualified}: {}={}: {m}", def.name, arg.value),
-                Some(arg.span),
-            );
+            return err(format!("{qualified}: {}={}: {m}", def.name, arg.value), Some(arg.span));
         }
     }
     finish(q)
@@ -127,10 +113,7 @@ fn finish(q: Quantizer) -> Result<Quantizer, SpecError> {
         Ok(()) => Ok(q),
         Err((param, m)) => {
             let value = q.get(param).map(|v| format!("={v}")).unwrap_or_default();
-            err(
-                format!("{}: {param}{value}: {m}", q.info().qualified()),
-                None,
-            )
+            err(format!("{}: {param}{value}: {m}", q.info().qualified()), None)
         }
     }
 }
@@ -177,9 +160,7 @@ fn all_names() -> Vec<String> {
 fn unknown_name_message(name: &str) -> String {
     let names = all_names();
     match did_you_mean(name, names.iter().map(String::as_str)) {
-        Some(s) => format!(
-            "unknown quantizer '{name}'; did you mean '{s}'? (`qscope list` shows them all)"
-        ),
+        Some(s) => format!("unknown quantizer '{name}'; did you mean '{s}'? (`qscope list` shows them all)"),
         None => format!("unknown quantizer '{name}' (`qscope list` shows them all)"),
     }
 }
@@ -194,10 +175,7 @@ fn unknown_param_message(entry: &Entry, key: &str) -> String {
         Some(s) => format!("; did you mean '{s}'?"),
         None => String::new(),
     };
-    format!(
-        "{q} has no parameter '{key}'{hint} (parameters: {})",
-        all.join(", ")
-    )
+    format!("{q} has no parameter '{key}'{hint} (parameters: {})", all.join(", "))
 }
 
 /// The closest candidate within a small edit distance (case-insensitive).
@@ -208,11 +186,7 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -
         .map(|c| {
             let lc = c.to_lowercase();
             // A prefix (`clip` → `clip_value`) counts as close.
-            let d = if w.len() >= 3 && (lc.starts_with(&w) || w.starts_with(&lc)) {
-                1
-            } else {
-                edit_distance(&w, &lc)
-            };
+            let d = if w.len() >= 3 && (lc.starts_with(&w) || w.starts_with(&lc)) { 1 } else { edit_distance(&w, &lc) };
             (d, c)
         })
         .filter(|(d, _)| *d <= limit)
@@ -226,9 +200,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + (ca != *cb) as usize)
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -238,10 +210,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// The canonical spec: namespace, name, and the non-default parameters as keywords.
 pub fn print(q: &Quantizer) -> String {
     let info = q.info();
-    let default = ENTRIES
-        .iter()
-        .find(|e| std::ptr::eq(e.info, info))
-        .map(|e| (e.default)());
+    let default = ENTRIES.iter().find(|e| std::ptr::eq(e.info, info)).map(|e| (e.default)());
     let mut parts = Vec::new();
     for def in q.params() {
         let v = q.get(def.name).unwrap_or(Literal::None);
@@ -250,11 +219,7 @@ pub fn print(q: &Quantizer) -> String {
             parts.push(format!("{}={}", def.name, v));
         }
     }
-    if parts.is_empty() {
-        info.qualified()
-    } else {
-        format!("{}({})", info.qualified(), parts.join(", "))
-    }
+    if parts.is_empty() { info.qualified() } else { format!("{}({})", info.qualified(), parts.join(", ")) }
 }
 
 impl fmt::Display for Quantizer {
@@ -297,31 +262,19 @@ fn from_json(j: &Json) -> Result<Quantizer, SpecError> {
     let Json::Lit(Literal::Str(class)) = class else {
         return err("\"class_name\" must be a string", Some(*span));
     };
-    let entry = lookup(class).ok_or_else(|| SpecError {
-        message: unknown_name_message(class),
-        span: Some(*span),
-    })?;
+    let entry = lookup(class).ok_or_else(|| SpecError { message: unknown_name_message(class), span: Some(*span) })?;
     let mut args = Vec::new();
     match field("config") {
         None => {}
         Some((_, Json::Obj(cfg), _)) => {
             for (k, v, span) in cfg {
-                if KERAS_BASE_KEYS.contains(&k.as_str())
-                    && !entry.params.iter().any(|d| d.name == k)
-                {
+                if KERAS_BASE_KEYS.contains(&k.as_str()) && !entry.params.iter().any(|d| d.name == k) {
                     continue;
                 }
                 let Json::Lit(value) = v else {
-                    return err(
-                        format!("config key '{k}': nested objects are not parameters"),
-                        Some(*span),
-                    );
+                    return err(format!("config key '{k}': nested objects are not parameters"), Some(*span));
                 };
-                args.push(Arg {
-                    key: Some(k.clone()),
-                    value: value.clone(),
-                    span: *span,
-                });
+                args.push(Arg { key: Some(k.clone()), value: value.clone(), span: *span });
             }
         }
         Some((_, _, span)) => return err("\"config\" must be a JSON object", Some(*span)),
@@ -366,24 +319,14 @@ impl Parser<'_> {
     }
 
     fn expect(&mut self, c: char, what: &str) -> Result<(), SpecError> {
-        if self.eat(c) {
-            Ok(())
-        } else {
-            self.unexpected(what)
-        }
+        if self.eat(c) { Ok(()) } else { self.unexpected(what) }
     }
 
     fn unexpected<T>(&self, what: &str) -> Result<T, SpecError> {
         match self.peek() {
-            None => err(
-                format!("unexpected end of spec; expected {what}"),
-                Some((self.pos, self.pos)),
-            ),
+            None => err(format!("unexpected end of spec; expected {what}"), Some((self.pos, self.pos))),
             Some(c) => err(
-                format!(
-                    "unexpected '{c}' at position {}; expected {what}",
-                    self.pos + 1
-                ),
+                format!("unexpected '{c}' at position {}; expected {what}", self.pos + 1),
                 Some((self.pos, self.pos + c.len_utf8())),
             ),
         }
@@ -395,10 +338,7 @@ impl Parser<'_> {
         } else {
             let rest = &self.s[self.pos..];
             err(
-                format!(
-                    "unexpected text '{}' after the end of the spec",
-                    rest.trim_end()
-                ),
+                format!("unexpected text '{}' after the end of the spec", rest.trim_end()),
                 Some((self.pos, self.s.len())),
             )
         }
@@ -454,11 +394,7 @@ impl Parser<'_> {
                 }
             };
             let value = self.value()?;
-            args.push(Arg {
-                key,
-                value,
-                span: (start, self.pos),
-            });
+            args.push(Arg { key, value, span: (start, self.pos) });
             self.ws();
             if self.eat(',') {
                 continue;
@@ -518,22 +454,12 @@ impl Parser<'_> {
             let (w, _) = self.ident().expect("letter");
             let neg = self.s[start..].starts_with('-');
             return match w.as_str() {
-                "inf" | "Infinity" => Ok(Literal::Float(if neg {
-                    f64::NEG_INFINITY
-                } else {
-                    f64::INFINITY
-                })),
-                _ => err(
-                    format!("'{}' is not a number", &self.s[start..self.pos]),
-                    Some((start, self.pos)),
-                ),
+                "inf" | "Infinity" => Ok(Literal::Float(if neg { f64::NEG_INFINITY } else { f64::INFINITY })),
+                _ => err(format!("'{}' is not a number", &self.s[start..self.pos]), Some((start, self.pos))),
             };
         }
-        while self
-            .peek()
-            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_'))
-            || (matches!(self.peek(), Some('-' | '+'))
-                && matches!(self.s[..self.pos].chars().last(), Some('e' | 'E')))
+        while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_'))
+            || (matches!(self.peek(), Some('-' | '+')) && matches!(self.s[..self.pos].chars().last(), Some('e' | 'E')))
         {
             self.bump();
         }
@@ -542,9 +468,7 @@ impl Parser<'_> {
         if let Ok(v) = clean.parse::<i64>() {
             return Ok(Literal::Int(v));
         }
-        let is_float = clean
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'));
+        let is_float = clean.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'));
         match clean.parse::<f64>() {
             Ok(v) if is_float => Ok(Literal::Float(v)),
             _ => err(format!("'{text}' is not a number"), Some((start, self.pos))),

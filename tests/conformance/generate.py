@@ -751,6 +751,14 @@ def qkeras_cases():
     for e in ["bernoulli(alpha='auto')", "bernoulli(alpha='auto_po2')"]:
         add(e, gba, train_exact=False, stoch_train=True, dd=True)
 
+    # data-dependent scales on an all-zero tensor
+    for e in ["quantized_bits(4,0,1,alpha='auto')", "quantized_bits(4,0,1,alpha='auto_po2')",
+              "quantized_linear(4,0,1,alpha='auto')", "quantized_linear(4,0,1,alpha='auto_po2')",
+              "binary(alpha='auto')", "binary(alpha='auto_po2')",
+              "ternary(alpha='auto')", "ternary(alpha='auto_po2')"]:
+        C.append(Case("qkeras", e, "train", "exact", dd=True, notes=["all-zero input"]))
+        C[-1].x = np.array([-0.0, 0.0, 0.0, -0.0], F32)
+
     # functions -------------------------------------------------------------
     def gr(prec):
         def f(q, s, small=False):
@@ -847,6 +855,11 @@ def larq_cases():
         c = Case("larq", e, "train", "exact", dd=True,
                  notes=["x: 64 standard normal values (seed 7)"])
         c.x = finalize(np.random.RandomState(7).randn(64))
+        C.append(c)
+    for e in ["MagnitudeAwareSign()", "SteTern(ternary_weight_networks=True)",
+              "DoReFa(k_bit=1, mode='weights')", "DoReFa(k_bit=2, mode='weights')"]:
+        c = Case("larq", e, "train", "exact", dd=True, notes=["all-zero input"])
+        c.x = np.array([-0.0, 0.0, 0.0, -0.0], F32)
         C.append(c)
     for e in ["NoOp(precision=8)", "NoOp(precision=1)"]:
         add(e, lambda q, s: g_sign(s, [0.0, 1.0, -1.0], 2.0))

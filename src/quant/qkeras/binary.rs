@@ -1,22 +1,15 @@
 //! Binary quantizers: `binary`, `stochastic_binary`, `bernoulli`.
 
-use super::super::round::{
-    max_abs, mean_f32, sgn_plus, sgn0, sigmoid, ste_blend, stochastic_round, uniform,
-};
+use super::super::round::{max_abs, mean_f32, sgn_plus, sgn0, sigmoid, ste_blend, stochastic_round, uniform};
+use super::super::lane::{self, Lane};
 use super::super::schema::{Alpha, Kind, Opaque, quantizer};
+use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{least_squares_scale, only_with_auto_po2, sigmoid_q};
 use crate::quant::round::EPS;
 
-const PO2_EXP: Kind = Kind::OptInt {
-    min: -126,
-    max: 127,
-};
-const TEMPERATURE: Kind = Kind::Float {
-    min: 1e-6,
-    max: 1e6,
-    log: true,
-};
+const PO2_EXP: Kind = Kind::OptInt { min: -126, max: 127 };
+const TEMPERATURE: Kind = Kind::Float { min: 1e-6, max: 1e6, log: true };
 
 /// Population standard deviation of one channel plus ε (`K.std(x) + K.epsilon()`).
 pub(super) fn std_eps(x: &[f32]) -> f32 {
@@ -26,9 +19,35 @@ pub(super) fn std_eps(x: &[f32]) -> f32 {
 
 /// `tanh` and its derivative `1 − tanh²` (TensorFlow's TanhGrad).
 #[inline(always)]
-pub(super) fn tanh_d(v: f32) -> (f32, f32) {
-    let t = v.tanh();
-    (t, 1.0 - t * t)
+pub(super) fn tanh_d<V: Lane>(v: V) -> (V, V) {
+    let t = lane::tanh(v);
+    (t, V::splat(1.0) - t * t)
+}
+
+/// Fixed-scale sign codes (binary, or ternary with a threshold) and the value the STE
+/// passes through: `tanh(x)` when alpha is None (gradient `1 − tanh²`), else x.
+pub(super) struct SignOp {
+    pub scale: f32,
+    /// Ternary threshold (codes are 0 below it); None for binary.
+    pub threshold: Option<f32>,
+    pub use_01: bool,
+    pub tanh_path: bool,
+}
+
+impl Op for SignOp {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let k = match self.threshold {
+            Some(t) => {
+                let s = lane::sgn0(x);
+                V::select(x.abs().ge(V::splat(t)), s, V::splat(0.0) * s)
+            }
+            None if self.use_01 => (lane::sgn_plus(x) + V::splat(1.0)) / V::splat(2.0),
+            None => lane::sgn_plus(x),
+        };
+        let (t, g) = if self.tanh_path { tanh_d(x) } else { (x, V::splat(1.0)) };
+        (lane::ste_blend(t, V::splat(self.scale) * k, 1.0), g)
+    }
 }
 
 /// The probability `σ(T·x/sd)` the stochastic binaries draw +1 with.
@@ -72,16 +91,8 @@ impl Kernel for Binary {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         let eps = self.elements_per_scale.0 != crate::quant::Literal::None;
         only_with_auto_po2(self.alpha, eps, "elements_per_scale")?;
-        only_with_auto_po2(
-            self.alpha,
-            self.min_po2_exponent.is_some(),
-            "min_po2_exponent",
-        )?;
-        only_with_auto_po2(
-            self.alpha,
-            self.max_po2_exponent.is_some(),
-            "max_po2_exponent",
-        )
+        only_with_auto_po2(self.alpha, self.min_po2_exponent.is_some(), "min_po2_exponent")?;
+        only_with_auto_po2(self.alpha, self.max_po2_exponent.is_some(), "max_po2_exponent")
     }
 
     fn is_stochastic(&self, training: bool) -> bool {
@@ -91,23 +102,10 @@ impl Kernel for Binary {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
         let stochastic = self.is_stochastic(ctx.training);
         if !stochastic && !self.alpha.is_auto() {
-            let a = if let Alpha::Value(a) = self.alpha {
-                a as f32
-            } else {
-                1.0
-            };
-            let use_01 = self.use_01;
-            let tanh_path = self.alpha == Alpha::None;
-            elementwise(x, y, dydx, |v| {
-                let s = sgn_plus(v);
-                let k = if use_01 { (s + 1.0) / 2.0 } else { s };
-                let (t, g) = if tanh_path { tanh_d(v) } else { (v, 1.0) };
-                (ste_blend(t, a * k, 1.0), g)
-            });
-            return Report {
-                scale: Some(a),
-                ..Report::default()
-            };
+            let a = if let Alpha::Value(a) = self.alpha { a as f32 } else { 1.0 };
+            let op = SignOp { scale: a, threshold: None, use_01: self.use_01, tanh_path: self.alpha == Alpha::None };
+            simd::run(&op, x, y, dydx);
+            return Report { scale: Some(a), ..Report::default() };
         }
         let f = 2.0 * max_abs(x).min(1.0);
         // Codes k and the value the STE passes through (x, or tanh(x) for alpha None).
@@ -115,56 +113,31 @@ impl Kernel for Binary {
         let mut through = vec![0.0f32; x.len()];
         let mut grad = vec![1.0f32; x.len()];
         for (i, &v) in x.iter().enumerate() {
-            let v = if stochastic {
-                f * stochastic_round(v / f, 0.125, &mut ctx.rng)
-            } else {
-                v
-            };
+            let v = if stochastic { f * stochastic_round(v / f, 0.125, &mut ctx.rng) } else { v };
             let mut s = sgn0(v);
             if s == 0.0 && self.use_stochastic_rounding {
-                s = if ctx.training {
-                    2.0 * uniform(&mut ctx.rng).round_ties_even() - 1.0
-                } else {
-                    1.0
-                };
+                s = if ctx.training { 2.0 * uniform(&mut ctx.rng).round_ties_even() - 1.0 } else { 1.0 };
             }
             let mut s = sgn_plus(s);
             if self.use_01 {
                 s = (s + 1.0) / 2.0;
             }
             k[i] = s;
-            (through[i], grad[i]) = if self.alpha == Alpha::None {
-                tanh_d(v)
-            } else {
-                (v, 1.0)
-            };
+            (through[i], grad[i]) = if self.alpha == Alpha::None { tanh_d(v) } else { (v, 1.0) };
         }
-        let scale = least_squares_scale(
-            self.alpha,
-            &through,
-            &k,
-            self.min_po2_exponent,
-            self.max_po2_exponent,
-        );
+        let scale = least_squares_scale(self.alpha, &through, &k, self.min_po2_exponent, self.max_po2_exponent);
         let mut i = 0;
         elementwise(x, y, dydx, |_| {
             let r = (ste_blend(through[i], scale * k[i], 1.0), grad[i]);
             i += 1;
             r
         });
-        Report {
-            scale: Some(scale),
-            ..Report::default()
-        }
+        Report { scale: Some(scale), ..Report::default() }
     }
 
     fn levels(&self, report: &Report) -> Levels {
         let s = report.scale.unwrap_or(1.0);
-        Levels::set(if self.use_01 {
-            vec![0.0, s]
-        } else {
-            vec![-s, s]
-        })
+        Levels::set(if self.use_01 { vec![0.0, s] } else { vec![-s, s] })
     }
 }
 
@@ -195,17 +168,10 @@ impl Kernel for StochasticBinary {
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
         if !ctx.training {
-            let b = Binary {
-                alpha: self.alpha,
-                ..Binary::default()
-            };
+            let b = Binary { alpha: self.alpha, ..Binary::default() };
             return b.apply(x, y, dydx, ctx);
         }
-        let sd = if self.alpha.is_auto() {
-            std_eps(x)
-        } else {
-            1.0
-        };
+        let sd = if self.alpha.is_auto() { std_eps(x) } else { 1.0 };
         let k: Vec<f32> = x.iter().map(|&v| sgn_plus(v)).collect();
         let scale = least_squares_scale(self.alpha, x, &k, None, None);
         let t = self.temperature as f32;
@@ -215,10 +181,7 @@ impl Kernel for StochasticBinary {
             let q = sgn_plus(sgn0(p - uniform(rng)));
             (ste_blend(v, scale * q, 1.0), 1.0)
         });
-        Report {
-            scale: Some(scale),
-            ..Report::default()
-        }
+        Report { scale: Some(scale), ..Report::default() }
     }
 
     fn levels(&self, report: &Report) -> Levels {
@@ -252,11 +215,7 @@ impl Kernel for Bernoulli {
     }
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
-        let sd = if self.alpha.is_auto() {
-            std_eps(x)
-        } else {
-            1.0
-        };
+        let sd = if self.alpha.is_auto() { std_eps(x) } else { 1.0 };
         let k: Vec<f32> = x.iter().map(|&v| (sgn_plus(v) + 1.0) / 2.0).collect();
         let scale = least_squares_scale(self.alpha, x, &k, None, None);
         let t = self.temperature as f32;
@@ -266,10 +225,7 @@ impl Kernel for Bernoulli {
             let q = (sgn_plus(sgn0(p - uniform(rng))) + 1.0) / 2.0;
             (ste_blend(v, scale * q, 1.0), 1.0)
         });
-        Report {
-            scale: Some(scale),
-            ..Report::default()
-        }
+        Report { scale: Some(scale), ..Report::default() }
     }
 
     fn levels(&self, report: &Report) -> Levels {

@@ -1,8 +1,8 @@
 //! Fixed-point quantizers: `quantized_bits`, `quantized_linear`, `quantized_hswish`.
 
-use super::super::round::{
-    max_abs, no_ste_blend, pow2i, rhe, sgn_plus, sgn0, ste_blend, stochastic_round,
-};
+use super::super::lane::{self, Lane};
+use super::super::round::{max_abs, no_ste_blend, pow2i, rhe, sgn0, ste_blend, stochastic_round};
+use super::super::simd::{self, Op};
 use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{integer_fits, least_squares_scale, one_minus, only_with_auto_po2, po2_round};
@@ -10,15 +10,8 @@ use crate::quant::round::{clip, inside};
 
 const BITS: Kind = Kind::Int { min: 1, max: 32 };
 const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
-const QNOISE: Kind = Kind::Float {
-    min: 0.0,
-    max: 1.0,
-    log: false,
-};
-const PO2_EXP: Kind = Kind::OptInt {
-    min: -126,
-    max: 127,
-};
+const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
+const PO2_EXP: Kind = Kind::OptInt { min: -126, max: 127 };
 
 quantizer! {
     /// QKeras' legacy fixed-point quantizer.
@@ -79,11 +72,7 @@ impl QuantizedBits {
         let q = self.qnoise_factor as f32;
         let omq = one_minus(self.qnoise_factor);
         let f = move |x: f32, xq: f32| {
-            if self.use_ste {
-                ste_blend(x, xq, q)
-            } else {
-                no_ste_blend(x, xq, q, omq)
-            }
+            if self.use_ste { ste_blend(x, xq, q) } else { no_ste_blend(x, xq, q, omq) }
         };
         (f, if self.use_ste { 1.0 } else { omq })
     }
@@ -108,13 +97,7 @@ impl QuantizedBits {
                     let mut z = vec![0.0f32; x.len()];
                     for _ in 0..5 {
                         z.iter_mut().zip(&xs).for_each(|(zi, &v)| *zi = code(v, s));
-                        s = least_squares_scale(
-                            Alpha::AutoPo2,
-                            &xs,
-                            &z,
-                            self.min_po2_exponent,
-                            self.max_po2_exponent,
-                        );
+                        s = least_squares_scale(Alpha::AutoPo2, &xs, &z, self.min_po2_exponent, self.max_po2_exponent);
                     }
                 }
                 s
@@ -126,9 +109,63 @@ impl QuantizedBits {
             let xq = scale * (mi * code(v / mi, s) / m);
             (blend(v, xq), g)
         });
-        Report {
-            scale: Some(scale),
-            ..Report::default()
+        Report { scale: Some(scale), ..Report::default() }
+    }
+}
+
+/// quantized_bits with a fixed scale: codes, scale, and QKeras' STE combination.
+struct BitsOp {
+    a: f32,
+    m: f32,
+    mi: f32,
+    lo: f32,
+    hi: f32,
+    one_bit: bool,
+    q: f32,
+    one_minus_q: f32,
+    use_ste: bool,
+}
+
+impl BitsOp {
+    /// Output and gradient for input `x` whose scaled value `x·m/mi` rounded to `r`.
+    #[inline(always)]
+    fn from_code<V: Lane>(&self, x: V, r: V) -> (V, V) {
+        let a = V::splat(self.a);
+        let xq = if self.one_bit {
+            a * lane::sgn_plus(x)
+        } else {
+            let (m, mi) = (V::splat(self.m), V::splat(self.mi));
+            a * (mi * lane::clip(r, V::splat(self.lo), V::splat(self.hi)) / m)
+        };
+        if self.use_ste {
+            (lane::ste_blend(x, xq, self.q), V::splat(1.0))
+        } else {
+            (lane::no_ste_blend(x, xq, self.q, self.one_minus_q), V::splat(self.one_minus_q))
+        }
+    }
+}
+
+impl Op for BitsOp {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        self.from_code(x, (x * V::splat(self.m) / V::splat(self.mi)).nearest())
+    }
+}
+
+impl QuantizedBits {
+    fn op(&self) -> BitsOp {
+        let kn = self.kn();
+        let m = pow2i(self.bits - kn);
+        BitsOp {
+            a: if let Alpha::Value(a) = self.alpha { a as f32 } else { 1.0 },
+            m,
+            mi: pow2i(self.integer),
+            lo: kn as f32 * (-m + self.symmetric as i32 as f32),
+            hi: m - 1.0,
+            one_bit: self.bits - kn <= 0,
+            q: self.qnoise_factor as f32,
+            one_minus_q: one_minus(self.qnoise_factor),
+            use_ste: self.use_ste,
         }
     }
 }
@@ -138,27 +175,13 @@ impl Kernel for QuantizedBits {
         integer_fits(self.integer, self.bits)?;
         let epso = self.elements_per_scale.0 != crate::quant::Literal::None;
         only_with_auto_po2(self.alpha, epso, "elements_per_scale")?;
-        only_with_auto_po2(
-            self.alpha,
-            self.min_po2_exponent.is_some(),
-            "min_po2_exponent",
-        )?;
-        only_with_auto_po2(
-            self.alpha,
-            self.max_po2_exponent.is_some(),
-            "max_po2_exponent",
-        )?;
+        only_with_auto_po2(self.alpha, self.min_po2_exponent.is_some(), "min_po2_exponent")?;
+        only_with_auto_po2(self.alpha, self.max_po2_exponent.is_some(), "max_po2_exponent")?;
         if self.alpha.is_auto() && self.bits < 2 {
-            return Err((
-                "bits",
-                "alpha='auto' needs bits ≥ 2 (one bit leaves no non-zero symmetric code)".into(),
-            ));
+            return Err(("bits", "alpha='auto' needs bits ≥ 2 (one bit leaves no non-zero symmetric code)".into()));
         }
         if self.post_training_scale.is_some() && !self.alpha.is_auto() {
-            return Err((
-                "post_training_scale",
-                "needs alpha='auto' or 'auto_po2'".into(),
-            ));
+            return Err(("post_training_scale", "needs alpha='auto' or 'auto_po2'".into()));
         }
         Ok(())
     }
@@ -171,36 +194,14 @@ impl Kernel for QuantizedBits {
         if self.alpha.is_auto() {
             return self.apply_auto(x, y, dydx);
         }
-        let a = match self.alpha {
-            Alpha::Value(a) => a as f32,
-            _ => 1.0,
-        };
-        let kn = self.kn();
-        let m = pow2i(self.bits - kn);
-        let mi = pow2i(self.integer);
-        let (blend, g) = self.combine();
-        if self.bits - kn > 0 {
-            let lo = kn as f32 * (-m + self.symmetric as i32 as f32);
-            let hi = m - 1.0;
-            let stochastic = self.is_stochastic(ctx.training);
+        let op = self.op();
+        if self.is_stochastic(ctx.training) {
             let rng = &mut ctx.rng;
-            elementwise(x, y, dydx, |v| {
-                let p = v * m / mi;
-                let r = if stochastic {
-                    stochastic_round(p, 1.0, rng)
-                } else {
-                    rhe(p)
-                };
-                let xq = a * (mi * clip(r, lo, hi) / m);
-                (blend(v, xq), g)
-            });
+            elementwise(x, y, dydx, |v| op.from_code(v, stochastic_round(v * op.m / op.mi, 1.0, rng)));
         } else {
-            elementwise(x, y, dydx, |v| (blend(v, a * sgn_plus(v)), g));
+            simd::run(&op, x, y, dydx);
         }
-        Report {
-            scale: Some(a),
-            ..Report::default()
-        }
+        Report { scale: Some(op.a), ..Report::default() }
     }
 
     fn levels(&self, report: &Report) -> Levels {
@@ -216,11 +217,7 @@ impl Kernel for QuantizedBits {
             return Levels::codes(-top, top, a / m * mi);
         }
         if self.bits - kn > 0 {
-            let lo = if self.keep_negative {
-                -(m as i64) + self.symmetric as i64
-            } else {
-                0
-            };
+            let lo = if self.keep_negative { -(m as i64) + self.symmetric as i64 } else { 0 };
             Levels::codes(lo, m as i64 - 1, a * mi / m)
         } else {
             Levels::set(vec![-a, a])
@@ -276,11 +273,7 @@ impl QuantizedLinear {
             return (-0.5, 0.5);
         }
         let u = pow2i(self.bits - self.keep_negative as i32);
-        let lo = if self.keep_negative {
-            -u + self.symmetric as i32 as f32
-        } else {
-            0.0
-        };
+        let lo = if self.keep_negative { -u + self.symmetric as i32 as f32 } else { 0.0 };
         (lo, u - 1.0)
     }
 
@@ -294,11 +287,7 @@ impl QuantizedLinear {
         let (lo, hi) = self.bounds();
         let shift = if self.sign_mode() { 0.5 } else { 0.0 };
         let c = clip(v / qs, lo, hi) - shift;
-        let r = if stochastic {
-            stochastic_round(c, 1.0, rng)
-        } else {
-            rhe(c)
-        };
+        let r = if stochastic { stochastic_round(c, 1.0, rng) } else { rhe(c) };
         r + shift
     }
 
@@ -310,10 +299,7 @@ impl QuantizedLinear {
         let data_max = if self.keep_negative {
             max_abs(x) * 2.0
         } else {
-            x.iter().fold(
-                f32::NEG_INFINITY,
-                |m, &v| if v > m || v.is_nan() { v } else { m },
-            )
+            x.iter().fold(f32::NEG_INFINITY, |m, &v| if v > m || v.is_nan() { v } else { m })
         };
         let qs = (data_max / range).max(crate::quant::round::EPS);
         if self.alpha != Alpha::AutoPo2 {
@@ -326,9 +312,7 @@ impl QuantizedLinear {
             if last == cur {
                 break;
             }
-            k.iter_mut()
-                .zip(x)
-                .for_each(|(ki, &v)| *ki = self.code(v, cur, stochastic, &mut ctx.rng));
+            k.iter_mut().zip(x).for_each(|(ki, &v)| *ki = self.code(v, cur, stochastic, &mut ctx.rng));
             last = cur;
             cur = least_squares_scale(Alpha::AutoPo2, x, &k, None, None);
         }
@@ -358,17 +342,10 @@ impl Kernel for QuantizedLinear {
         let rng = &mut ctx.rng;
         elementwise(x, y, dydx, |v| {
             let xq = self.code(v, qs, stochastic, rng) * qs;
-            let pass = if inside(v / qs, lo, hi) == 1.0 {
-                (q * qs) / qs
-            } else {
-                0.0
-            };
+            let pass = if inside(v / qs, lo, hi) == 1.0 { (q * qs) / qs } else { 0.0 };
             (ste_blend(v, xq, q), (1.0 - q) + pass)
         });
-        Report {
-            scale: Some(qs / dts),
-            ..Report::default()
-        }
+        Report { scale: Some(qs / dts), ..Report::default() }
     }
 
     fn levels(&self, report: &Report) -> Levels {
@@ -442,13 +419,7 @@ impl Kernel for QuantizedHswish {
         self.inner().is_stochastic(training)
     }
 
-    fn apply(
-        &self,
-        x: &[f32],
-        y: &mut [f32],
-        mut dydx: Option<&mut [f32]>,
-        ctx: &mut Ctx,
-    ) -> Report {
+    fn apply(&self, x: &[f32], y: &mut [f32], mut dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
         let (s, ub) = (self.relu_shift as f32, self.relu_upper_bound as f32);
         let h: Vec<f32> = x
             .iter()

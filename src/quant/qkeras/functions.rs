@@ -5,11 +5,7 @@ use super::super::schema::{Kind, quantizer};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::po2::stochastic_round_po2;
 
-const PRECISION: Kind = Kind::Float {
-    min: 1e-6,
-    max: 1e6,
-    log: true,
-};
+const PRECISION: Kind = Kind::Float { min: 1e-6, max: 1e6, log: true };
 
 quantizer! {
     /// `_round_through(x, use_stochastic_rounding, precision)`: round half to even (or, in
@@ -36,24 +32,14 @@ impl Kernel for RoundThrough {
         let p = self.precision as f32;
         let rng = &mut ctx.rng;
         elementwise(x, y, dydx, |v| {
-            let r = if stochastic {
-                stochastic_round(v, p, rng)
-            } else {
-                rhe(v)
-            };
+            let r = if stochastic { stochastic_round(v, p, rng) } else { rhe(v) };
             (ste_blend(v, r, 1.0), 1.0)
         });
         Report::default()
     }
 
     fn levels(&self, report: &Report) -> Levels {
-        Levels::Grid {
-            step: if report.stochastic {
-                self.precision as f32
-            } else {
-                1.0
-            },
-        }
+        Levels::Grid { step: if report.stochastic { self.precision as f32 } else { 1.0 } }
     }
 }
 
@@ -83,9 +69,7 @@ impl Kernel for StochasticRound {
     }
 
     fn levels(&self, _: &Report) -> Levels {
-        Levels::Grid {
-            step: self.precision as f32,
-        }
+        Levels::Grid { step: self.precision as f32 }
     }
 }
 

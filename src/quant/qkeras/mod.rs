@@ -15,8 +15,8 @@ mod ternary;
 pub use binary::{Bernoulli, Binary, StochasticBinary};
 pub use bits::{QuantizedBits, QuantizedHswish, QuantizedLinear};
 pub use functions::{
-    BinarySigmoid, BinaryTanh, HardSigmoid, HardTanh, RoundThrough, SmoothSigmoid, SmoothTanh,
-    StochasticRound, StochasticRoundPo2,
+    BinarySigmoid, BinaryTanh, HardSigmoid, HardTanh, RoundThrough, SmoothSigmoid, SmoothTanh, StochasticRound,
+    StochasticRoundPo2,
 };
 pub use po2::{QuantizedPo2, QuantizedReluPo2};
 pub use relu::{QuantizedRelu, QuantizedSigmoid, QuantizedTanh, QuantizedUlaw};
@@ -39,22 +39,12 @@ fn sigmoid_q(x: f32) -> (f32, f32) {
 #[inline]
 fn po2_round(s: f32) -> f32 {
     let e = rhe((s + EPS).ln() / LN2);
-    if e.is_nan() {
-        f32::NAN
-    } else {
-        pow2i(e as i32)
-    }
+    if e.is_nan() { f32::NAN } else { pow2i(e as i32) }
 }
 
 /// `_get_least_squares_scale` for one channel: `mean(x·q) / (mean(q·q) + ε)`, rounded to a
 /// power of two for `auto_po2` and clipped to `[2^min_exp, 2^max_exp]` when given.
-fn least_squares_scale(
-    alpha: Alpha,
-    x: &[f32],
-    q: &[f32],
-    min_exp: Option<i32>,
-    max_exp: Option<i32>,
-) -> f32 {
+fn least_squares_scale(alpha: Alpha, x: &[f32], q: &[f32], min_exp: Option<i32>, max_exp: Option<i32>) -> f32 {
     match alpha {
         Alpha::None => 1.0,
         Alpha::Value(a) => a as f32,
@@ -84,11 +74,7 @@ fn one_minus(q: f64) -> f32 {
 }
 
 /// Checks a parameter is only set together with `alpha='auto_po2'`.
-fn only_with_auto_po2(
-    alpha: Alpha,
-    set: bool,
-    name: &'static str,
-) -> Result<(), (&'static str, String)> {
+fn only_with_auto_po2(alpha: Alpha, set: bool, name: &'static str) -> Result<(), (&'static str, String)> {
     if set && alpha != Alpha::AutoPo2 {
         return Err((name, "only supported with alpha='auto_po2'".into()));
     }
@@ -98,10 +84,7 @@ fn only_with_auto_po2(
 /// The integer part must fit the word.
 fn integer_fits(integer: i32, bits: i32) -> Result<(), (&'static str, String)> {
     if integer > bits {
-        return Err((
-            "integer",
-            format!("exceeds bits={bits}; allowed: 0 to {bits}"),
-        ));
+        return Err(("integer", format!("exceeds bits={bits}; allowed: 0 to {bits}")));
     }
     Ok(())
 }

@@ -3,7 +3,9 @@
 use rand::Rng;
 
 use super::super::round::{EPS, no_ste_blend, rhe, sgn_plus, ste_blend, uniform};
+use super::super::lane::{self, Lane};
 use super::super::schema::{Kind, Opaque, choice, quantizer};
+use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{LN2, one_minus};
 
@@ -13,24 +15,13 @@ choice! {
 }
 
 const BITS: Kind = Kind::Int { min: 1, max: 16 };
-const MAX_VALUE: Kind = Kind::OptFloat {
-    min: 0.0,
-    max: 1e30,
-};
-const QNOISE: Kind = Kind::Float {
-    min: 0.0,
-    max: 1.0,
-    log: false,
-};
+const MAX_VALUE: Kind = Kind::OptFloat { min: 0.0, max: 1e30 };
+const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
 
 /// `2^e` for the exponents QKeras produces (integers, or ±½ in the degenerate 1-bit case).
 #[inline(always)]
 fn exp2(e: f32) -> f32 {
-    if e.fract() == 0.0 && e.abs() < 200.0 {
-        super::pow2i(e as i32)
-    } else {
-        e.exp2()
-    }
+    if e.fract() == 0.0 && e.abs() < 200.0 { super::pow2i(e as i32) } else { e.exp2() }
 }
 
 /// QKeras `stochastic_round_po2`: a random exponent `e` with `E[2^e] = |x|`.
@@ -38,11 +29,7 @@ pub(crate) fn stochastic_round_po2<R: Rng + ?Sized>(x: f32, rng: &mut R) -> f32 
     let y = x.abs();
     let e0 = rhe((y + EPS).ln() / LN2);
     let po2 = exp2(e0);
-    let (lo, hi) = if po2 > y {
-        (e0 - 1.0, e0)
-    } else {
-        (e0, e0 + 1.0)
-    };
+    let (lo, hi) = if po2 > y { (e0 - 1.0, e0) } else { (e0, e0 + 1.0) };
     let (a, b) = (exp2(lo), exp2(hi));
     let v = a + (b - a) * uniform(rng);
     if y < v { lo } else { hi }
@@ -59,12 +46,7 @@ struct Po2Rule {
 }
 
 impl Po2Rule {
-    fn new(
-        effect_bits: i32,
-        max_value: Option<f64>,
-        quadratic: bool,
-        log2: Log2Rounding,
-    ) -> Po2Rule {
+    fn new(effect_bits: i32, max_value: Option<f64>, quadratic: bool, log2: Log2Rounding) -> Po2Rule {
         let span = 2f64.powi(effect_bits);
         let min_exp = -span;
         let mut max_exp = span - 1.0;
@@ -93,19 +75,37 @@ impl Po2Rule {
         {
             t = mv;
         }
-        let (t, f) = if self.quadratic {
-            (t.sqrt(), 2.0)
-        } else {
-            (t, 1.0)
-        };
+        let (t, f) = if self.quadratic { (t.sqrt(), 2.0) } else { (t, 1.0) };
         let e = if self.floor {
             (t.ln() / LN2).floor()
         } else if self.stochastic {
             stochastic_round_po2(t, rng)
+        } else if self.exact() {
+            return self.exponent_rnd(a);
         } else {
             rhe(t.ln() / LN2)
         };
         f * e.max(self.min_exp).min(self.max_exp)
+    }
+
+    /// Whether the exact 'rnd' rule applies (no stochastic draw, integer exponent bounds);
+    /// it runs on SIMD lanes.
+    fn exact(&self) -> bool {
+        !self.floor && !self.stochastic && self.min_exp.fract() == 0.0 && self.max_exp.fract() == 0.0
+    }
+
+    /// The 'rnd' exponent computed exactly: `⌊log2 t⌋`, plus one when the mantissa exceeds
+    /// √2 (log2 of a float is never a tie); `|x| < ε` takes the smallest exponent.
+    #[inline(always)]
+    fn exponent_rnd<V: Lane>(&self, a: V) -> V {
+        let t = match self.max_value {
+            Some(mv) => V::select(a.ge(V::splat(mv)), V::splat(mv), a),
+            None => a,
+        };
+        let (t, f) = if self.quadratic { (t.sqrt(), 2.0) } else { (t, 1.0) };
+        let up = V::select(t.mantissa().gt(V::splat(std::f32::consts::SQRT_2)), V::splat(1.0), V::splat(0.0));
+        let e = V::splat(f) * lane::clip(t.exponent() + up, V::splat(self.min_exp), V::splat(self.max_exp));
+        V::select(a.lt(V::splat(EPS)), V::splat(self.min_exp), e)
     }
 
     /// Every value `2^exponent` can take: the clipped (and, quadratic, doubled) integer
@@ -124,6 +124,26 @@ fn need_sign_bit(max_value: Option<f64>) -> i32 {
     match max_value {
         Some(v) if v <= 1.0 => 0,
         _ => 1,
+    }
+}
+
+/// quantized_po2 with the exact 'rnd' exponent rule and QKeras' STE combination.
+struct Po2Op<'a> {
+    rule: &'a Po2Rule,
+    q: f32,
+    one_minus_q: f32,
+    use_ste: bool,
+}
+
+impl Op for Po2Op<'_> {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let xq = lane::sgn_plus(x) * self.rule.exponent_rnd(x.abs()).pow2();
+        if self.use_ste {
+            (lane::ste_blend(x, xq, self.q), V::splat(1.0))
+        } else {
+            (lane::no_ste_blend(x, xq, self.q, self.one_minus_q), V::splat(self.one_minus_q))
+        }
     }
 }
 
@@ -163,12 +183,8 @@ quantizer! {
 impl QuantizedPo2 {
     fn rule(&self, training: bool) -> Po2Rule {
         let need = need_sign_bit(self.max_value);
-        let mut r = Po2Rule::new(
-            self.bits - 1 - need,
-            self.max_value,
-            self.quadratic_approximation,
-            self.log2_rounding,
-        );
+        let mut r =
+            Po2Rule::new(self.bits - 1 - need, self.max_value, self.quadratic_approximation, self.log2_rounding);
         r.stochastic = self.is_stochastic(training);
         r
     }
@@ -183,15 +199,15 @@ impl Kernel for QuantizedPo2 {
         let rule = self.rule(ctx.training);
         let q = self.qnoise_factor as f32;
         let omq = one_minus(self.qnoise_factor);
+        if rule.exact() {
+            simd::run(&Po2Op { rule: &rule, q, one_minus_q: omq, use_ste: self.use_ste }, x, y, dydx);
+            return Report::default();
+        }
         let g = if self.use_ste { 1.0 } else { omq };
         let rng = &mut ctx.rng;
         elementwise(x, y, dydx, |v| {
             let xq = sgn_plus(v) * exp2(rule.exponent(v.abs(), rng));
-            let out = if self.use_ste {
-                ste_blend(v, xq, q)
-            } else {
-                no_ste_blend(v, xq, q, omq)
-            };
+            let out = if self.use_ste { ste_blend(v, xq, q) } else { no_ste_blend(v, xq, q, omq) };
             (out, g)
         });
         Report::default()
@@ -246,12 +262,7 @@ quantizer! {
 impl QuantizedReluPo2 {
     fn rule(&self, training: bool) -> Po2Rule {
         let need = need_sign_bit(self.max_value);
-        let mut r = Po2Rule::new(
-            self.bits - need,
-            self.max_value,
-            self.quadratic_approximation,
-            self.log2_rounding,
-        );
+        let mut r = Po2Rule::new(self.bits - need, self.max_value, self.quadratic_approximation, self.log2_rounding);
         r.stochastic = self.is_stochastic(training);
         r
     }
@@ -292,11 +303,7 @@ impl Kernel for QuantizedReluPo2 {
                 -exp2(rule.exponent((-v).max(0.0) * ns, rng))
             };
             let xq = if v.is_nan() { v } else { xq };
-            if self.use_ste {
-                (ste_blend(xu, xq, q), dxu)
-            } else {
-                (no_ste_blend(xu, xq, q, omq), omq * dxu)
-            }
+            if self.use_ste { (ste_blend(xu, xq, q), dxu) } else { (no_ste_blend(xu, xq, q, omq), omq * dxu) }
         });
         Report::default()
     }

@@ -3,30 +3,20 @@
 
 use rand::rngs::StdRng;
 
-use super::super::round::{
-    clip, inside, no_ste_blend, pow2i, rhe, sgn0, sigmoid, ste_blend, stochastic_round,
-};
+use super::super::round::{clip, inside, no_ste_blend, pow2i, rhe, sgn0, sigmoid, ste_blend, stochastic_round};
 use super::super::schema::{Kind, Opaque, quantizer};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{integer_fits, one_minus, sigmoid_q};
 
 const BITS: Kind = Kind::Int { min: 1, max: 32 };
 const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
-const QNOISE: Kind = Kind::Float {
-    min: 0.0,
-    max: 1.0,
-    log: false,
-};
+const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
 
 /// `_round_through(v, stochastic)` with QKeras' default precision ½ (half-step codes in
 /// training with stochastic rounding).
 #[inline(always)]
 fn round_through(v: f32, stochastic: bool, rng: &mut StdRng) -> f32 {
-    if stochastic {
-        stochastic_round(v, 0.5, rng)
-    } else {
-        rhe(v)
-    }
+    if stochastic { stochastic_round(v, 0.5, rng) } else { rhe(v) }
 }
 
 quantizer! {
@@ -96,12 +86,7 @@ impl QuantizedRelu {
         let mut xq;
         if self.use_sigmoid {
             let p = sigmoid_q(v / mi).0 * m;
-            xq = mi
-                * clip(
-                    2.0 * (round_through(p, stochastic, rng) / m) - 1.0,
-                    0.0,
-                    1.0 - 1.0 / m,
-                );
+            xq = mi * clip(2.0 * (round_through(p, stochastic, rng) / m) - 1.0, 0.0, 1.0 - 1.0 / m);
             if self.negative_slope > 0.0 {
                 let r = round_through(p * ns, stochastic, rng);
                 xq += mi * ns * clip(2.0 * (r * neg_factor) - 1.0, -1.0, 0.0);
@@ -130,10 +115,7 @@ impl Kernel for QuantizedRelu {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         integer_fits(self.integer, self.bits)?;
         if self.negative_slope != 0.0 && self.bits < 2 {
-            return Err((
-                "negative_slope",
-                "needs bits ≥ 2 (one bit goes to the negative part)".into(),
-            ));
+            return Err(("negative_slope", "needs bits ≥ 2 (one bit goes to the negative part)".into()));
         }
         Ok(())
     }
@@ -147,9 +129,7 @@ impl Kernel for QuantizedRelu {
         if self.enable_fast_inference {
             // fast_relu_quantize: m_i·clip(round(x·2^(bits−integer))·2^−bits, 0, 1 − 2^−bits).
             let (up, down) = (pow2i(self.bits - self.integer), pow2i(-self.bits));
-            elementwise(x, y, dydx, |v| {
-                (mi * clip(rhe(v * up) * down, 0.0, 1.0 - down), 0.0)
-            });
+            elementwise(x, y, dydx, |v| (mi * clip(rhe(v * up) * down, 0.0, 1.0 - down), 0.0));
             return Report::default();
         }
         let m = pow2i(self.nb());
@@ -161,11 +141,7 @@ impl Kernel for QuantizedRelu {
         elementwise(x, y, dydx, |v| {
             let (xu, g) = self.xu(v, top);
             let xq = self.xq(v, m, mi, stochastic, rng);
-            if self.use_ste {
-                (ste_blend(xu, xq, q), g)
-            } else {
-                (no_ste_blend(xu, xq, q, omq), omq * g)
-            }
+            if self.use_ste { (ste_blend(xu, xq, q), g) } else { (no_ste_blend(xu, xq, q, omq), omq * g) }
         });
         Report::default()
     }
@@ -191,9 +167,7 @@ impl Kernel for QuantizedRelu {
         let ns = self.negative_slope as f32;
         let mut v: Vec<f32> = if self.use_sigmoid {
             // mi·clip(2k/m − 1, 0, 1 − 1/m)
-            (0..=m)
-                .map(|k| mi * clip(2.0 * (k as f32 / m as f32) - 1.0, 0.0, 1.0 - 1.0 / m as f32))
-                .collect()
+            (0..=m).map(|k| mi * clip(2.0 * (k as f32 / m as f32) - 1.0, 0.0, 1.0 - 1.0 / m as f32)).collect()
         } else {
             (0..m).map(|k| k as f32 * step).collect()
         };
@@ -203,8 +177,7 @@ impl Kernel for QuantizedRelu {
                 // mi·ns·(2r/(ns·m) − 1) for the codes r that land in [−1, 0].
                 let nf = (1.0 / nsm) as f32;
                 v.extend(
-                    (0..=(nsm / 2.0).floor() as i64)
-                        .map(|r| mi * ns * clip(2.0 * (r as f32 * nf) - 1.0, -1.0, 0.0)),
+                    (0..=(nsm / 2.0).floor() as i64).map(|r| mi * ns * clip(2.0 * (r as f32 * nf) - 1.0, -1.0, 0.0)),
                 );
             } else {
                 v.extend((1..=nsm.floor() as i64).map(|j| -(j as f32) * step));
@@ -266,11 +239,7 @@ impl Kernel for QuantizedTanh {
     fn levels(&self, report: &Report) -> Levels {
         let m = pow2i(self.bits - 1) as i64;
         let h = 1 + report.stochastic as i64; // stochastic rounding: half steps
-        Levels::codes(
-            h * (-m + self.symmetric as i64),
-            h * (m - 1),
-            1.0 / (h * m) as f32,
-        )
+        Levels::codes(h * (-m + self.symmetric as i64), h * (m - 1), 1.0 / (h * m) as f32)
     }
 }
 
@@ -390,10 +359,6 @@ impl Kernel for QuantizedUlaw {
         let mi = pow2i(self.integer);
         let (lo, hi) = (-1.0 + self.symmetric as i32 as f32 / m, 1.0 - 1.0 / m);
         let codes = 0..=(m as i64);
-        Levels::set(
-            codes
-                .map(|k| mi * clip(self.law(2.0 * (k as f32 / m) - 1.0), lo, hi))
-                .collect(),
-        )
+        Levels::set(codes.map(|k| mi * clip(self.law(2.0 * (k as f32 / m) - 1.0), lo, hi)).collect())
     }
 }

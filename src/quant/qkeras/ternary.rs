@@ -1,11 +1,10 @@
 //! Ternary quantizers: `ternary`, `stochastic_ternary`.
 
-use super::super::round::{
-    max_abs, rhe, sgn_plus, sgn0, sigmoid, ste_blend, stochastic_round, uniform,
-};
+use super::super::round::{max_abs, rhe, sgn_plus, sgn0, sigmoid, ste_blend, stochastic_round, uniform};
 use super::super::schema::{Alpha, Kind, quantizer};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
-use super::binary::{std_eps, tanh_d};
+use super::binary::{SignOp, std_eps};
+use crate::quant::simd;
 use super::{least_squares_scale, po2_round, sigmoid_q};
 use crate::quant::round::EPS;
 
@@ -14,13 +13,7 @@ const UNROLLS: Kind = Kind::Int { min: 1, max: 100 };
 /// The 'auto' / 'auto_po2' scale: start at `2·max|x|/3`, then alternate thresholding at
 /// half the scale and a least-squares refit, `unrolls` times. Returns the final scale and
 /// writes the codes of the last round (computed with the scale before the last refit).
-fn auto_scale(
-    alpha: Alpha,
-    x: &[f32],
-    unrolls: i32,
-    k: &mut [f32],
-    mut round: impl FnMut(f32) -> f32,
-) -> (f32, f32) {
+fn auto_scale(alpha: Alpha, x: &[f32], unrolls: i32, k: &mut [f32], mut round: impl FnMut(f32) -> f32) -> (f32, f32) {
     let mut scale = 2.0 * max_abs(x) / 3.0;
     if alpha == Alpha::AutoPo2 {
         scale = po2_round(scale);
@@ -63,13 +56,13 @@ quantizer! {
 impl Kernel for Ternary {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.alpha.is_auto() && self.threshold.is_some() {
-            return Err(("threshold", "must be None with alpha='auto' or 'auto_po2' (the threshold is half the fitted scale)".into()));
+            return Err((
+                "threshold",
+                "must be None with alpha='auto' or 'auto_po2' (the threshold is half the fitted scale)".into(),
+            ));
         }
         if !self.alpha.is_auto() && self.use_stochastic_rounding {
-            return Err((
-                "use_stochastic_rounding",
-                "needs alpha='auto' or 'auto_po2'".into(),
-            ));
+            return Err(("use_stochastic_rounding", "needs alpha='auto' or 'auto_po2'".into()));
         }
         Ok(())
     }
@@ -81,32 +74,16 @@ impl Kernel for Ternary {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
         if !self.alpha.is_auto() {
             let t = self.threshold.unwrap_or(0.33) as f32;
-            let a = if let Alpha::Value(a) = self.alpha {
-                a as f32
-            } else {
-                1.0
-            };
-            let tanh_path = self.alpha == Alpha::None;
-            elementwise(x, y, dydx, |v| {
-                let k = if v.abs() >= t { sgn0(v) } else { 0.0 * sgn0(v) };
-                let (th, g) = if tanh_path { tanh_d(v) } else { (v, 1.0) };
-                (ste_blend(th, a * k, 1.0), g)
-            });
-            return Report {
-                scale: Some(a),
-                threshold: Some(t),
-                ..Report::default()
-            };
+            let a = if let Alpha::Value(a) = self.alpha { a as f32 } else { 1.0 };
+            let op = SignOp { scale: a, threshold: Some(t), use_01: false, tanh_path: self.alpha == Alpha::None };
+            simd::run(&op, x, y, dydx);
+            return Report { scale: Some(a), threshold: Some(t), ..Report::default() };
         }
         let stochastic = self.is_stochastic(ctx.training);
         let rng = &mut ctx.rng;
         let mut k = vec![0.0f32; x.len()];
         let (scale, thres) = auto_scale(self.alpha, x, self.number_of_unrolls, &mut k, |v| {
-            if stochastic {
-                stochastic_round(v, 1.0 / 3.0, rng)
-            } else {
-                rhe(v)
-            }
+            if stochastic { stochastic_round(v, 1.0 / 3.0, rng) } else { rhe(v) }
         });
         let mut i = 0;
         elementwise(x, y, dydx, |v| {
@@ -114,11 +91,7 @@ impl Kernel for Ternary {
             i += 1;
             r
         });
-        Report {
-            scale: Some(scale),
-            threshold: Some(thres),
-            ..Report::default()
-        }
+        Report { scale: Some(scale), threshold: Some(thres), ..Report::default() }
     }
 
     fn levels(&self, report: &Report) -> Levels {
@@ -154,16 +127,10 @@ quantizer! {
 impl Kernel for StochasticTernary {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if !self.alpha.is_auto() {
-            return Err((
-                "alpha",
-                "must be 'auto' or 'auto_po2' (QKeras asserts it in training)".into(),
-            ));
+            return Err(("alpha", "must be 'auto' or 'auto_po2' (QKeras asserts it in training)".into()));
         }
         if self.threshold.is_some() {
-            return Err((
-                "threshold",
-                "must be None with alpha='auto' or 'auto_po2'".into(),
-            ));
+            return Err(("threshold", "must be None with alpha='auto' or 'auto_po2'".into()));
         }
         Ok(())
     }
@@ -174,11 +141,7 @@ impl Kernel for StochasticTernary {
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
         if !ctx.training {
-            let t = Ternary {
-                alpha: self.alpha,
-                number_of_unrolls: self.number_of_unrolls,
-                ..Ternary::default()
-            };
+            let t = Ternary { alpha: self.alpha, number_of_unrolls: self.number_of_unrolls, ..Ternary::default() };
             return t.apply(x, y, dydx, ctx);
         }
         let sd = std_eps(x) - EPS;
@@ -207,11 +170,7 @@ impl Kernel for StochasticTernary {
             let q1 = sgn_plus(sgn0(p1 - uniform(rng)));
             (ste_blend(v, scale * ((q0 + q1) / 2.0), 1.0), 1.0)
         });
-        Report {
-            scale: Some(scale),
-            threshold: Some(scale / 2.0),
-            ..Report::default()
-        }
+        Report { scale: Some(scale), threshold: Some(scale / 2.0), ..Report::default() }
     }
 
     fn levels(&self, report: &Report) -> Levels {

@@ -1,0 +1,118 @@
+//! Benchmark workloads shared by the native CLI (`qscope bench`) and the WASM build
+//! (`scripts/dev bench`): the same kernels over the same inputs, next to a plain copy of
+//! the same bytes (the memory-bandwidth limit).
+
+use crate::quant::{Ctx, Quantizer, parse};
+
+/// The elementwise kernels the benchmarks measure.
+pub const KERNELS: &[&str] =
+    &["qkeras.quantized_bits(4,0,1)", "qkeras.ternary()", "larq.ste_sign", "qkeras.quantized_po2(4)", "larq.approx_sign"];
+
+/// Deterministic inputs spread over [−2, 2] (a fixed LCG, so every runtime sees the same).
+pub fn inputs(n: usize) -> Vec<f32> {
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 4.0 - 2.0
+        })
+        .collect()
+}
+
+/// One workload: a quantizer and its buffers.
+pub struct Workload {
+    q: Quantizer,
+    x: Vec<f32>,
+    y: Vec<f32>,
+    g: Vec<f32>,
+    ctx: Ctx,
+}
+
+impl Workload {
+    pub fn new(spec: &str, n: usize) -> Result<Workload, String> {
+        let q = parse(spec).map_err(|e| e.message)?;
+        Ok(Workload { q, x: inputs(n), y: vec![0.0; n], g: vec![0.0; n], ctx: Ctx::new(0) })
+    }
+
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+
+    /// `y = q(x)`.
+    pub fn forward(&mut self) {
+        self.q.apply(&self.x, &mut self.y, None, &mut self.ctx);
+    }
+
+    /// `y = q(x)` and `dydx`.
+    pub fn forward_backward(&mut self) {
+        self.q.apply(&self.x, &mut self.y, Some(&mut self.g), &mut self.ctx);
+    }
+
+    /// A plain copy of the input bytes to the output (the bandwidth limit).
+    pub fn copy(&mut self) {
+        self.y.copy_from_slice(&self.x);
+    }
+
+    /// A checksum of the outputs, so no work can be optimized away.
+    pub fn checksum(&self) -> f64 {
+        self.y.iter().chain(&self.g).map(|v| *v as f64).sum()
+    }
+}
+
+/// Median of a set of measurements.
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+mod wasm {
+    use wasm_bindgen::prelude::*;
+
+    /// A benchmark workload driven from JavaScript (timing happens there).
+    #[wasm_bindgen]
+    pub struct WasmWorkload(super::Workload);
+
+    #[wasm_bindgen]
+    impl WasmWorkload {
+        #[wasm_bindgen(constructor)]
+        pub fn new(spec: &str, n: usize) -> Result<WasmWorkload, JsError> {
+            super::Workload::new(spec, n).map(WasmWorkload).map_err(|e| JsError::new(&e))
+        }
+        pub fn forward(&mut self) {
+            self.0.forward()
+        }
+        pub fn forward_backward(&mut self) {
+            self.0.forward_backward()
+        }
+        pub fn copy(&mut self) {
+            self.0.copy()
+        }
+        pub fn checksum(&self) -> f64 {
+            self.0.checksum()
+        }
+    }
+
+    /// Takes the scalar loop instead of SIMD (for the scalar figures of the same build).
+    #[wasm_bindgen]
+    pub fn set_scalar(on: bool) {
+        crate::quant::simd::force_scalar(on);
+    }
+
+    /// Whether this build has the f32x4 path.
+    #[wasm_bindgen]
+    pub fn simd_enabled() -> bool {
+        crate::quant::simd::SIMD
+    }
+}

@@ -1,0 +1,350 @@
+//! One element or four: the arithmetic a kernel needs, written once for both.
+//!
+//! A kernel's math is a generic function over [`Lane`]; it runs on `f32` (the scalar
+//! path, and the tail of every slice) and on [`F32x4`] (WASM SIMD, `f32x4` v128 ops).
+//! Every operation is the same IEEE operation in both (round-half-even `nearest`,
+//! `floor`, `div`, comparisons, NaN-passing `clip`), so the two paths are bit-identical.
+
+use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
+
+/// A vector of `f32` lanes (or a single `f32`).
+pub trait Lane:
+    Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self>
+{
+    /// Per-lane booleans.
+    type Mask: Copy + BitAnd<Output = Self::Mask> + BitOr<Output = Self::Mask> + Not<Output = Self::Mask>;
+
+    fn splat(v: f32) -> Self;
+    /// Round half to even (`tf.round`).
+    fn nearest(self) -> Self;
+    fn floor(self) -> Self;
+    fn abs(self) -> Self;
+    fn sqrt(self) -> Self;
+    /// `⌊log2 v⌋` of a positive normal `v`, from its exponent bits (as a float).
+    fn exponent(self) -> Self;
+    /// `v / 2^⌊log2 v⌋` ∈ [1, 2) of a positive normal `v`, from its mantissa bits.
+    fn mantissa(self) -> Self;
+    /// `2^e` for integer-valued `e`: exact on [−126, 127], 0 below, +inf above.
+    fn pow2(self) -> Self;
+    fn lt(self, o: Self) -> Self::Mask;
+    fn le(self, o: Self) -> Self::Mask;
+    fn gt(self, o: Self) -> Self::Mask;
+    fn ge(self, o: Self) -> Self::Mask;
+    /// `if m { a } else { b }` per lane.
+    fn select(m: Self::Mask, a: Self, b: Self) -> Self;
+}
+
+impl Lane for f32 {
+    type Mask = bool;
+
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn nearest(self) -> Self {
+        self.round_ties_even()
+    }
+    #[inline(always)]
+    fn floor(self) -> Self {
+        f32::floor(self)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f32::abs(self)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        f32::sqrt(self)
+    }
+    #[inline(always)]
+    fn exponent(self) -> Self {
+        (((self.to_bits() >> 23) & 0xff) as i32 - 127) as f32
+    }
+    #[inline(always)]
+    fn mantissa(self) -> Self {
+        f32::from_bits((self.to_bits() & 0x007f_ffff) | 0x3f80_0000)
+    }
+    #[inline(always)]
+    fn pow2(self) -> Self {
+        // pmax/pmin order, as the SIMD path: NaN becomes −127.
+        let a = if -127.0 < self { self } else { -127.0 };
+        let e = (if 128.0 < a { 128.0 } else { a }) as i32;
+        if e == -127 { 0.0 } else { f32::from_bits(((e + 127) as u32) << 23) }
+    }
+    #[inline(always)]
+    fn lt(self, o: Self) -> bool {
+        self < o
+    }
+    #[inline(always)]
+    fn le(self, o: Self) -> bool {
+        self <= o
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> bool {
+        self > o
+    }
+    #[inline(always)]
+    fn ge(self, o: Self) -> bool {
+        self >= o
+    }
+    #[inline(always)]
+    fn select(m: bool, a: Self, b: Self) -> Self {
+        if m { a } else { b }
+    }
+}
+
+/// `clip(v, lo, hi) = min(max(v, lo), hi)` with NaN passing through (`tf.clip_by_value`).
+#[inline(always)]
+pub fn clip<V: Lane>(v: V, lo: V, hi: V) -> V {
+    let a = V::select(v.lt(lo), lo, v);
+    V::select(a.gt(hi), hi, a)
+}
+
+/// 1 on `[lo, hi]` (inclusive), else 0; NaN → 0.
+#[inline(always)]
+pub fn inside<V: Lane>(v: V, lo: V, hi: V) -> V {
+    V::select(v.ge(lo) & v.le(hi), V::splat(1.0), V::splat(0.0))
+}
+
+/// Sign with 0 ↦ +1 (Larq's `sign`); NaN stays NaN.
+#[inline(always)]
+pub fn sgn_plus<V: Lane>(v: V) -> V {
+    V::select(v.lt(V::splat(0.0)), V::splat(-1.0), V::select(v.ge(V::splat(0.0)), V::splat(1.0), v))
+}
+
+/// `tf.sign`: −1, 0 (keeping ±0) or +1; NaN stays NaN.
+#[inline(always)]
+pub fn sgn0<V: Lane>(v: V) -> V {
+    let zero_or_nan = v * V::splat(0.0);
+    V::select(v.gt(V::splat(0.0)), V::splat(1.0), V::select(v.lt(V::splat(0.0)), V::splat(-1.0), zero_or_nan))
+}
+
+/// QKeras' `x + stop_gradient(q·(xq − x))` in float32, with the intended value where the
+/// library's expression is an artefact (|x| > 2^20, ±inf); see `round::ste_blend`.
+#[inline(always)]
+pub fn ste_blend<V: Lane>(x: V, xq: V, q: f32) -> V {
+    let lib = x + V::splat(q) * (xq - x);
+    let far = if q == 1.0 { xq } else { V::splat(1.0 - q) * x + V::splat(q) * xq };
+    V::select(x.abs().le(V::splat(1_048_576.0)), lib, far)
+}
+
+/// QKeras' `use_ste=False` combination `(1 − q)·x + stop_gradient(q·xq)`.
+#[inline(always)]
+pub fn no_ste_blend<V: Lane>(x: V, xq: V, q: f32, one_minus_q: f32) -> V {
+    if q == 1.0 { xq } else { V::splat(one_minus_q) * x + V::splat(q) * xq }
+}
+
+/// `tanh` as a rational approximation (the form Eigen and so TensorFlow use for float32),
+/// accurate to a few ulp, identical on every path. Saturates to ±1 beyond |x| ≈ 7.9;
+/// NaN stays NaN.
+#[inline(always)]
+pub fn tanh<V: Lane>(x: V) -> V {
+    const A1: f32 = 4.893_524_6e-3;
+    const A3: f32 = 6.372_619_3e-4;
+    const A5: f32 = 1.485_722_4e-5;
+    const A7: f32 = 5.122_297e-8;
+    const A9: f32 = -8.604_671_5e-11;
+    const A11: f32 = 2.000_188e-13;
+    const A13: f32 = -2.760_768_5e-16;
+    const B0: f32 = 4.893_525e-3;
+    const B2: f32 = 2.268_434_6e-3;
+    const B4: f32 = 1.185_347_1e-4;
+    const B6: f32 = 1.198_258_4e-6;
+    let c = V::splat(7.905_311);
+    let xc = clip(x, -c, c);
+    let x2 = xc * xc;
+    let mut p = V::splat(A13);
+    for a in [A11, A9, A7, A5, A3, A1] {
+        p = p * x2 + V::splat(a);
+    }
+    let p = p * xc;
+    let q = ((V::splat(B6) * x2 + V::splat(B4)) * x2 + V::splat(B2)) * x2 + V::splat(B0);
+    V::select(x.abs().lt(V::splat(4e-4)), x, p / q)
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub use simd128::F32x4;
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128 {
+    use super::Lane;
+    use core::arch::wasm32::*;
+    use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
+
+    /// Four `f32` lanes in a WASM `v128`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct F32x4(pub v128);
+
+    /// Four lane masks (all ones / all zeros) in a `v128`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct M32x4(pub v128);
+
+    impl F32x4 {
+        /// Loads four values from the start of `s` (`s.len() ≥ 4`).
+        #[inline(always)]
+        pub fn load(s: &[f32]) -> Self {
+            assert!(s.len() >= 4);
+            // SAFETY: four f32 are in bounds; v128 loads need no alignment.
+            F32x4(unsafe { v128_load(s.as_ptr() as *const v128) })
+        }
+
+        /// Stores four values at the start of `s` (`s.len() ≥ 4`).
+        #[inline(always)]
+        pub fn store(self, s: &mut [f32]) {
+            assert!(s.len() >= 4);
+            // SAFETY: four f32 are in bounds; v128 stores need no alignment.
+            unsafe { v128_store(s.as_mut_ptr() as *mut v128, self.0) }
+        }
+    }
+
+    macro_rules! binop {
+        ($tr:ident, $f:ident, $op:ident) => {
+            impl $tr for F32x4 {
+                type Output = F32x4;
+                #[inline(always)]
+                fn $f(self, o: F32x4) -> F32x4 {
+                    F32x4($op(self.0, o.0))
+                }
+            }
+        };
+    }
+    binop!(Add, add, f32x4_add);
+    binop!(Sub, sub, f32x4_sub);
+    binop!(Mul, mul, f32x4_mul);
+    binop!(Div, div, f32x4_div);
+
+    impl Neg for F32x4 {
+        type Output = F32x4;
+        #[inline(always)]
+        fn neg(self) -> F32x4 {
+            F32x4(f32x4_neg(self.0))
+        }
+    }
+
+    impl BitAnd for M32x4 {
+        type Output = M32x4;
+        #[inline(always)]
+        fn bitand(self, o: M32x4) -> M32x4 {
+            M32x4(v128_and(self.0, o.0))
+        }
+    }
+
+    impl BitOr for M32x4 {
+        type Output = M32x4;
+        #[inline(always)]
+        fn bitor(self, o: M32x4) -> M32x4 {
+            M32x4(v128_or(self.0, o.0))
+        }
+    }
+
+    impl Not for M32x4 {
+        type Output = M32x4;
+        #[inline(always)]
+        fn not(self) -> M32x4 {
+            M32x4(v128_not(self.0))
+        }
+    }
+
+    impl Lane for F32x4 {
+        type Mask = M32x4;
+
+        #[inline(always)]
+        fn splat(v: f32) -> Self {
+            F32x4(f32x4_splat(v))
+        }
+        #[inline(always)]
+        fn nearest(self) -> Self {
+            F32x4(f32x4_nearest(self.0))
+        }
+        #[inline(always)]
+        fn floor(self) -> Self {
+            F32x4(f32x4_floor(self.0))
+        }
+        #[inline(always)]
+        fn abs(self) -> Self {
+            F32x4(f32x4_abs(self.0))
+        }
+        #[inline(always)]
+        fn sqrt(self) -> Self {
+            F32x4(f32x4_sqrt(self.0))
+        }
+        #[inline(always)]
+        fn exponent(self) -> Self {
+            let e = i32x4_sub(v128_and(u32x4_shr(self.0, 23), i32x4_splat(0xff)), i32x4_splat(127));
+            F32x4(f32x4_convert_i32x4(e))
+        }
+        #[inline(always)]
+        fn mantissa(self) -> Self {
+            F32x4(v128_or(v128_and(self.0, i32x4_splat(0x007f_ffff)), i32x4_splat(0x3f80_0000)))
+        }
+        #[inline(always)]
+        fn pow2(self) -> Self {
+            let e = f32x4_pmin(f32x4_splat(128.0), f32x4_pmax(f32x4_splat(-127.0), self.0));
+            let e = i32x4_trunc_sat_f32x4(e);
+            let bits = i32x4_shl(i32x4_add(e, i32x4_splat(127)), 23);
+            // e = −127 gives bits 0 (= 0.0); e = 128 gives 0x7f80_0000 (= +inf).
+            F32x4(bits)
+        }
+        #[inline(always)]
+        fn lt(self, o: Self) -> M32x4 {
+            M32x4(f32x4_lt(self.0, o.0))
+        }
+        #[inline(always)]
+        fn le(self, o: Self) -> M32x4 {
+            M32x4(f32x4_le(self.0, o.0))
+        }
+        #[inline(always)]
+        fn gt(self, o: Self) -> M32x4 {
+            M32x4(f32x4_gt(self.0, o.0))
+        }
+        #[inline(always)]
+        fn ge(self, o: Self) -> M32x4 {
+            M32x4(f32x4_ge(self.0, o.0))
+        }
+        #[inline(always)]
+        fn select(m: M32x4, a: Self, b: Self) -> Self {
+            F32x4(v128_bitselect(a.0, b.0, m.0))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tanh_is_within_eight_ulp_of_libm() {
+        let mut worst = 0u32;
+        let mut x = -9.0f32;
+        while x < 9.0 {
+            let (a, b) = (tanh(x), x.tanh());
+            let d = (a.to_bits() as i32 - b.to_bits() as i32).unsigned_abs();
+            worst = worst.max(d);
+            x += 0.001_3;
+        }
+        assert!(worst <= 8, "worst {worst} ulp");
+        assert!(tanh(f32::NAN).is_nan());
+        assert_eq!(tanh(f32::INFINITY), 1.0);
+        assert_eq!(tanh(f32::NEG_INFINITY), -1.0);
+    }
+
+    #[test]
+    fn exponent_mantissa_and_pow2_decompose_normal_floats() {
+        for v in [1.0f32, 1.5, 0.75, 3.0e-5, 6.0e7, 1.414_213_5, 2.0] {
+            let (e, m) = (v.exponent(), v.mantissa());
+            assert_eq!(e.pow2() * m, v);
+            assert!((1.0..2.0).contains(&m));
+        }
+        assert_eq!((-127.0f32).pow2(), 0.0);
+        assert_eq!(128.0f32.pow2(), f32::INFINITY);
+        assert_eq!((-126.0f32).pow2(), f32::MIN_POSITIVE);
+    }
+
+    #[test]
+    fn clip_passes_nan_and_bounds_the_rest() {
+        assert!(clip(f32::NAN, 0.0, 1.0).is_nan());
+        assert_eq!(clip(-3.0f32, 0.0, 1.0), 0.0);
+        assert_eq!(clip(3.0f32, 0.0, 1.0), 1.0);
+    }
+}

@@ -1,0 +1,81 @@
+//! Reference-vector files (`tests/conformance/*.txt`): parsing and float comparison,
+//! shared by the native conformance test and the browser tests.
+#![allow(dead_code)]
+
+#[derive(Debug, Default)]
+pub struct Case {
+    pub spec: String,
+    pub training: bool,
+    pub stochastic: bool,
+    pub samples: usize,
+    pub x: Vec<f32>,
+    pub y: Vec<f32>,
+    pub yvar: Vec<f32>,
+    pub dydx: Vec<f32>,
+    pub line: usize,
+}
+
+fn numbers(rest: &str, line: usize) -> Vec<f32> {
+    rest.split_whitespace()
+        .map(|t| match t {
+            "nan" | "-nan" => f32::NAN,
+            "inf" => f32::INFINITY,
+            "-inf" => f32::NEG_INFINITY,
+            _ => t.parse().unwrap_or_else(|_| panic!("line {line}: bad number '{t}'")),
+        })
+        .collect()
+}
+
+/// Parses a vector file's text.
+pub fn parse_cases(text: &str) -> Vec<Case> {
+    let mut cases = Vec::new();
+    let mut cur: Option<Case> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        if raw.starts_with('#') || raw.trim().is_empty() {
+            continue;
+        }
+        let (key, rest) = raw.split_once(' ').unwrap_or((raw, ""));
+        match key {
+            "case" => cur = Some(Case { spec: rest.to_string(), line, ..Case::default() }),
+            "end" => cases.push(cur.take().unwrap_or_else(|| panic!("line {line}: 'end' without 'case'"))),
+            _ => {
+                let c = cur.as_mut().unwrap_or_else(|| panic!("line {line}: '{key}' outside a case"));
+                match key {
+                    "mode" => c.training = rest == "train",
+                    "kind" => c.stochastic = rest == "stochastic",
+                    "samples" => c.samples = rest.parse().expect("samples"),
+                    "x" => c.x = numbers(rest, line),
+                    "y" => c.y = numbers(rest, line),
+                    "yvar" => c.yvar = numbers(rest, line),
+                    "dydx" => c.dydx = numbers(rest, line),
+                    _ => panic!("line {line}: unknown key '{key}'"),
+                }
+            }
+        }
+    }
+    assert!(!cases.is_empty(), "no cases");
+    cases
+}
+
+/// Distance in units in the last place (±0 are equal, NaN only matches NaN).
+pub fn ulps(a: f32, b: f32) -> u64 {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() && b.is_nan() { 0 } else { u64::MAX };
+    }
+    let key = |v: f32| {
+        let i = v.to_bits() as i32;
+        if i < 0 { i64::from(i32::MIN) - i64::from(i) } else { i64::from(i) }
+    };
+    key(a).abs_diff(key(b))
+}
+
+/// Gradients agree up to the libraries' transcendental functions.
+pub fn grad_close(a: f32, b: f32) -> bool {
+    ulps(a, b) <= 4 || (a - b).abs() <= 5e-7
+}
+
+/// The same bits, or both NaN (SIMD and scalar NaN payloads may differ).
+pub fn same_bits(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}

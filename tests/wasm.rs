@@ -1,0 +1,89 @@
+//! Kernel tests inside WebAssembly (Node, and headless Chromium with
+//! `WASM_BINDGEN_USE_BROWSER=1`): the SIMD path is compiled in, it computes the same bits
+//! as the scalar path, and the reference vectors hold in the browser too.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::vectors::{Case, grad_close, parse_cases, same_bits, ulps};
+use qscope::quant::simd::{self, force_scalar};
+use qscope::quant::{Ctx, ENTRIES, Quantizer, parse};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+const QKERAS: &str = include_str!("conformance/qkeras.txt");
+const LARQ: &str = include_str!("conformance/larq.txt");
+
+fn deterministic_cases() -> Vec<Case> {
+    parse_cases(QKERAS).into_iter().chain(parse_cases(LARQ)).filter(|c| !c.stochastic).collect()
+}
+
+/// (y, dydx) on the SIMD path and on the scalar path.
+fn both_paths(q: &Quantizer, x: &[f32], training: bool) -> [(Vec<f32>, Vec<f32>); 2] {
+    let run = |scalar: bool| {
+        force_scalar(scalar);
+        let mut ctx = if training { Ctx::new(1) } else { Ctx::inference(1) };
+        let (y, g, _) = q.eval(x, &mut ctx);
+        force_scalar(false);
+        (y, g)
+    };
+    [run(false), run(true)]
+}
+
+fn assert_same(q: &Quantizer, x: &[f32], training: bool) -> usize {
+    let [(ys, gs), (yc, gc)] = both_paths(q, x, training);
+    for i in 0..x.len() {
+        assert!(same_bits(ys[i], yc[i]), "{q}: x={} simd y={} scalar y={}", x[i], ys[i], yc[i]);
+        assert!(same_bits(gs[i], gc[i]), "{q}: x={} simd dydx={} scalar dydx={}", x[i], gs[i], gc[i]);
+    }
+    x.len()
+}
+
+#[wasm_bindgen_test]
+fn simd_path_is_compiled_in() {
+    assert!(simd::SIMD, "this wasm build lacks simd128");
+}
+
+#[wasm_bindgen_test]
+fn simd_equals_scalar_on_the_conformance_inputs() {
+    let mut checked = 0;
+    for c in deterministic_cases() {
+        let q = parse(&c.spec).unwrap_or_else(|e| panic!("{}: {e}", c.spec));
+        if !q.is_stochastic(c.training) {
+            checked += assert_same(&q, &c.x, c.training);
+        }
+    }
+    assert!(checked > 1000, "only {checked} values compared");
+}
+
+#[wasm_bindgen_test]
+fn simd_equals_scalar_for_every_quantizer_including_the_tail() {
+    // Dense grid with ties at every step of 1/64, specials, and a length that is not a
+    // multiple of four.
+    let mut x: Vec<f32> = (-600..=600).map(|k| k as f32 / 128.0).collect();
+    x.extend([0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e-9, -1e-9, 3e6, -3e6, 0.70710677, 1.4142135, 0.5]);
+    assert_ne!(x.len() % 4, 0);
+    for e in ENTRIES {
+        let q = (e.default)();
+        for training in [false, true] {
+            if !q.is_stochastic(training) {
+                assert_same(&q, &x, training);
+            }
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn reference_vectors_hold_in_webassembly() {
+    let mut errs = Vec::new();
+    for c in deterministic_cases() {
+        let q = parse(&c.spec).unwrap_or_else(|e| panic!("{}: {e}", c.spec));
+        let mut ctx = if c.training { Ctx::new(1) } else { Ctx::inference(1) };
+        let (y, g, _) = q.eval(&c.x, &mut ctx);
+        for i in 0..c.x.len() {
+            if ulps(y[i], c.y[i]) > 1 || !grad_close(g[i], c.dydx[i]) {
+                errs.push(format!("{}: x={} got ({}, {}) expected ({}, {})", c.spec, c.x[i], y[i], g[i], c.y[i], c.dydx[i]));
+            }
+        }
+    }
+    assert!(errs.is_empty(), "{} mismatches:\n{}", errs.len(), errs.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+}
