@@ -5,8 +5,13 @@
 use crate::quant::{Ctx, Quantizer, parse};
 
 /// The elementwise kernels the benchmarks measure.
-pub const KERNELS: &[&str] =
-    &["qkeras.quantized_bits(4,0,1)", "qkeras.ternary()", "larq.ste_sign", "qkeras.quantized_po2(4)", "larq.approx_sign"];
+pub const KERNELS: &[&str] = &[
+    "qkeras.quantized_bits(4,0,1)",
+    "qkeras.ternary()",
+    "larq.ste_sign",
+    "qkeras.quantized_po2(4)",
+    "larq.approx_sign",
+];
 
 /// Deterministic inputs spread over [−2, 2] (a fixed LCG, so every runtime sees the same).
 pub fn inputs(n: usize) -> Vec<f32> {

@@ -96,3 +96,12 @@ fn unknown_commands_fail_with_a_hint() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("unknown command 'evaluate'"));
 }
+
+#[test]
+fn eval_reports_what_the_library_refuses_in_training() {
+    let o = qscope(&["eval", "qkeras.stochastic_ternary"], "0.5");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("needs alpha='auto' or 'auto_po2' in training"), "{}", stderr(&o));
+    let o = qscope(&["eval", "qkeras.stochastic_ternary", "--infer"], "0.5 0.1");
+    assert!(o.status.success(), "{}", stderr(&o));
+}

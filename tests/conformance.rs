@@ -8,7 +8,7 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::vectors::{Case, grad_close, parse_cases, ulps};
+use common::vectors::{Case, check_case, parse_cases};
 use qscope::quant::{Ctx, parse};
 
 fn load(file: &str) -> Vec<Case> {
@@ -18,22 +18,10 @@ fn load(file: &str) -> Vec<Case> {
 }
 
 fn check_exact(c: &Case) -> Vec<String> {
-    let q = match parse(&c.spec) {
-        Ok(q) => q,
-        Err(e) => return vec![format!("line {}: {}: does not parse: {e}", c.line, c.spec)],
-    };
-    let mut ctx = if c.training { Ctx::new(1) } else { Ctx::inference(1) };
-    let (y, g, _) = q.eval(&c.x, &mut ctx);
-    let mut errs = Vec::new();
-    for i in 0..c.x.len() {
-        if ulps(y[i], c.y[i]) > 1 {
-            errs.push(format!("line {}: {}: x={} y={} expected {}", c.line, c.spec, c.x[i], y[i], c.y[i]));
-        }
-        if !grad_close(g[i], c.dydx[i]) {
-            errs.push(format!("line {}: {}: x={} dydx={} expected {}", c.line, c.spec, c.x[i], g[i], c.dydx[i]));
-        }
+    match parse(&c.spec) {
+        Ok(q) => check_case(&q, c),
+        Err(e) => vec![format!("line {}: {}: does not parse: {e}", c.line, c.spec)],
     }
-    errs
 }
 
 fn check_stochastic(c: &Case) -> Vec<String> {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::vectors::{Case, grad_close, parse_cases, same_bits, ulps};
+use common::vectors::{Case, check_case, parse_cases, same_bits};
 use qscope::quant::simd::{self, force_scalar};
 use qscope::quant::{Ctx, ENTRIES, Quantizer, parse};
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -60,7 +60,20 @@ fn simd_equals_scalar_for_every_quantizer_including_the_tail() {
     // Dense grid with ties at every step of 1/64, specials, and a length that is not a
     // multiple of four.
     let mut x: Vec<f32> = (-600..=600).map(|k| k as f32 / 128.0).collect();
-    x.extend([0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e-9, -1e-9, 3e6, -3e6, 0.70710677, 1.4142135, 0.5]);
+    x.extend([
+        0.0,
+        -0.0,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1e-9,
+        -1e-9,
+        3e6,
+        -3e6,
+        0.70710677,
+        1.4142135,
+        0.5,
+    ]);
     assert_ne!(x.len() % 4, 0);
     for e in ENTRIES {
         let q = (e.default)();
@@ -77,13 +90,12 @@ fn reference_vectors_hold_in_webassembly() {
     let mut errs = Vec::new();
     for c in deterministic_cases() {
         let q = parse(&c.spec).unwrap_or_else(|e| panic!("{}: {e}", c.spec));
-        let mut ctx = if c.training { Ctx::new(1) } else { Ctx::inference(1) };
-        let (y, g, _) = q.eval(&c.x, &mut ctx);
-        for i in 0..c.x.len() {
-            if ulps(y[i], c.y[i]) > 1 || !grad_close(g[i], c.dydx[i]) {
-                errs.push(format!("{}: x={} got ({}, {}) expected ({}, {})", c.spec, c.x[i], y[i], g[i], c.y[i], c.dydx[i]));
-            }
-        }
+        errs.extend(check_case(&q, &c));
     }
-    assert!(errs.is_empty(), "{} mismatches:\n{}", errs.len(), errs.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        errs.is_empty(),
+        "{} mismatches:\n{}",
+        errs.len(),
+        errs.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
 }

@@ -24,9 +24,8 @@ fn show_banner(message: &str) {
     let _ = banner.set_attribute("class", "crash");
     let _ = banner.set_attribute("role", "alert");
     let _ = banner.set_attribute("data-testid", "panic");
-    banner.set_text_content(Some(&format!(
-        "qscope stopped with an internal error — please reload the page. {message}"
-    )));
+    banner
+        .set_text_content(Some(&format!("qscope stopped with an internal error — please reload the page. {message}")));
     let body: &web_sys::Node = body.unchecked_ref();
     let _ = body.insert_before(&banner, body.first_child().as_ref());
 }

@@ -39,9 +39,8 @@ pub fn App() -> impl IntoView {
         Ok(q) => q,
         Err(_) => prev.cloned().unwrap_or_else(default_quantizer),
     });
-    let evaluation = Memo::new(move |_| {
-        quantizer.with(|q| Curve::evaluate(q, X_LO, X_HI, SAMPLES, &mut Ctx::new(SEED)))
-    });
+    let evaluation =
+        Memo::new(move |_| quantizer.with(|q| Curve::evaluate(q, X_LO, X_HI, SAMPLES, &mut Ctx::new(SEED))));
     let curves = Memo::new(move |_| evaluation.with(|(c, _)| vec![c.clone()]));
     let report = Memo::new(move |_| evaluation.with(|(_, r)| r.clone()));
 
@@ -143,7 +142,7 @@ fn SpecField(spec: RwSignal<String>, error: Signal<Option<String>>) -> impl Into
 #[component]
 fn Examples(spec: RwSignal<String>) -> impl IntoView {
     view! {
-        <p class="field-label">"examples"</p>
+        <p class="field-label examples-label">"examples"</p>
         <ul class="examples">
             {EXAMPLES
                 .iter()
@@ -242,15 +241,12 @@ fn Readout(quantizer: Memo<Quantizer>, report: Memo<Report>) -> impl IntoView {
 
 /// Whether the system asks for a dark theme, following changes.
 fn prefers_dark() -> ReadSignal<bool> {
-    let query = window()
-        .match_media("(prefers-color-scheme: dark)")
-        .ok()
-        .flatten();
+    let query = window().match_media("(prefers-color-scheme: dark)").ok().flatten();
     let (dark, set_dark) = signal(query.as_ref().is_some_and(|q| q.matches()));
     if let Some(query) = query {
-        let on_change = Closure::<dyn Fn(web_sys::MediaQueryListEvent)>::new(
-            move |e: web_sys::MediaQueryListEvent| set_dark.set(e.matches()),
-        );
+        let on_change = Closure::<dyn Fn(web_sys::MediaQueryListEvent)>::new(move |e: web_sys::MediaQueryListEvent| {
+            set_dark.set(e.matches())
+        });
         let _ = query.add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref());
         // The page lives as long as the listener: leak it on purpose.
         on_change.forget();

@@ -102,6 +102,9 @@ fn parse_number(tok: &str, index: usize) -> Result<f32, String> {
 fn eval(args: &[String]) -> Result<(), String> {
     let o = eval_options(args)?;
     let q = parse(&o.spec).map_err(|e| e.to_string())?;
+    if let Some(why) = q.unsupported(!o.infer) {
+        return Err(why);
+    }
     let mut input = String::new();
     io::stdin().read_to_string(&mut input).map_err(|e| format!("reading stdin: {e}"))?;
     let x = input.split_whitespace().enumerate().map(|(i, t)| parse_number(t, i)).collect::<Result<Vec<f32>, _>>()?;

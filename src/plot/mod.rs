@@ -8,8 +8,7 @@
 mod sample;
 
 pub use sample::{
-    Curve, ISOLATED, SAMPLES, STEEP, describe_levels, finite_bounds, fmt_number, linspace,
-    padded_range, runs,
+    Curve, ISOLATED, SAMPLES, STEEP, describe_levels, finite_bounds, fmt_number, linspace, padded_range, runs,
 };
 
 use plotters::coord::Shift;
@@ -25,6 +24,11 @@ pub const OKABE_ITO: [RGBColor; 6] = [
     RGBColor(0xE6, 0x9F, 0x00), // orange
     RGBColor(0x56, 0xB4, 0xE9), // sky blue
 ];
+
+/// The same colours for dark backgrounds: Okabe–Ito's blue is too dark to read on them, so the
+/// first curve takes a lighter blue (still well apart from the sky blue of the sixth).
+pub const OKABE_ITO_ON_DARK: [RGBColor; 6] =
+    [RGBColor(0x3D, 0x9A, 0xDB), OKABE_ITO[1], OKABE_ITO[2], OKABE_ITO[3], OKABE_ITO[4], OKABE_ITO[5]];
 
 /// Colours of everything that is not a curve.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,7 +56,7 @@ impl Theme {
         muted: RGBColor(0xA4, 0xAB, 0xB5),
         axis: RGBColor(0x6E, 0x76, 0x81),
         grid: RGBColor(0x2E, 0x33, 0x3A),
-        palette: OKABE_ITO,
+        palette: OKABE_ITO_ON_DARK,
     };
 
     /// The colour of the `i`-th curve.
@@ -74,11 +78,7 @@ pub struct Style {
 
 impl Default for Style {
     fn default() -> Self {
-        Style {
-            theme: Theme::LIGHT,
-            scale: 1.0,
-            font: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
-        }
+        Style { theme: Theme::LIGHT, scale: 1.0, font: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" }
     }
 }
 
@@ -89,10 +89,7 @@ impl Style {
     }
 
     fn text(&self, size: f64, color: RGBColor) -> TextStyle<'static> {
-        TextStyle {
-            color: color.to_backend_color(),
-            ..TextStyle::from((self.font, size * self.scale).into_font())
-        }
+        TextStyle { color: color.to_backend_color(), ..TextStyle::from((self.font, size * self.scale).into_font()) }
     }
 }
 
@@ -148,6 +145,11 @@ pub fn x_range(curves: &[Curve]) -> (f32, f32) {
     }
 }
 
+/// `v` as a tick value on an axis `span` wide: float noise around zero is zero.
+fn snap(v: f32, span: f32) -> f64 {
+    if (v.abs() as f64) < 1e-6 * span.abs() as f64 { 0.0 } else { v as f64 }
+}
+
 /// What drawing returns: plotters' error for the backend in use.
 pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
@@ -162,14 +164,8 @@ pub fn draw_panel<DB: DrawingBackend>(
     area.fill(&th.background)?;
 
     let (title_area, plot_area) = area.split_vertically(style.px(28.0));
-    let title_style = style
-        .text(14.0, th.text)
-        .pos(Pos::new(HPos::Left, VPos::Center));
-    title_area.draw_text(
-        panel.title(),
-        &title_style,
-        (style.px(12.0) as i32, style.px(16.0) as i32),
-    )?;
+    let title_style = style.text(14.0, th.text).pos(Pos::new(HPos::Left, VPos::Center));
+    title_area.draw_text(panel.title(), &title_style, (style.px(12.0) as i32, style.px(16.0) as i32))?;
 
     let (x_lo, x_hi) = x_range(curves);
     let (y_lo, y_hi) = panel.y_range(curves);
@@ -182,7 +178,9 @@ pub fn draw_panel<DB: DrawingBackend>(
         .y_label_area_size(style.px(58.0))
         .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
 
-    let fmt = |v: &f32| fmt_number(*v as f64);
+    // Tick values come from float arithmetic: −5.55e−17 means 0.
+    let fmt_x = |v: &f32| fmt_number(snap(*v, x_hi - x_lo));
+    let fmt_y = |v: &f32| fmt_number(snap(*v, y_hi - y_lo));
     chart
         .configure_mesh()
         .bold_line_style(th.grid.stroke_width(style.px(1.0)))
@@ -192,8 +190,8 @@ pub fn draw_panel<DB: DrawingBackend>(
         .set_all_tick_mark_size(style.px(4.0))
         .x_labels(9)
         .y_labels(7)
-        .x_label_formatter(&fmt)
-        .y_label_formatter(&fmt)
+        .x_label_formatter(&fmt_x)
+        .y_label_formatter(&fmt_y)
         .label_style(style.text(12.0, th.muted))
         .axis_desc_style(style.text(12.5, th.text))
         .x_desc("x")
@@ -203,16 +201,10 @@ pub fn draw_panel<DB: DrawingBackend>(
     // The axes through the origin, where they are in view.
     let origin = th.axis.mix(0.6).stroke_width(style.px(1.0));
     if y_lo < 0.0 && y_hi > 0.0 {
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(x_lo, 0.0), (x_hi, 0.0)],
-            origin,
-        )))?;
+        chart.draw_series(std::iter::once(PathElement::new(vec![(x_lo, 0.0), (x_hi, 0.0)], origin)))?;
     }
     if x_lo < 0.0 && x_hi > 0.0 {
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(0.0, y_lo), (0.0, y_hi)],
-            origin,
-        )))?;
+        chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, y_lo), (0.0, y_hi)], origin)))?;
     }
 
     let (x_span, y_span) = (x_hi - x_lo, y_hi - y_lo);
@@ -221,13 +213,12 @@ pub fn draw_panel<DB: DrawingBackend>(
         let color = th.curve(i);
         let values = panel.values(c);
         let parts = runs(&c.x, values, x_span, y_span);
-        let points = |r: &std::ops::Range<usize>| -> Vec<(f32, f32)> {
-            r.clone().map(|k| (c.x[k], values[k])).collect()
-        };
+        let points =
+            |r: &std::ops::Range<usize>| -> Vec<(f32, f32)> { r.clone().map(|k| (c.x[k], values[k])).collect() };
 
         if panel == Panel::Backward {
             // The pass-band: the area under the gradient, shaded.
-            let fill = color.mix(0.14).filled();
+            let fill = color.mix(0.12).filled();
             chart.draw_series(parts.iter().filter(|r| r.len() > 1).map(|r| {
                 let mut poly = points(r);
                 poly.push((c.x[r.end - 1], 0.0));
@@ -247,33 +238,21 @@ pub fn draw_panel<DB: DrawingBackend>(
                 levels
                     .iter()
                     .filter(|v| (y_lo..=y_hi).contains(*v))
-                    .map(|&v| {
-                        EmptyElement::at((x_lo, v))
-                            + PathElement::new(vec![(off, 0), (off + len, 0)], tick)
-                    }),
+                    .map(|&v| EmptyElement::at((x_lo, v)) + PathElement::new(vec![(off, 0), (off + len, 0)], tick)),
             )?;
         }
 
         let line = color.stroke_width(line_w);
-        let anno = chart.draw_series(
-            parts
-                .iter()
-                .filter(|r| r.len() > 1)
-                .map(|r| PathElement::new(points(r), line)),
-        )?;
+        let anno =
+            chart.draw_series(parts.iter().filter(|r| r.len() > 1).map(|r| PathElement::new(points(r), line)))?;
         if curves.len() > 1 {
             let legend_len = style.px(18.0) as i32;
-            anno.label(c.label.clone()).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + legend_len, y)], line)
-            });
+            anno.label(c.label.clone()).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + legend_len, y)], line));
         }
         let dot = color.filled();
         let r = style.px(1.6);
         chart.draw_series(
-            parts
-                .iter()
-                .filter(|r| r.len() == 1)
-                .map(|p| Circle::new((c.x[p.start], values[p.start]), r, dot)),
+            parts.iter().filter(|r| r.len() == 1).map(|p| Circle::new((c.x[p.start], values[p.start]), r, dot)),
         )?;
     }
 

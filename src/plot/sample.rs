@@ -12,8 +12,9 @@ pub const SAMPLES: usize = 2001;
 /// (y span / x span) — on screen such a segment is close to vertical…
 pub const STEEP: f32 = 20.0;
 
-/// …and at least this many times as much as a neighbouring step (a smooth but steep curve
-/// changes by similar amounts from one step to the next; a jump stands alone).
+/// …unless the steps on both sides go the same way by at least 1/ISOLATED as much (a smooth but
+/// steep curve changes by similar amounts from one step to the next; a jump stands alone, and
+/// random draws flip back and forth).
 pub const ISOLATED: f32 = 3.0;
 
 /// One quantizer evaluated over an x range: what a forward and a backward panel draw.
@@ -36,13 +37,7 @@ impl Curve {
         let x = linspace(lo, hi, n);
         let (y, dydx, report) = q.eval(&x, ctx);
         let levels = q.levels(&report).list(64);
-        let curve = Curve {
-            label: q.to_string(),
-            x,
-            y,
-            dydx,
-            levels,
-        };
+        let curve = Curve { label: q.to_string(), x, y, dydx, levels };
         (curve, report)
     }
 }
@@ -55,15 +50,7 @@ pub fn linspace(lo: f32, hi: f32, n: usize) -> Vec<f32> {
         _ => {
             let last = (n - 1) as f64;
             let (lo64, hi64) = (lo as f64, hi as f64);
-            (0..n)
-                .map(|i| {
-                    if i == n - 1 {
-                        hi
-                    } else {
-                        (lo64 + (hi64 - lo64) * (i as f64 / last)) as f32
-                    }
-                })
-                .collect()
+            (0..n).map(|i| if i == n - 1 { hi } else { (lo64 + (hi64 - lo64) * (i as f64 / last)) as f32 }).collect()
         }
     }
 }
@@ -102,31 +89,24 @@ pub fn padded_range(bounds: Option<(f32, f32)>, include: &[f32], pad: f32) -> (f
 
 /// Splits a sampled curve into index ranges to draw as connected polylines. A range ends
 /// before a non-finite value and at a jump: a step between neighbouring samples that is steep
-/// relative to the panel (`y_span / x_span`, see [`STEEP`]) and stands out from the steps beside
+/// relative to the panel (`y_span / x_span`, see [`STEEP`]) and not continued by the steps beside
 /// it (see [`ISOLATED`]). A range of one index is an isolated point (draw it as a dot).
 pub fn runs(x: &[f32], y: &[f32], x_span: f32, y_span: f32) -> Vec<Range<usize>> {
     let n = x.len().min(y.len());
     let finite = |i: usize| x[i].is_finite() && y[i].is_finite();
-    // |Δy| of step i (between samples i and i+1); 0 outside or across a non-finite sample.
-    let step = |i: usize| -> f32 {
-        if i + 1 < n && finite(i) && finite(i + 1) {
-            (y[i + 1] - y[i]).abs()
-        } else {
-            0.0
-        }
-    };
-    let scale = if x_span > 0.0 && y_span > 0.0 {
-        y_span / x_span
-    } else {
-        0.0
-    };
+    // Δy of step i (between samples i and i+1); 0 outside or across a non-finite sample.
+    let step = |i: usize| -> f32 { if i + 1 < n && finite(i) && finite(i + 1) { y[i + 1] - y[i] } else { 0.0 } };
+    let scale = if x_span > 0.0 && y_span > 0.0 { y_span / x_span } else { 0.0 };
     let is_jump = |i: usize| -> bool {
         let d = step(i);
         let h = (x[i + 1] - x[i]).abs();
-        let steep = d > STEEP * h * scale;
+        let steep = d.abs() > STEEP * h * scale;
+        // A neighbouring step continues this one when it goes the same way by a similar
+        // amount (a smooth steep curve); random draws flip back and forth, a jump stands alone.
+        let continues = |e: f32| e * d > 0.0 && ISOLATED * e.abs() >= d.abs();
         let before = if i > 0 { step(i - 1) } else { 0.0 };
         let after = step(i + 1);
-        steep && (d > ISOLATED * before || d > ISOLATED * after)
+        steep && !(continues(before) && continues(after))
     };
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
@@ -157,11 +137,7 @@ pub fn describe_levels(levels: &Levels) -> String {
             let n = levels.count().unwrap_or(0);
             let noun = if n == 1 { "level" } else { "levels" };
             match levels.bounds() {
-                Some((lo, hi)) if n > 1 => format!(
-                    "{n} {noun}, {} … {}",
-                    fmt_number(lo as f64),
-                    fmt_number(hi as f64)
-                ),
+                Some((lo, hi)) if n > 1 => format!("{n} {noun}, {} … {}", fmt_number(lo as f64), fmt_number(hi as f64)),
                 Some((lo, _)) => format!("{n} {noun}, {}", fmt_number(lo as f64)),
                 None => format!("{n} {noun}"),
             }

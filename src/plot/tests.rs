@@ -87,6 +87,19 @@ fn adjacent_jumps_leave_a_single_point() {
 }
 
 #[test]
+fn random_draws_are_points_not_vertical_strokes() {
+    // A stochastic quantizer flips between levels from one sample to the next.
+    let x = linspace(0.0, 0.008, 9);
+    let y = [0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0];
+    assert_eq!(runs(&x, &y, 1.0, 1.0), vec![0..2, 2..3, 3..4, 4..6, 6..7, 7..9]);
+    let c = curve("qkeras.stochastic_ternary()");
+    for r in panel_runs(&c, Panel::Forward) {
+        let y0 = c.y[r.start];
+        assert!(c.y[r.clone()].iter().all(|&v| v == y0), "run {r:?} joins two levels");
+    }
+}
+
+#[test]
 fn ranges_pad_and_include() {
     assert_eq!(padded_range(Some((0.0, 1.0)), &[], 0.1), (-0.1, 1.1));
     assert_eq!(padded_range(Some((0.5, 0.5)), &[], 0.1), (0.0, 1.0));
@@ -105,10 +118,7 @@ fn numbers_read_well() {
     assert_eq!(fmt_number(-0.0), "0");
     assert_eq!(fmt_number(0.1 + 0.2), "0.3");
     assert_eq!(fmt_number(1e-7), "1.00e−7");
-    assert_eq!(
-        describe_levels(&crate::quant::Levels::codes(-7, 7, 0.125)),
-        "15 levels, −0.875 … 0.875"
-    );
+    assert_eq!(describe_levels(&crate::quant::Levels::codes(-7, 7, 0.125)), "15 levels, −0.875 … 0.875");
     assert_eq!(describe_levels(&crate::quant::Levels::Continuous), "continuous (no levels)");
 }
 
@@ -177,56 +187,46 @@ fn is_color(c: BackendColor, rgb: RGBColor) -> bool {
 }
 
 #[test]
+fn ticks_near_zero_read_zero() {
+    let c = curve("qkeras.quantized_bits(2,0,1)");
+    let rec = record(|area| draw_panel(area, Panel::Forward, std::slice::from_ref(&c), &Style::default()).unwrap());
+    assert!(rec.texts.iter().any(|t| t == "0"), "{:?}", rec.texts);
+    assert!(!rec.texts.iter().any(|t| t.contains('e')), "{:?}", rec.texts);
+}
+
+#[test]
 fn a_forward_panel_draws_flat_steps_with_axes_and_labels() {
     let c = curve("qkeras.quantized_bits(4,0,1)");
-    let rec = record(|area| {
-        draw_panel(area, Panel::Forward, std::slice::from_ref(&c), &Style::default()).unwrap()
-    });
+    let rec = record(|area| draw_panel(area, Panel::Forward, std::slice::from_ref(&c), &Style::default()).unwrap());
     assert!(rec.presented);
-    for t in ["Forward  y = q(x)", "x", "y", "−1", "1"] {
+    for t in ["Forward  y = q(x)", "x", "y", "−1", "0", "1"] {
         assert!(rec.texts.iter().any(|s| s == t), "no text {t:?} in {:?}", rec.texts);
     }
     let blue = OKABE_ITO[0];
-    let lines: Vec<&Vec<BackendCoord>> = rec
-        .paths
-        .iter()
-        .filter(|(col, p)| is_color(*col, blue) && p.len() > 2)
-        .map(|(_, p)| p)
-        .collect();
+    let lines: Vec<&Vec<BackendCoord>> =
+        rec.paths.iter().filter(|(col, p)| is_color(*col, blue) && p.len() > 2).map(|(_, p)| p).collect();
     assert_eq!(lines.len(), 15, "one polyline per level");
     for p in &lines {
         for w in p.windows(2) {
-            assert!(
-                (w[1].1 - w[0].1).abs() <= 1,
-                "a sloped segment {:?} → {:?} joins two levels",
-                w[0],
-                w[1]
-            );
+            assert!((w[1].1 - w[0].1).abs() <= 1, "a sloped segment {:?} → {:?} joins two levels", w[0], w[1]);
         }
     }
     // The 15 level ticks on the y axis.
-    let ticks = rec
-        .paths
-        .iter()
-        .filter(|(col, p)| is_color(*col, blue) && p.len() == 2 && p[0].1 == p[1].1)
-        .count();
+    let ticks = rec.paths.iter().filter(|(col, p)| is_color(*col, blue) && p.len() == 2 && p[0].1 == p[1].1).count();
     assert_eq!(ticks, 15);
 }
 
 #[test]
 fn several_curves_take_okabe_ito_colours_and_get_a_legend() {
     let curves = [curve("qkeras.quantized_bits(2,0,1)"), curve("larq.ApproxSign")];
-    let dark = Style {
-        theme: Theme::DARK,
-        ..Style::default()
-    };
+    let dark = Style { theme: Theme::DARK, ..Style::default() };
     let rec = record(|area| draw_figure(area, &curves, &dark).unwrap());
     for (i, c) in curves.iter().enumerate() {
         assert!(
-            rec.paths.iter().any(|(col, p)| is_color(*col, OKABE_ITO[i]) && p.len() > 100),
+            rec.paths.iter().any(|(col, p)| is_color(*col, Theme::DARK.curve(i)) && p.len() > 100),
             "curve {i} not drawn in its colour"
         );
-        assert!(rec.texts.iter().any(|t| *t == c.label), "no legend for {}", c.label);
+        assert!(rec.texts.contains(&c.label), "no legend for {}", c.label);
     }
     assert!(rec.texts.iter().any(|t| t == "Backward  dy/dx"));
 }

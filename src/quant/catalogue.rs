@@ -47,6 +47,10 @@ macro_rules! catalogue {
             pub fn validate(&self) -> Result<(), (&'static str, String)> {
                 match self { $( Quantizer::$ty(q) => q.validate(), )* }
             }
+            /// Why this configuration cannot run in this mode (the library raises), if so.
+            pub fn unsupported(&self, training: bool) -> Option<String> {
+                match self { $( Quantizer::$ty(q) => q.unsupported(training), )* }
+            }
             /// Whether outputs are random draws in this mode.
             pub fn is_stochastic(&self, training: bool) -> bool {
                 match self { $( Quantizer::$ty(q) => q.is_stochastic(training), )* }

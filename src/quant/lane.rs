@@ -135,23 +135,82 @@ pub fn no_ste_blend<V: Lane>(x: V, xq: V, q: f32, one_minus_q: f32) -> V {
     if q == 1.0 { xq } else { V::splat(one_minus_q) * x + V::splat(q) * xq }
 }
 
+/// Natural logarithm as TensorFlow computes it on CPU (Eigen's `plog_float`): the
+/// mantissa is moved to [√½, √2) and log(1 + m) is a rational (3,3) approximation, with
+/// plain multiply-adds (no FMA). It agrees with `tf.math.log` to the bit, so
+/// quantizers that round a logarithm (power-of-two exponents) switch exactly where
+/// TensorFlow does. 0 ↦ −inf, x < 0 and NaN ↦ NaN, +inf ↦ +inf.
+#[inline(always)]
+pub fn log<V: Lane>(x: V) -> V {
+    const ALPHA: [f32; 3] = [0.182_562_96, 1.000_000_0, 1.000_000_0];
+    const BETA: [f32; 4] = [0.049_616_247, 0.599_232_5, 1.5, 1.0];
+    let one = V::splat(1.0);
+    // frexp: x = m·2^e with m in [0.5, 1).
+    let m = x.mantissa() * V::splat(0.5);
+    let e = x.exponent() + one;
+    let below = m.lt(V::splat(std::f32::consts::FRAC_1_SQRT_2));
+    let tmp = V::select(below, m, V::splat(0.0));
+    let e = e - V::select(below, one, V::splat(0.0));
+    let m = (m - one) + tmp;
+    let p = m * ((V::splat(ALPHA[0]) * m + V::splat(ALPHA[1])) * m + V::splat(ALPHA[2]));
+    let q = ((V::splat(BETA[0]) * m + V::splat(BETA[1])) * m + V::splat(BETA[2])) * m + V::splat(BETA[3]);
+    let r = e * V::splat(std::f32::consts::LN_2) + p / q;
+    let r = V::select(x.lt(V::splat(f32::INFINITY)), r, x);
+    // Subnormals count as 0, as TensorFlow flushes them.
+    let special = V::select(x.ge(V::splat(0.0)), V::splat(f32::NEG_INFINITY), V::splat(f32::NAN));
+    V::select(x.ge(V::splat(f32::MIN_POSITIVE)), r, special)
+}
+
+/// `exp` as TensorFlow computes it on CPU (Eigen's `pexp_float`): `m = ⌊x·log2 e + ½⌋`,
+/// `r = x − m·ln 2` in two parts, a degree-6 polynomial, times `2^m`. Agrees with
+/// `tf.math.exp` to the bit (results below 2^−126 are flushed to 0, as TensorFlow does).
+#[inline(always)]
+pub fn exp<V: Lane>(x: V) -> V {
+    let xc = V::select(x.gt(V::splat(88.723)), V::splat(88.723), x);
+    let m = (xc * V::splat(std::f32::consts::LOG2_E) + V::splat(0.5)).floor();
+    let r = m * V::splat(-0.693_359_4) + xc;
+    let r = m * V::splat(0.000_212_194_44) + r;
+    let r2 = r * r;
+    let p_even = r2 * V::splat(0.001_374_496_4) + V::splat(0.041_669_652);
+    let p_odd = r2 * V::splat(0.008_368_945) + V::splat(0.166_665_18);
+    let p_even = r2 * p_even + V::splat(0.499_999_88);
+    let y = r * p_odd + p_even;
+    let y = r2 * y + (r + V::splat(1.0));
+    // 2^m in two factors, so 2^128·y stays finite where it should.
+    let h = (m * V::splat(0.5)).floor();
+    let e = y * h.pow2() * (m - h).pow2();
+    let e = V::select(e.lt(V::splat(f32::MIN_POSITIVE)), V::splat(0.0), e);
+    let e = V::select(x.lt(V::splat(-104.0)), V::splat(0.0), e);
+    // +inf stays +inf; NaN stays NaN (every comparison with NaN is false).
+    V::select(x.ge(V::splat(f32::INFINITY)), x, V::select(x.lt(V::splat(f32::INFINITY)), e, x))
+}
+
+/// The logistic function as TensorFlow computes it (`e/(1 + e)` with `e = exp(min(x,
+/// 16.6355324))`); agrees with `tf.math.sigmoid` to the bit.
+#[inline(always)]
+pub fn sigmoid<V: Lane>(x: V) -> V {
+    let cap = V::splat(16.635_532);
+    let e = exp(V::select(x.gt(cap), cap, x));
+    e / (V::splat(1.0) + e)
+}
+
 /// `tanh` as a rational approximation (the form Eigen and so TensorFlow use for float32),
 /// accurate to a few ulp, identical on every path. Saturates to ±1 beyond |x| ≈ 7.9;
 /// NaN stays NaN.
 #[inline(always)]
 pub fn tanh<V: Lane>(x: V) -> V {
-    const A1: f32 = 4.893_524_6e-3;
-    const A3: f32 = 6.372_619_3e-4;
-    const A5: f32 = 1.485_722_4e-5;
-    const A7: f32 = 5.122_297e-8;
-    const A9: f32 = -8.604_671_5e-11;
-    const A11: f32 = 2.000_188e-13;
-    const A13: f32 = -2.760_768_5e-16;
-    const B0: f32 = 4.893_525e-3;
-    const B2: f32 = 2.268_434_6e-3;
-    const B4: f32 = 1.185_347_1e-4;
-    const B6: f32 = 1.198_258_4e-6;
-    let c = V::splat(7.905_311);
+    const A1: f32 = 4.893_524_558_917_86e-3;
+    const A3: f32 = 6.372_619_288_754_36e-4;
+    const A5: f32 = 1.485_722_357_179_79e-5;
+    const A7: f32 = 5.122_297_090_371_14e-8;
+    const A9: f32 = -8.604_671_522_137_35e-11;
+    const A11: f32 = 2.000_187_904_824_77e-13;
+    const A13: f32 = -2.760_768_477_423_55e-16;
+    const B0: f32 = 4.893_525_185_543_85e-3;
+    const B2: f32 = 2.268_434_632_439e-3;
+    const B4: f32 = 1.185_347_056_866_54e-4;
+    const B6: f32 = 1.198_258_394_667_02e-6;
+    let c = V::splat(7.905_311_107_635_498);
     let xc = clip(x, -c, c);
     let x2 = xc * xc;
     let mut p = V::splat(A13);
@@ -339,6 +398,40 @@ mod tests {
         assert_eq!((-127.0f32).pow2(), 0.0);
         assert_eq!(128.0f32.pow2(), f32::INFINITY);
         assert_eq!((-126.0f32).pow2(), f32::MIN_POSITIVE);
+    }
+
+    #[test]
+    fn log_follows_tensorflow_and_handles_specials() {
+        // tf.math.log bits for these inputs (TF 2.15 CPU); 0.24999999 is not correctly rounded there.
+        assert_eq!(log(0.249_999_99f32).to_bits(), 0xbfb1_7219);
+        assert_eq!(log(0.707_106_77f32).to_bits(), 0xbeb1_7218);
+        assert_eq!(log(1.000_000_1f32).to_bits(), 0x33ff_fffe);
+        assert_eq!(log(11585.237f32).to_bits(), 0x4115_b844);
+        assert_eq!(log(1.0f32), 0.0);
+        assert_eq!(log(0.0f32), f32::NEG_INFINITY);
+        assert_eq!(log(f32::INFINITY), f32::INFINITY);
+        assert!(log(-1.0f32).is_nan() && log(f32::NAN).is_nan());
+        for v in [1e-30f32, 1e-7, 0.3, 2.0, 1e30] {
+            assert!((log(v) - v.ln()).abs() <= 2.0 * f32::EPSILON * v.ln().abs().max(1.0), "{v}");
+        }
+    }
+
+    #[test]
+    fn exp_and_sigmoid_follow_tensorflow() {
+        // tf.math.exp / tf.math.sigmoid bits (TF 2.15 CPU).
+        for v in [-3.0f32, -0.5, 0.0, 0.3, 1.0, 10.0, 80.0] {
+            let e = exp(v);
+            assert!((e - v.exp()).abs() <= 2.0 * f32::EPSILON * v.exp(), "{v}: {e} vs {}", v.exp());
+        }
+        assert_eq!(exp(0.0f32), 1.0);
+        assert_eq!(exp(f32::NEG_INFINITY), 0.0);
+        assert_eq!(exp(f32::INFINITY), f32::INFINITY);
+        assert!(exp(f32::NAN).is_nan());
+        assert!(exp(88.72f32).is_finite());
+        assert_eq!(sigmoid(0.0f32), 0.5);
+        assert_eq!(sigmoid(20.0f32), 1.0);
+        assert_eq!(sigmoid(f32::NEG_INFINITY), 0.0);
+        assert!(sigmoid(f32::NAN).is_nan());
     }
 
     #[test]

@@ -63,6 +63,12 @@ pub trait Kernel: schema::Schema {
         Ok(())
     }
 
+    /// Why this configuration cannot run in the given mode (the library raises there), if
+    /// it cannot. `apply` still returns the inference behaviour in that case.
+    fn unsupported(&self, _training: bool) -> Option<String> {
+        None
+    }
+
     /// Whether, in the given mode, outputs are random draws.
     fn is_stochastic(&self, _training: bool) -> bool {
         false

@@ -109,10 +109,38 @@ pub fn pow2i(e: i32) -> f32 {
     }
 }
 
-/// Sum in float32, front to back, as TensorFlow's CPU reduction does for a column.
-#[inline]
-pub fn sum_f32(values: impl Iterator<Item = f32>) -> f32 {
-    values.fold(0.0f32, |acc, v| acc + v)
+/// Sum in float32 in the order of Eigen's vectorized reducer (TensorFlow on CPU, 8-wide
+/// packets): pairs of packets into two accumulators, a last packet into the first, the
+/// remainder one by one, then the lanes added pairwise. It usually reproduces
+/// TensorFlow's sums and stays within a few ulp when it does not.
+pub fn sum_f32(values: impl ExactSizeIterator<Item = f32>) -> f32 {
+    const P: usize = 8;
+    let n = values.len();
+    let unrolled = n / (2 * P) * 2 * P;
+    let vectorized = n / P * P;
+    let (mut a, mut b) = ([0.0f32; P], [0.0f32; P]);
+    let mut tail = 0.0f32;
+    for (i, v) in values.enumerate() {
+        if i < unrolled {
+            let lane = i % (2 * P);
+            if lane < P { a[lane] += v } else { b[lane - P] += v }
+        } else if i < vectorized {
+            a[i % P] += v;
+        } else {
+            tail += v;
+        }
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+    let mut width = P;
+    while width > 1 {
+        width /= 2;
+        for i in 0..width {
+            a[i] += a[i + width];
+        }
+    }
+    tail + a[0]
 }
 
 /// Mean in float32 (`K.mean`).
@@ -139,17 +167,6 @@ pub fn max_abs(x: &[f32]) -> f32 {
         }
     }
     m
-}
-
-/// `tf.keras.backend.sigmoid` / `tf.sigmoid` evaluated in f32.
-#[inline]
-pub fn sigmoid(x: f32) -> f32 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Binary quantizers: `binary`, `stochastic_binary`, `bernoulli`.
 
-use super::super::round::{max_abs, mean_f32, sgn_plus, sgn0, sigmoid, ste_blend, stochastic_round, uniform};
 use super::super::lane::{self, Lane};
+use super::super::round::{max_abs, mean_f32, sgn_plus, sgn0, ste_blend, stochastic_round, uniform};
 use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
@@ -54,7 +54,7 @@ impl Op for SignOp {
 #[inline(always)]
 fn prob(v: f32, temperature: f32, sd: f32, real: bool) -> f32 {
     let z = temperature * v / sd;
-    if real { sigmoid(z) } else { sigmoid_q(z).0 }
+    if real { lane::sigmoid(z) } else { sigmoid_q(z).0 }
 }
 
 quantizer! {

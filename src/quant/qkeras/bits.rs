@@ -2,11 +2,10 @@
 
 use super::super::lane::{self, Lane};
 use super::super::round::{max_abs, no_ste_blend, pow2i, rhe, sgn0, ste_blend, stochastic_round};
-use super::super::simd::{self, Op};
 use super::super::schema::{Alpha, Kind, Opaque, quantizer};
+use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{integer_fits, least_squares_scale, one_minus, only_with_auto_po2, po2_round};
-use crate::quant::round::{clip, inside};
 
 const BITS: Kind = Kind::Int { min: 1, max: 32 };
 const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
@@ -284,11 +283,15 @@ impl QuantizedLinear {
     /// The scaled, clipped, rounded code of `v` (`_scale_clip_and_round`).
     #[inline(always)]
     fn code(&self, v: f32, qs: f32, stochastic: bool, rng: &mut rand::rngs::StdRng) -> f32 {
+        let op = self.op(qs);
+        let c = op.pre(v);
+        (if stochastic { stochastic_round(c, 1.0, rng) } else { rhe(c) }) + op.shift
+    }
+
+    fn op(&self, qs: f32) -> LinearOp {
         let (lo, hi) = self.bounds();
         let shift = if self.sign_mode() { 0.5 } else { 0.0 };
-        let c = clip(v / qs, lo, hi) - shift;
-        let r = if stochastic { stochastic_round(c, 1.0, rng) } else { rhe(c) };
-        r + shift
+        LinearOp { qs, lo, hi, shift, q: self.qnoise_factor as f32 }
     }
 
     /// 'auto': the smallest scale that does not clip the channel's max; 'auto_po2': its
@@ -320,6 +323,40 @@ impl QuantizedLinear {
     }
 }
 
+/// quantized_linear for a given scale: clip, round, and the clipped STE.
+struct LinearOp {
+    qs: f32,
+    lo: f32,
+    hi: f32,
+    shift: f32,
+    q: f32,
+}
+
+impl LinearOp {
+    /// The scaled, clipped (and, in sign mode, shifted) value that gets rounded.
+    #[inline(always)]
+    fn pre<V: Lane>(&self, x: V) -> V {
+        lane::clip(x / V::splat(self.qs), V::splat(self.lo), V::splat(self.hi)) - V::splat(self.shift)
+    }
+
+    /// Output and gradient given the rounded `r` of `pre(x)`. The output is
+    /// `x + q·(xq − x)` (no stop-gradient), so the gradient is `(1 − q) + q·1[lo ≤ x/qs ≤ hi]`.
+    #[inline(always)]
+    fn post<V: Lane>(&self, x: V, r: V) -> (V, V) {
+        let qs = V::splat(self.qs);
+        let xq = (r + V::splat(self.shift)) * qs;
+        let pass = (V::splat(self.q) * qs) / qs * lane::inside(x / qs, V::splat(self.lo), V::splat(self.hi));
+        (lane::ste_blend(x, xq, self.q), V::splat(1.0 - self.q) + pass)
+    }
+}
+
+impl Op for LinearOp {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        self.post(x, self.pre(x).nearest())
+    }
+}
+
 impl Kernel for QuantizedLinear {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         integer_fits(self.integer, self.bits)
@@ -337,14 +374,13 @@ impl Kernel for QuantizedLinear {
             Alpha::Value(a) => a as f32 * dts,
             Alpha::Auto | Alpha::AutoPo2 => self.auto_scale(x, stochastic, ctx),
         };
-        let (lo, hi) = self.bounds();
-        let q = self.qnoise_factor as f32;
-        let rng = &mut ctx.rng;
-        elementwise(x, y, dydx, |v| {
-            let xq = self.code(v, qs, stochastic, rng) * qs;
-            let pass = if inside(v / qs, lo, hi) == 1.0 { (q * qs) / qs } else { 0.0 };
-            (ste_blend(v, xq, q), (1.0 - q) + pass)
-        });
+        let op = self.op(qs);
+        if stochastic {
+            let rng = &mut ctx.rng;
+            elementwise(x, y, dydx, |v| op.post(v, stochastic_round(op.pre(v), 1.0, rng)));
+        } else {
+            simd::run(&op, x, y, dydx);
+        }
         Report { scale: Some(qs / dts), ..Report::default() }
     }
 

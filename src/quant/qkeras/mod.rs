@@ -22,7 +22,8 @@ pub use po2::{QuantizedPo2, QuantizedReluPo2};
 pub use relu::{QuantizedRelu, QuantizedSigmoid, QuantizedTanh, QuantizedUlaw};
 pub use ternary::{StochasticTernary, Ternary};
 
-use super::round::{EPS, clip, inside, mean_f32, pow2i, rhe};
+use super::lane::{self, Lane};
+use super::round::{EPS, mean_f32, pow2i, rhe};
 use super::schema::Alpha;
 
 /// `ln 2` as float32, as `x / np.log(2.0)` divides by it in TensorFlow.
@@ -30,15 +31,17 @@ const LN2: f32 = std::f32::consts::LN_2;
 
 /// QKeras' internal sigmoid (default "hard"): `clip(0.5·x + 0.5, 0, 1)` and its slope.
 #[inline(always)]
-fn sigmoid_q(x: f32) -> (f32, f32) {
-    let v = 0.5 * x + 0.5;
-    (clip(v, 0.0, 1.0), 0.5 * inside(v, 0.0, 1.0))
+fn sigmoid_q<V: Lane>(x: V) -> (V, V) {
+    let half = V::splat(0.5);
+    let (zero, one) = (V::splat(0.0), V::splat(1.0));
+    let v = half * x + half;
+    (lane::clip(v, zero, one), half * lane::inside(v, zero, one))
 }
 
 /// `2^Rhe(log2(s + ε))`: the power of two nearest to `s` in the log domain.
 #[inline]
 fn po2_round(s: f32) -> f32 {
-    let e = rhe((s + EPS).ln() / LN2);
+    let e = rhe(lane::log(s + EPS) / LN2);
     if e.is_nan() { f32::NAN } else { pow2i(e as i32) }
 }
 

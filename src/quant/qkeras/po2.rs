@@ -2,8 +2,8 @@
 
 use rand::Rng;
 
-use super::super::round::{EPS, no_ste_blend, rhe, sgn_plus, ste_blend, uniform};
 use super::super::lane::{self, Lane};
+use super::super::round::{EPS, no_ste_blend, rhe, sgn_plus, ste_blend, uniform};
 use super::super::schema::{Kind, Opaque, choice, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
@@ -18,16 +18,17 @@ const BITS: Kind = Kind::Int { min: 1, max: 16 };
 const MAX_VALUE: Kind = Kind::OptFloat { min: 0.0, max: 1e30 };
 const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
 
-/// `2^e` for the exponents QKeras produces (integers, or ±½ in the degenerate 1-bit case).
+/// `2^e` for the exponents QKeras produces (integers, or ±½ in the degenerate 1-bit case);
+/// below 2^−126 the result is 0, as TensorFlow flushes subnormals.
 #[inline(always)]
 fn exp2(e: f32) -> f32 {
-    if e.fract() == 0.0 && e.abs() < 200.0 { super::pow2i(e as i32) } else { e.exp2() }
+    if e.fract() == 0.0 { e.pow2() } else { e.exp2() }
 }
 
 /// QKeras `stochastic_round_po2`: a random exponent `e` with `E[2^e] = |x|`.
 pub(crate) fn stochastic_round_po2<R: Rng + ?Sized>(x: f32, rng: &mut R) -> f32 {
     let y = x.abs();
-    let e0 = rhe((y + EPS).ln() / LN2);
+    let e0 = rhe(lane::log(y + EPS) / LN2);
     let po2 = exp2(e0);
     let (lo, hi) = if po2 > y { (e0 - 1.0, e0) } else { (e0, e0 + 1.0) };
     let (a, b) = (exp2(lo), exp2(hi));
@@ -63,39 +64,29 @@ impl Po2Rule {
         }
     }
 
-    /// The exponent for `|x|`; `|x| < ε` takes the smallest exponent.
+    /// The exponent for `|x|`, drawing when stochastic; `|x| < ε` takes the smallest.
     #[inline(always)]
     fn exponent<R: Rng + ?Sized>(&self, a: f32, rng: &mut R) -> f32 {
-        if a < EPS {
-            return self.min_exp;
-        }
-        let mut t = a;
-        if let Some(mv) = self.max_value
-            && t >= mv
-        {
-            t = mv;
-        }
-        let (t, f) = if self.quadratic { (t.sqrt(), 2.0) } else { (t, 1.0) };
-        let e = if self.floor {
-            (t.ln() / LN2).floor()
-        } else if self.stochastic {
-            stochastic_round_po2(t, rng)
-        } else if self.exact() {
+        if !self.stochastic || a < EPS {
             return self.exponent_rnd(a);
-        } else {
-            rhe(t.ln() / LN2)
+        }
+        let t = match self.max_value {
+            Some(mv) if a >= mv => mv,
+            _ => a,
         };
-        f * e.max(self.min_exp).min(self.max_exp)
+        let (t, f) = if self.quadratic { (t.sqrt(), 2.0) } else { (t, 1.0) };
+        f * lane::clip(stochastic_round_po2(t, rng), self.min_exp, self.max_exp)
     }
 
-    /// Whether the exact 'rnd' rule applies (no stochastic draw, integer exponent bounds);
-    /// it runs on SIMD lanes.
+    /// Whether the deterministic 'rnd' rule applies (no stochastic draw, integer exponent
+    /// bounds); it runs on SIMD lanes.
     fn exact(&self) -> bool {
         !self.floor && !self.stochastic && self.min_exp.fract() == 0.0 && self.max_exp.fract() == 0.0
     }
 
-    /// The 'rnd' exponent computed exactly: `⌊log2 t⌋`, plus one when the mantissa exceeds
-    /// √2 (log2 of a float is never a tie); `|x| < ε` takes the smallest exponent.
+    /// The deterministic exponent, `round(log(t)/ln 2)` (or `floor`) with TensorFlow's
+    /// float32 log, so it switches exactly where TensorFlow does near 2^(k+½);
+    /// `|x| < ε` takes the smallest exponent.
     #[inline(always)]
     fn exponent_rnd<V: Lane>(&self, a: V) -> V {
         let t = match self.max_value {
@@ -103,8 +94,9 @@ impl Po2Rule {
             None => a,
         };
         let (t, f) = if self.quadratic { (t.sqrt(), 2.0) } else { (t, 1.0) };
-        let up = V::select(t.mantissa().gt(V::splat(std::f32::consts::SQRT_2)), V::splat(1.0), V::splat(0.0));
-        let e = V::splat(f) * lane::clip(t.exponent() + up, V::splat(self.min_exp), V::splat(self.max_exp));
+        let l = lane::log(t) / V::splat(LN2);
+        let e0 = if self.floor { l.floor() } else { l.nearest() };
+        let e = V::splat(f) * lane::clip(e0, V::splat(self.min_exp), V::splat(self.max_exp));
         V::select(a.lt(V::splat(EPS)), V::splat(self.min_exp), e)
     }
 
@@ -290,7 +282,14 @@ impl Kernel for QuantizedReluPo2 {
         let rng = &mut ctx.rng;
         elementwise(x, y, dydx, |v| {
             // x_u: leaky relu, replaced by max_value above it (and its gradient).
-            let (relu, drelu) = if v > 0.0 { (v, 1.0) } else { (ns * v, ns) };
+            // K.relu(x, negative_slope): plain relu (0 for −inf) when the slope is 0.
+            let (relu, drelu) = if v > 0.0 {
+                (v, 1.0)
+            } else if ns == 0.0 {
+                (0.0, 0.0)
+            } else {
+                (ns * v, ns)
+            };
             // tf.where(x <= max_value, relu, max_value): NaN takes max_value.
             let (xu, dxu) = match mv {
                 Some(m) if v <= m => (relu, drelu),

@@ -3,8 +3,10 @@
 
 use rand::rngs::StdRng;
 
-use super::super::round::{clip, inside, no_ste_blend, pow2i, rhe, sgn0, sigmoid, ste_blend, stochastic_round};
+use super::super::lane::{self, Lane};
+use super::super::round::{clip, inside, pow2i, rhe, sgn0, stochastic_round};
 use super::super::schema::{Kind, Opaque, quantizer};
+use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{integer_fits, one_minus, sigmoid_q};
 
@@ -63,40 +65,48 @@ impl QuantizedRelu {
         self.bits - (self.negative_slope != 0.0) as i32
     }
 
-    /// `x_u`, the float value the STE passes through, and its gradient.
+    /// `x_u`, the float value the STE passes through (leaky ReLU capped at the top code or
+    /// relu_upper_bound), and its gradient.
     #[inline(always)]
-    fn xu(&self, v: f32, top: f32) -> (f32, f32) {
-        let ns = self.negative_slope as f32;
-        let relu = if v > 0.0 { (v, 1.0) } else { (ns * v, ns) };
-        if self.is_quantized_clip {
-            if v <= top { relu } else { (top, 0.0) }
-        } else if let Some(u) = self.relu_upper_bound {
-            let u = u as f32;
-            if v <= u { relu } else { (u, 0.0) }
-        } else {
-            relu
+    fn xu<V: Lane>(&self, v: V, top: f32) -> (V, V) {
+        let ns = V::splat(self.negative_slope as f32);
+        let pos = v.gt(V::splat(0.0));
+        // K.relu(x, negative_slope): plain relu (0 for −inf) when the slope is 0.
+        let neg = if self.negative_slope == 0.0 { V::splat(0.0) } else { ns * v };
+        let (relu, drelu) = (V::select(pos, v, neg), V::select(pos, V::splat(1.0), ns));
+        let bound = if self.is_quantized_clip { Some(top) } else { self.relu_upper_bound.map(|u| u as f32) };
+        match bound {
+            // tf.where(x <= bound, relu, bound): NaN takes the bound.
+            Some(b) => {
+                let below = v.le(V::splat(b));
+                (V::select(below, relu, V::splat(b)), V::select(below, drelu, V::splat(0.0)))
+            }
+            None => (relu, drelu),
         }
     }
 
-    /// The quantized value `xq`.
+    /// The quantized value `xq`, with `round` the rounding of the scaled value.
     #[inline(always)]
-    fn xq(&self, v: f32, m: f32, mi: f32, stochastic: bool, rng: &mut StdRng) -> f32 {
+    fn xq<V: Lane>(&self, v: V, m: f32, mi: f32, mut round: impl FnMut(V) -> V) -> V {
         let ns = self.negative_slope as f32;
-        let neg_factor = (1.0 / (self.negative_slope * m as f64)) as f32;
+        let neg_factor = V::splat((1.0 / (self.negative_slope * m as f64)) as f32);
+        let (vm, vmi, one, zero) = (V::splat(m), V::splat(mi), V::splat(1.0), V::splat(0.0));
+        let (top, two, mins) = (V::splat(1.0 - 1.0 / m), V::splat(2.0), V::splat(mi * ns));
         let mut xq;
         if self.use_sigmoid {
-            let p = sigmoid_q(v / mi).0 * m;
-            xq = mi * clip(2.0 * (round_through(p, stochastic, rng) / m) - 1.0, 0.0, 1.0 - 1.0 / m);
+            let (s, _) = sigmoid_q(v / vmi);
+            let p = s * vm;
+            xq = vmi * lane::clip(two * (round(p) / vm) - one, zero, top);
             if self.negative_slope > 0.0 {
-                let r = round_through(p * ns, stochastic, rng);
-                xq += mi * ns * clip(2.0 * (r * neg_factor) - 1.0, -1.0, 0.0);
+                let r = round(p * V::splat(ns));
+                xq = xq + mins * lane::clip(two * (r * neg_factor) - one, -one, zero);
             }
         } else {
-            let p = v * m / mi;
-            xq = mi * clip(round_through(p, stochastic, rng) / m, 0.0, 1.0 - 1.0 / m);
+            let p = v * vm / vmi;
+            xq = vmi * lane::clip(round(p) / vm, zero, top);
             if self.negative_slope > 0.0 {
-                let r = round_through(p * ns, stochastic, rng);
-                xq += mi * ns * clip(r * neg_factor, -1.0, 0.0);
+                let r = round(p * V::splat(ns));
+                xq = xq + mins * lane::clip(r * neg_factor, -one, zero);
             }
         }
         if let Some(u) = self.relu_upper_bound
@@ -104,10 +114,40 @@ impl QuantizedRelu {
             && !self.is_quantized_clip
         {
             // tf.where(xq <= u, xq, u): NaN takes u.
-            let u = u as f32;
-            xq = if xq <= u { xq } else { u };
+            let u = V::splat(u as f32);
+            xq = V::select(xq.le(u), xq, u);
         }
         xq
+    }
+}
+
+/// quantized_relu with round-half-even codes.
+struct ReluOp<'a> {
+    relu: &'a QuantizedRelu,
+    top: f32,
+    m: f32,
+    mi: f32,
+}
+
+impl ReluOp<'_> {
+    /// The STE combination of `x_u` and `xq`.
+    #[inline(always)]
+    fn combine<V: Lane>(&self, (xu, g): (V, V), xq: V) -> (V, V) {
+        let q = self.relu.qnoise_factor as f32;
+        let omq = one_minus(self.relu.qnoise_factor);
+        if self.relu.use_ste {
+            (lane::ste_blend(xu, xq, q), g)
+        } else {
+            (lane::no_ste_blend(xu, xq, q, omq), V::splat(omq) * g)
+        }
+    }
+}
+
+impl Op for ReluOp<'_> {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let xq = self.relu.xq(x, self.m, self.mi, |p: V| p.nearest());
+        self.combine(self.relu.xu(x, self.top), xq)
     }
 }
 
@@ -133,16 +173,16 @@ impl Kernel for QuantizedRelu {
             return Report::default();
         }
         let m = pow2i(self.nb());
-        let top = mi - pow2i(self.integer - self.nb());
-        let q = self.qnoise_factor as f32;
-        let omq = one_minus(self.qnoise_factor);
-        let stochastic = self.is_stochastic(ctx.training);
-        let rng = &mut ctx.rng;
-        elementwise(x, y, dydx, |v| {
-            let (xu, g) = self.xu(v, top);
-            let xq = self.xq(v, m, mi, stochastic, rng);
-            if self.use_ste { (ste_blend(xu, xq, q), g) } else { (no_ste_blend(xu, xq, q, omq), omq * g) }
-        });
+        let op = ReluOp { relu: self, top: mi - pow2i(self.integer - self.nb()), m, mi };
+        if self.is_stochastic(ctx.training) {
+            let rng = &mut ctx.rng;
+            elementwise(x, y, dydx, |v| {
+                let xq = self.xq(v, m, mi, |p| round_through(p, true, rng));
+                op.combine(self.xu(v, op.top), xq)
+            });
+        } else {
+            simd::run(&op, x, y, dydx);
+        }
         Report::default()
     }
 
@@ -212,6 +252,75 @@ quantizer! {
     }
 }
 
+/// The bounded function a quantized tanh/sigmoid rounds, and its derivative.
+#[derive(Clone, Copy)]
+enum Squash {
+    HardTanh,
+    Tanh,
+    HardSigmoid,
+    Sigmoid,
+}
+
+impl Squash {
+    #[inline(always)]
+    fn eval<V: Lane>(self, v: V) -> (V, V) {
+        let one = V::splat(1.0);
+        match self {
+            Squash::HardTanh => {
+                let (s, ds) = sigmoid_q(v);
+                (V::splat(2.0) * s - one, V::splat(2.0) * ds)
+            }
+            Squash::Tanh => {
+                let t = lane::tanh(v);
+                (t, one - t * t)
+            }
+            Squash::HardSigmoid => sigmoid_q(v),
+            Squash::Sigmoid => {
+                let s = lane::sigmoid(v);
+                (s, s * (one - s))
+            }
+        }
+    }
+}
+
+/// `clip(round(m·p(x))/m, lo, hi)` with gradient `p'(x)` inside the clip range.
+struct SquashOp {
+    squash: Squash,
+    m: f32,
+    lo: f32,
+    hi: f32,
+}
+
+impl SquashOp {
+    /// Output and gradient given `(p, p')` and the rounded `m·p`.
+    #[inline(always)]
+    fn finish<V: Lane>(&self, dp: V, rounded: V) -> (V, V) {
+        let (lo, hi) = (V::splat(self.lo), V::splat(self.hi));
+        let r = rounded / V::splat(self.m);
+        (lane::clip(r, lo, hi), dp * lane::inside(r, lo, hi))
+    }
+
+    /// Runs over a slice; stochastic rounding (to half steps) draws per element.
+    fn run(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, stochastic: bool, rng: &mut StdRng) {
+        if stochastic {
+            elementwise(x, y, dydx, |v| {
+                let (p, dp) = self.squash.eval(v);
+                self.finish(dp, round_through(p * self.m, true, rng))
+            });
+        } else {
+            simd::run(self, x, y, dydx);
+        }
+    }
+}
+
+impl Op for SquashOp {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (p, dp) = self.squash.eval(x);
+        self.finish(dp, (p * V::splat(self.m)).nearest())
+    }
+}
+
 impl Kernel for QuantizedTanh {
     fn is_stochastic(&self, training: bool) -> bool {
         training && self.use_stochastic_rounding
@@ -219,20 +328,9 @@ impl Kernel for QuantizedTanh {
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
         let m = pow2i(self.bits - 1);
-        let (lo, hi) = (-1.0 + self.symmetric as i32 as f32 / m, 1.0 - 1.0 / m);
-        let stochastic = self.is_stochastic(ctx.training);
-        let rng = &mut ctx.rng;
-        elementwise(x, y, dydx, |v| {
-            let (p, dp) = if self.use_real_tanh {
-                let t = v.tanh();
-                (t, 1.0 - t * t)
-            } else {
-                let (s, ds) = sigmoid_q(v);
-                (2.0 * s - 1.0, 2.0 * ds)
-            };
-            let r = round_through(p * m, stochastic, rng) / m;
-            (clip(r, lo, hi), dp * inside(r, lo, hi))
-        });
+        let squash = if self.use_real_tanh { Squash::Tanh } else { Squash::HardTanh };
+        let op = SquashOp { squash, m, lo: -1.0 + self.symmetric as i32 as f32 / m, hi: 1.0 - 1.0 / m };
+        op.run(x, y, dydx, self.is_stochastic(ctx.training), &mut ctx.rng);
         Report::default()
     }
 
@@ -271,19 +369,9 @@ impl Kernel for QuantizedSigmoid {
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
         let m = pow2i(self.bits);
-        let (lo, hi) = (self.symmetric as i32 as f32 / m, 1.0 - 1.0 / m);
-        let stochastic = self.is_stochastic(ctx.training);
-        let rng = &mut ctx.rng;
-        elementwise(x, y, dydx, |v| {
-            let (p, dp) = if self.use_real_sigmoid {
-                let s = sigmoid(v);
-                (s, s * (1.0 - s))
-            } else {
-                sigmoid_q(v)
-            };
-            let r = round_through(p * m, stochastic, rng) / m;
-            (clip(r, lo, hi), dp * inside(r, lo, hi))
-        });
+        let squash = if self.use_real_sigmoid { Squash::Sigmoid } else { Squash::HardSigmoid };
+        let op = SquashOp { squash, m, lo: self.symmetric as i32 as f32 / m, hi: 1.0 - 1.0 / m };
+        op.run(x, y, dydx, self.is_stochastic(ctx.training), &mut ctx.rng);
         Report::default()
     }
 
@@ -319,8 +407,8 @@ quantizer! {
 impl QuantizedUlaw {
     fn law(&self, rp: f32) -> f32 {
         let u = self.u as f32;
-        let l = (1.0 + self.u as f32).ln();
-        sgn0(rp) * (1.0 + u * rp.abs()).ln() / l
+        let l = lane::log(1.0 + self.u as f32);
+        sgn0(rp) * lane::log(1.0 + u * rp.abs()) / l
     }
 }
 
@@ -334,7 +422,7 @@ impl Kernel for QuantizedUlaw {
         let mi = pow2i(self.integer);
         let (lo, hi) = (-1.0 + self.symmetric as i32 as f32 / m, 1.0 - 1.0 / m);
         let u = self.u as f32;
-        let l = (1.0 + u).ln();
+        let l = lane::log(1.0 + u);
         elementwise(x, y, dydx, |v| {
             let (s, ds) = sigmoid_q(v / mi);
             let p = s * m;
@@ -349,6 +437,8 @@ impl Kernel for QuantizedUlaw {
             g *= u * sg;
             g = g * 2.0 / m * m;
             g = g * ds / mi;
+            // TensorFlow's clip mask zeroes the gradient at NaN before the chain rule.
+            let g = if v.is_nan() { 0.0 } else { g };
             (mi * clip(c, lo, hi), g)
         });
         Report::default()

@@ -1,12 +1,13 @@
 //! Ternary quantizers: `ternary`, `stochastic_ternary`.
 
-use super::super::round::{max_abs, rhe, sgn_plus, sgn0, sigmoid, ste_blend, stochastic_round, uniform};
+use super::super::lane;
+use super::super::round::{max_abs, rhe, sgn_plus, sgn0, ste_blend, stochastic_round, uniform};
 use super::super::schema::{Alpha, Kind, quantizer};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::binary::{SignOp, std_eps};
-use crate::quant::simd;
 use super::{least_squares_scale, po2_round, sigmoid_q};
 use crate::quant::round::EPS;
+use crate::quant::simd;
 
 const UNROLLS: Kind = Kind::Int { min: 1, max: 100 };
 
@@ -105,15 +106,15 @@ quantizer! {
     /// two random signs `b₀ = ±1 w.p. σ(T(x/sd − s/2sd))`, `b₁ = ±1 w.p. σ(T(x/sd + s/2sd))`
     /// give `k = (b₀ + b₁)/2` ∈ {−1, 0, 1}. In inference it is `ternary(alpha)`.
     ///
-    /// Backward: 1. (QKeras asserts a string alpha in training, so qscope's default alpha
-    /// is 'auto' where QKeras' None would fail.)
+    /// Backward: 1. QKeras asserts a string alpha in training (its default None only works
+    /// in inference); qscope reports that as an error.
     pub struct StochasticTernary: QKeras "stochastic_ternary" {
         summary: "ternary with random codes around the fitted threshold; ternary in inference",
         forward: "q(x) = s·(b₀ + b₁)/2,  P(bᵢ = +1) = σ(T·(x ∓ s/2)/sd)",
         backward: "∂q/∂x = 1",
-        /// Scale: 'auto' or 'auto_po2' (QKeras asserts a string in training).
-        alpha: Alpha = Alpha::Auto, Kind::Alpha;
-        /// Unused by QKeras in training; must be None.
+        /// Scale: 'auto' or 'auto_po2' in training (QKeras asserts it); any in inference.
+        alpha: Alpha = Alpha::None, Kind::Alpha;
+        /// Threshold in inference (None: 0.33); unused in training.
         threshold: Option<f64> = None, Kind::OptFloat { min: 0.0, max: 1e30 };
         /// Sharpness T of the sigmoids.
         temperature: f64 = 8.0, Kind::Float { min: 1e-6, max: 1e6, log: true };
@@ -126,22 +127,32 @@ quantizer! {
 
 impl Kernel for StochasticTernary {
     fn validate(&self) -> Result<(), (&'static str, String)> {
-        if !self.alpha.is_auto() {
-            return Err(("alpha", "must be 'auto' or 'auto_po2' (QKeras asserts it in training)".into()));
-        }
-        if self.threshold.is_some() {
+        if self.alpha.is_auto() && self.threshold.is_some() {
             return Err(("threshold", "must be None with alpha='auto' or 'auto_po2'".into()));
         }
         Ok(())
     }
 
+    fn unsupported(&self, training: bool) -> Option<String> {
+        (training && !self.alpha.is_auto()).then(|| {
+            "qkeras.stochastic_ternary needs alpha='auto' or 'auto_po2' in training (QKeras asserts it); \
+             set alpha or use inference mode"
+                .to_string()
+        })
+    }
+
     fn is_stochastic(&self, training: bool) -> bool {
-        training
+        training && self.alpha.is_auto()
     }
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
-        if !ctx.training {
-            let t = Ternary { alpha: self.alpha, number_of_unrolls: self.number_of_unrolls, ..Ternary::default() };
+        if !self.is_stochastic(ctx.training) {
+            let t = Ternary {
+                alpha: self.alpha,
+                threshold: self.threshold,
+                number_of_unrolls: self.number_of_unrolls,
+                ..Ternary::default()
+            };
             return t.apply(x, y, dydx, ctx);
         }
         let sd = std_eps(x) - EPS;
@@ -161,7 +172,7 @@ impl Kernel for StochasticTernary {
         let t = scale / (2.0 * (sd + EPS));
         let temp = self.temperature as f32;
         let real = self.use_real_sigmoid;
-        let sig = |z: f32| if real { sigmoid(z) } else { sigmoid_q(z).0 };
+        let sig = |z: f32| if real { lane::sigmoid(z) } else { sigmoid_q(z).0 };
         let rng = &mut ctx.rng;
         elementwise(x, y, dydx, |v| {
             let xn = v / (sd + EPS);
