@@ -1,9 +1,11 @@
 //! Estimators beyond QKeras and Larq: soft rounding, the classic STEs, learnable-step
 //! quantizers (LSQ, PACT) and PyTorch's fake quantization. Their specs carry no namespace.
 
-use super::round::{clip, mean_f32, rhe};
+use super::lane::{self, Lane};
+use super::round::{mean_f32, rhe};
 use super::schema::{Kind, quantizer};
-use super::{Ctx, Kernel, Levels, Report, elementwise};
+use super::simd::{self, Op};
+use super::{Ctx, Kernel, Levels, Report};
 
 const STEP: Kind = Kind::Float { min: 1e-9, max: 1e9, log: true };
 const BITS: Kind = Kind::Int { min: 1, max: 24 };
@@ -21,19 +23,20 @@ quantizer! {
     }
 }
 
+impl Op for SoftRound {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (zero, one) = (V::splat(0.0), V::splat(1.0));
+        let r = x.nearest();
+        let at_zero = x.ge(zero) & x.le(zero);
+        let rounds_to_zero = r.ge(zero) & r.le(zero);
+        (r, V::select(at_zero, one, V::select(rounds_to_zero, zero, x / r)))
+    }
+}
+
 impl Kernel for SoftRound {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        elementwise(x, y, dydx, |v| {
-            let r = rhe(v);
-            let g = if v == 0.0 {
-                1.0
-            } else if r == 0.0 {
-                0.0
-            } else {
-                v / r
-            };
-            (r, g)
-        });
+        simd::run(self, x, y, dydx);
         Report::default()
     }
 
@@ -61,20 +64,26 @@ quantizer! {
     }
 }
 
+impl Op for SoftRoundAT {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let one = V::splat(1.0);
+        if self.alpha < 1e-3 {
+            return (if self.hard { x.nearest() } else { x }, one);
+        }
+        let a = self.alpha as f32;
+        let z = V::splat(lane::tanh(a / 2.0) * 2.0);
+        let a = V::splat(a);
+        let m = x.floor() + V::splat(0.5);
+        let t = lane::tanh(a * (x - m));
+        let s = if self.hard { x.nearest() } else { m + t / z };
+        (s, a * (one - t * t) / z)
+    }
+}
+
 impl Kernel for SoftRoundAT {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let identity = self.alpha < 1e-3;
-        let a = (self.alpha as f32).max(1e-3);
-        let z = (a / 2.0).tanh() * 2.0;
-        elementwise(x, y, dydx, |v| {
-            if identity {
-                return (if self.hard { rhe(v) } else { v }, 1.0);
-            }
-            let m = v.floor() + 0.5;
-            let t = (a * (v - m)).tanh();
-            let s = if self.hard { rhe(v) } else { m + t / z };
-            (s, a * (1.0 - t * t) / z)
-        });
+        simd::run(self, x, y, dydx);
         Report::default()
     }
 
@@ -95,10 +104,17 @@ quantizer! {
     }
 }
 
+impl Op for IdentitySte {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let s = V::splat(self.step as f32);
+        (s * (x / s).nearest(), V::splat(1.0))
+    }
+}
+
 impl Kernel for IdentitySte {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let s = self.step as f32;
-        elementwise(x, y, dydx, |v| (s * rhe(v / s), 1.0));
+        simd::run(self, x, y, dydx);
         Report::default()
     }
 
@@ -124,6 +140,15 @@ quantizer! {
     }
 }
 
+impl Op for ClippedSte {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (s, lo, hi) =
+            (V::splat(self.step as f32), V::splat(self.min_value as f32), V::splat(self.max_value as f32));
+        (lane::clip(s * (x / s).nearest(), lo, hi), lane::inside(x, lo, hi))
+    }
+}
+
 impl Kernel for ClippedSte {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.min_value >= self.max_value {
@@ -133,8 +158,7 @@ impl Kernel for ClippedSte {
     }
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let (s, lo, hi) = (self.step as f32, self.min_value as f32, self.max_value as f32);
-        elementwise(x, y, dydx, |v| (clip(s * rhe(v / s), lo, hi), super::round::inside(v, lo, hi)));
+        simd::run(self, x, y, dydx);
         Report::default()
     }
 
@@ -181,6 +205,23 @@ impl Lsq {
     }
 }
 
+/// LSQ's forward `s·round(clip(v/s, −Qn, Qp))` and its gradient in v.
+struct LsqOp {
+    s: f32,
+    qn: f32,
+    qp: f32,
+}
+
+impl Op for LsqOp {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (s, qn, qp) = (V::splat(self.s), V::splat(-self.qn), V::splat(self.qp));
+        let u = x / s;
+        let pass = u.gt(qn) & u.lt(qp);
+        (s * lane::clip(u, qn, qp).nearest(), V::select(pass, V::splat(1.0), V::splat(0.0)))
+    }
+}
+
 impl Kernel for Lsq {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.signed && self.bits < 2 {
@@ -195,22 +236,27 @@ impl Kernel for Lsq {
             Some(s) => s as f32,
             None => 2.0 * mean_f32(x.iter().map(|v| v.abs())) / qp.sqrt(),
         };
-        let g = if self.grad_scale { 1.0 / (x.len() as f32 * qp).sqrt() } else { 1.0 };
-        let mut ds = 0.0f64;
-        elementwise(x, y, dydx, |v| {
-            let u = v / s;
-            let r = rhe(clip(u, -qn, qp));
-            let (dx, d) = if u <= -qn {
-                (0.0, -qn)
-            } else if u >= qp {
-                (0.0, qp)
-            } else {
-                (1.0, rhe(u) - u)
-            };
-            ds += d as f64;
-            (s * r, dx)
-        });
-        Report { scale: Some(s), param_grads: vec![("step", ds as f32 * g)], ..Report::default() }
+        let mut report = Report { scale: Some(s), ..Report::default() };
+        if dydx.is_some() {
+            // ∂(Σq)/∂s: the rounding residual inside, the clip level outside.
+            let ds: f64 = x
+                .iter()
+                .map(|&v| {
+                    let u = v / s;
+                    (if u <= -qn {
+                        -qn
+                    } else if u >= qp {
+                        qp
+                    } else {
+                        rhe(u) - u
+                    }) as f64
+                })
+                .sum();
+            let g = if self.grad_scale { 1.0 / (x.len() as f32 * qp).sqrt() } else { 1.0 };
+            report.param_grads.push(("step", ds as f32 * g));
+        }
+        simd::run(&LsqOp { s, qn, qp }, x, y, dydx);
+        report
     }
 
     fn levels(&self, report: &Report) -> Levels {
@@ -235,18 +281,27 @@ quantizer! {
     }
 }
 
+impl Op for Pact {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (zero, a) = (V::splat(0.0), V::splat(self.alpha as f32));
+        let k = V::splat(((1i64 << self.bits) - 1) as f32 / self.alpha as f32);
+        let pass = x.ge(zero) & x.lt(a);
+        ((lane::clip(x, zero, a) * k).nearest() / k, V::select(pass, V::splat(1.0), zero))
+    }
+}
+
 impl Kernel for Pact {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
         let a = self.alpha as f32;
         let n = ((1i64 << self.bits) - 1) as f32;
-        let k = n / a;
-        let mut da = 0.0f64;
-        elementwise(x, y, dydx, |v| {
-            let above = v >= a;
-            da += above as i32 as f64;
-            (rhe(clip(v, 0.0, a) * k) / k, if v >= 0.0 && !above { 1.0 } else { 0.0 })
-        });
-        Report { scale: Some(a / n), param_grads: vec![("alpha", da as f32)], ..Report::default() }
+        let mut report = Report { scale: Some(a / n), ..Report::default() };
+        if dydx.is_some() {
+            // ∂(Σq)/∂α: one for every input clipped at α.
+            report.param_grads.push(("alpha", x.iter().filter(|&&v| v >= a).count() as f32));
+        }
+        simd::run(self, x, y, dydx);
+        report
     }
 
     fn levels(&self, _: &Report) -> Levels {
@@ -278,6 +333,21 @@ quantizer! {
     }
 }
 
+impl Op for FakeQuantize {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let s = self.scale as f32;
+        let inv = V::splat(1.0f32 / s);
+        let (zp, lo, hi) =
+            (V::splat(self.zero_point as f32), V::splat(self.quant_min as f32), V::splat(self.quant_max as f32));
+        let c = zp + (x * inv).nearest();
+        // fmin(fmax(c, lo), hi) on the integer cast: NaN lands on quant_min.
+        let inside = c.ge(lo) & c.le(hi);
+        let cc = V::select(c.ge(lo), V::select(c.gt(hi), hi, c), lo);
+        ((cc - zp) * V::splat(s), V::select(inside, V::splat(1.0), V::splat(0.0)))
+    }
+}
+
 impl Kernel for FakeQuantize {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.quant_min > self.quant_max {
@@ -293,15 +363,8 @@ impl Kernel for FakeQuantize {
     }
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let s = self.scale as f32;
-        let inv = 1.0f32 / s;
-        let (zp, lo, hi) = (self.zero_point as f32, self.quant_min as f32, self.quant_max as f32);
-        elementwise(x, y, dydx, |v| {
-            let c = zp + rhe(v * inv);
-            let cc = if c.is_nan() { lo } else { c.max(lo).min(hi) };
-            ((cc - zp) * s, if c >= lo && c <= hi { 1.0 } else { 0.0 })
-        });
-        Report { scale: Some(s), ..Report::default() }
+        simd::run(self, x, y, dydx);
+        Report { scale: Some(self.scale as f32), ..Report::default() }
     }
 
     fn levels(&self, _: &Report) -> Levels {

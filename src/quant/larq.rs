@@ -2,10 +2,10 @@
 //! define their gradient with `@tf.custom_gradient`. Larq's `sign` maps 0 to +1.
 
 use super::lane::{self, Lane, sgn_plus, sgn0};
-use super::round::{max_abs, mean_f32, rhe, sum_f32};
+use super::round::{max_abs, mean_f32, sum_f32};
 use super::schema::{Kind, choice, quantizer};
 use super::simd::{self, Op};
-use super::{Ctx, Kernel, Levels, Report, elementwise};
+use super::{Ctx, Kernel, Levels, Report};
 
 const CLIP: Kind = Kind::OptFloat { min: 0.0, max: 1e30 };
 
@@ -109,13 +109,21 @@ quantizer! {
     }
 }
 
+impl Op for SwishSign {
+    /// Larq: `dy·β·(2 − βx·tanh(βx/2)) / (1 + cosh(βx))`, with TensorFlow's tanh and
+    /// `cosh = (eˣ + e⁻ˣ)/2`.
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (b, half, one, two) = (V::splat(self.beta as f32), V::splat(0.5), V::splat(1.0), V::splat(2.0));
+        let bx = b * x;
+        let cosh = (lane::exp(bx) + lane::exp(-bx)) * half;
+        (sgn_plus(x), b * (two - bx * lane::tanh(bx * half)) / (one + cosh))
+    }
+}
+
 impl Kernel for SwishSign {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let b = self.beta as f32;
-        elementwise(x, y, dydx, |v| {
-            let bx = b * v;
-            (super::round::sgn_plus(v), b * (2.0 - bx * (bx * 0.5).tanh()) / (1.0 + bx.cosh()))
-        });
+        simd::run(self, x, y, dydx);
         Report::default()
     }
 
@@ -248,6 +256,28 @@ impl Op for DoReFaActivations {
     }
 }
 
+/// DoReFa weights once `max|tanh|` is known: `2·round(n·(tanh x/2d + ½))/n − 1`, gradient
+/// `(1 − tanh²x)/d` (`divide_no_nan`: 0 when d = 0).
+struct DoReFaWeights {
+    n: f32,
+    two_d: f32,
+}
+
+impl Op for DoReFaWeights {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (one, two, n) = (V::splat(1.0), V::splat(2.0), V::splat(self.n));
+        let t = lane::tanh(x);
+        let (normed, g) = if self.two_d == 0.0 {
+            (V::splat(0.0), V::splat(0.0))
+        } else {
+            let d2 = V::splat(self.two_d);
+            (t / d2, two / d2 * (one - t * t))
+        };
+        (two * ((normed + V::splat(0.5)) * n).nearest() / n - one, g)
+    }
+}
+
 choice! {
     /// What DoReFa quantizes.
     DoReFaMode { Activations = "activations", Weights = "weights" }
@@ -280,13 +310,7 @@ impl Kernel for DoReFa {
             }
             DoReFaMode::Weights => {
                 let d = max_abs(&x.iter().map(|&v| lane::tanh(v)).collect::<Vec<_>>());
-                let two_d = 2.0 * d;
-                elementwise(x, y, dydx, |v| {
-                    let t = lane::tanh(v);
-                    let normed = if two_d == 0.0 { 0.0 } else { t / two_d } + 0.5;
-                    let g = if two_d == 0.0 { 0.0 } else { 2.0 / two_d * (1.0 - t * t) };
-                    (2.0 * (rhe(normed * n) / n) - 1.0, g)
-                });
+                simd::run(&DoReFaWeights { n, two_d: 2.0 * d }, x, y, dydx);
                 Report { scale: Some(d), ..Report::default() }
             }
         }

@@ -1,7 +1,7 @@
 //! Fixed-point quantizers: `quantized_bits`, `quantized_linear`, `quantized_hswish`.
 
 use super::super::lane::{self, Lane};
-use super::super::round::{max_abs, no_ste_blend, pow2i, rhe, sgn0, ste_blend, stochastic_round};
+use super::super::round::{max_abs, pow2i, rhe, stochastic_round};
 use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
@@ -66,26 +66,13 @@ impl QuantizedBits {
         self.keep_negative as i32
     }
 
-    /// The blend of float and quantized value, and its gradient.
-    fn combine(&self) -> (impl Fn(f32, f32) -> f32 + '_, f32) {
-        let q = self.qnoise_factor as f32;
-        let omq = one_minus(self.qnoise_factor);
-        let f = move |x: f32, xq: f32| {
-            if self.use_ste { ste_blend(x, xq, q) } else { no_ste_blend(x, xq, q, omq) }
-        };
-        (f, if self.use_ste { 1.0 } else { omq })
-    }
-
     /// `alpha='auto'` / `'auto_po2'`: a data-dependent step, codes rounded half away from zero.
     fn apply_auto(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Report {
         let m = pow2i(self.bits - self.kn());
         let mi = pow2i(self.integer);
         let levels = (((1i64 << (self.bits - 1)) - 1) * 2) as f32;
         let half = levels / 2.0;
-        let code = |v: f32, s: f32| {
-            let k = (v.abs() / s + 0.5).floor();
-            sgn0(v) * if k < half { k } else { half }
-        };
+        let code = |v: f32, s: f32| auto_code(v, s, half);
         let s = match self.post_training_scale {
             Some(pts) => pts as f32 / m,
             None => {
@@ -102,13 +89,17 @@ impl QuantizedBits {
                 s
             }
         };
-        let scale = s * m;
-        let (blend, g) = self.combine();
-        elementwise(x, y, dydx, |v| {
-            let xq = scale * (mi * code(v / mi, s) / m);
-            (blend(v, xq), g)
-        });
-        Report { scale: Some(scale), ..Report::default() }
+        let op = AutoBitsOp {
+            s,
+            half,
+            m,
+            mi,
+            q: self.qnoise_factor as f32,
+            one_minus_q: one_minus(self.qnoise_factor),
+            use_ste: self.use_ste,
+        };
+        simd::run(&op, x, y, dydx);
+        Report { scale: Some(s * m), ..Report::default() }
     }
 }
 
@@ -128,7 +119,7 @@ struct BitsOp {
 impl BitsOp {
     /// Output and gradient for input `x` whose scaled value `x·m/mi` rounded to `r`.
     #[inline(always)]
-    fn from_code<V: Lane>(&self, x: V, r: V) -> (V, V) {
+    fn with_code<V: Lane>(&self, x: V, r: V) -> (V, V) {
         let a = V::splat(self.a);
         let xq = if self.one_bit {
             a * lane::sgn_plus(x)
@@ -147,7 +138,7 @@ impl BitsOp {
 impl Op for BitsOp {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        self.from_code(x, (x * V::splat(self.m) / V::splat(self.mi)).nearest())
+        self.with_code(x, (x * V::splat(self.m) / V::splat(self.mi)).nearest())
     }
 }
 
@@ -165,6 +156,38 @@ impl QuantizedBits {
             q: self.qnoise_factor as f32,
             one_minus_q: one_minus(self.qnoise_factor),
             use_ste: self.use_ste,
+        }
+    }
+}
+
+/// The 'auto' codes: `sign(v)·min(⌊|v|/s + ½⌋, half)` — rounding half away from zero.
+#[inline(always)]
+fn auto_code<V: Lane>(v: V, s: V, half: V) -> V {
+    let k = (v.abs() / s + V::splat(0.5)).floor();
+    lane::sgn0(v) * V::select(k.lt(half), k, half)
+}
+
+/// quantized_bits with a data-dependent step `s` already fitted.
+struct AutoBitsOp {
+    s: f32,
+    half: f32,
+    m: f32,
+    mi: f32,
+    q: f32,
+    one_minus_q: f32,
+    use_ste: bool,
+}
+
+impl Op for AutoBitsOp {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (m, mi) = (V::splat(self.m), V::splat(self.mi));
+        let z = auto_code(x / mi, V::splat(self.s), V::splat(self.half));
+        let xq = V::splat(self.s * self.m) * (mi * z / m);
+        if self.use_ste {
+            (lane::ste_blend(x, xq, self.q), V::splat(1.0))
+        } else {
+            (lane::no_ste_blend(x, xq, self.q, self.one_minus_q), V::splat(self.one_minus_q))
         }
     }
 }
@@ -196,7 +219,7 @@ impl Kernel for QuantizedBits {
         let op = self.op();
         if self.is_stochastic(ctx.training) {
             let rng = &mut ctx.rng;
-            elementwise(x, y, dydx, |v| op.from_code(v, stochastic_round(v * op.m / op.mi, 1.0, rng)));
+            elementwise(x, y, dydx, |v| op.with_code(v, stochastic_round(v * op.m / op.mi, 1.0, rng)));
         } else {
             simd::run(&op, x, y, dydx);
         }

@@ -1,7 +1,9 @@
 //! QKeras' quantizing helper functions (used inside its quantizers and as activations).
 
-use super::super::round::{clip, inside, rhe, ste_blend, stochastic_round};
+use super::super::lane::{self, Lane};
+use super::super::round::{ste_blend, stochastic_round};
 use super::super::schema::{Kind, quantizer};
+use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::po2::stochastic_round_po2;
 
@@ -22,19 +24,27 @@ quantizer! {
     }
 }
 
+impl Op for RoundThrough {
+    /// `x + stop_gradient(round(x) − x)`.
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        (lane::ste_blend(x, x.nearest(), 1.0), V::splat(1.0))
+    }
+}
+
 impl Kernel for RoundThrough {
     fn is_stochastic(&self, training: bool) -> bool {
         training && self.use_stochastic_rounding
     }
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
-        let stochastic = self.is_stochastic(ctx.training);
-        let p = self.precision as f32;
-        let rng = &mut ctx.rng;
-        elementwise(x, y, dydx, |v| {
-            let r = if stochastic { stochastic_round(v, p, rng) } else { rhe(v) };
-            (ste_blend(v, r, 1.0), 1.0)
-        });
+        if self.is_stochastic(ctx.training) {
+            let p = self.precision as f32;
+            let rng = &mut ctx.rng;
+            elementwise(x, y, dydx, |v| (ste_blend(v, stochastic_round(v, p, rng), 1.0), 1.0));
+        } else {
+            simd::run(self, x, y, dydx);
+        }
         Report::default()
     }
 
@@ -113,12 +123,18 @@ macro_rules! clipped_linear {
             }
         }
 
+        impl Op for $ty {
+            #[inline(always)]
+            fn eval<V: Lane>(&self, x: V) -> (V, V) {
+                let (zero, one) = (V::splat(0.0), V::splat(1.0));
+                let u = V::splat($a) * x + V::splat(0.5);
+                (V::splat($s) * lane::clip(u, zero, one) + V::splat($o), V::splat($s * $a) * lane::inside(u, zero, one))
+            }
+        }
+
         impl Kernel for $ty {
             fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-                elementwise(x, y, dydx, |v| {
-                    let u = $a * v + 0.5;
-                    ($s * clip(u, 0.0, 1.0) + $o, $s * $a * inside(u, 0.0, 1.0))
-                });
+                simd::run(self, x, y, dydx);
                 Report::default()
             }
 
@@ -164,15 +180,23 @@ quantizer! {
 }
 
 #[inline(always)]
-fn binary_sigmoid(v: f32) -> (f32, f32) {
-    let u = 0.5 * v + 0.5;
-    let hs = clip(u, 0.0, 1.0);
-    (ste_blend(hs, rhe(hs), 1.0), 0.5 * inside(u, 0.0, 1.0))
+fn binary_sigmoid<V: Lane>(v: V) -> (V, V) {
+    let (zero, one, half) = (V::splat(0.0), V::splat(1.0), V::splat(0.5));
+    let u = half * v + half;
+    let hs = lane::clip(u, zero, one);
+    (lane::ste_blend(hs, hs.nearest(), 1.0), half * lane::inside(u, zero, one))
+}
+
+impl Op for BinarySigmoid {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        binary_sigmoid(x)
+    }
 }
 
 impl Kernel for BinarySigmoid {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        elementwise(x, y, dydx, binary_sigmoid);
+        simd::run(self, x, y, dydx);
         Report::default()
     }
 
@@ -191,12 +215,18 @@ quantizer! {
     }
 }
 
+impl Op for BinaryTanh {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (b, g) = binary_sigmoid(x);
+        let two = V::splat(2.0);
+        (two * b - V::splat(1.0), two * g)
+    }
+}
+
 impl Kernel for BinaryTanh {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        elementwise(x, y, dydx, |v| {
-            let (b, g) = binary_sigmoid(v);
-            (2.0 * b - 1.0, 2.0 * g)
-        });
+        simd::run(self, x, y, dydx);
         Report::default()
     }
 

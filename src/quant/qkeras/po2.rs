@@ -260,6 +260,53 @@ impl QuantizedReluPo2 {
     }
 }
 
+/// quantized_relu_po2: the exponent rule on relu(x) (or the negative part), and the STE
+/// through the leaky ReLU capped at max_value.
+struct ReluPo2Op<'a> {
+    relu: &'a QuantizedReluPo2,
+    rule: &'a Po2Rule,
+}
+
+impl ReluPo2Op<'_> {
+    /// Output and gradient, with `exponent` the rounding of log2 (exact or stochastic).
+    #[inline(always)]
+    fn eval_with<V: Lane>(&self, v: V, mut exponent: impl FnMut(V) -> V) -> (V, V) {
+        let (zero, one) = (V::splat(0.0), V::splat(1.0));
+        let ns = self.relu.negative_slope as f32;
+        // x_u: K.relu(x, negative_slope) (plain relu, 0 at −inf, when the slope is 0) …
+        let pos = v.gt(zero);
+        let neg = if ns == 0.0 { zero } else { V::splat(ns) * v };
+        let (mut xu, mut dxu) = (V::select(pos, v, neg), V::select(pos, one, V::splat(ns)));
+        // … replaced by max_value above it: tf.where(x <= max_value, …) sends NaN there too.
+        if let Some(m) = self.relu.max_value {
+            let below = v.le(V::splat(m as f32));
+            (xu, dxu) = (V::select(below, xu, V::splat(m as f32)), V::select(below, dxu, zero));
+        }
+        let relu_pos = V::select(pos, v, zero);
+        let relu_neg = V::select(v.lt(zero), -v, zero);
+        let xq = if ns == 0.0 {
+            exponent(relu_pos).pow2()
+        } else {
+            V::select(v.ge(zero), exponent(relu_pos).pow2(), -exponent(relu_neg * V::splat(ns)).pow2())
+        };
+        let xq = V::select(v.le(v), xq, v);
+        let q = self.relu.qnoise_factor as f32;
+        if self.relu.use_ste {
+            (lane::ste_blend(xu, xq, q), dxu)
+        } else {
+            let omq = one_minus(self.relu.qnoise_factor);
+            (lane::no_ste_blend(xu, xq, q, omq), V::splat(omq) * dxu)
+        }
+    }
+}
+
+impl Op for ReluPo2Op<'_> {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        self.eval_with(x, |t| self.rule.exponent_rnd(t))
+    }
+}
+
 impl Kernel for QuantizedReluPo2 {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         let ns = self.negative_slope;
@@ -275,35 +322,13 @@ impl Kernel for QuantizedReluPo2 {
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
         let rule = self.rule(ctx.training);
-        let ns = self.negative_slope as f32;
-        let q = self.qnoise_factor as f32;
-        let omq = one_minus(self.qnoise_factor);
-        let mv = self.max_value.map(|v| v as f32);
-        let rng = &mut ctx.rng;
-        elementwise(x, y, dydx, |v| {
-            // x_u: leaky relu, replaced by max_value above it (and its gradient).
-            // K.relu(x, negative_slope): plain relu (0 for −inf) when the slope is 0.
-            let (relu, drelu) = if v > 0.0 {
-                (v, 1.0)
-            } else if ns == 0.0 {
-                (0.0, 0.0)
-            } else {
-                (ns * v, ns)
-            };
-            // tf.where(x <= max_value, relu, max_value): NaN takes max_value.
-            let (xu, dxu) = match mv {
-                Some(m) if v <= m => (relu, drelu),
-                Some(m) => (m, 0.0),
-                None => (relu, drelu),
-            };
-            let xq = if v >= 0.0 || ns == 0.0 {
-                exp2(rule.exponent(v.max(0.0), rng))
-            } else {
-                -exp2(rule.exponent((-v).max(0.0) * ns, rng))
-            };
-            let xq = if v.is_nan() { v } else { xq };
-            if self.use_ste { (ste_blend(xu, xq, q), dxu) } else { (no_ste_blend(xu, xq, q, omq), omq * dxu) }
-        });
+        let op = ReluPo2Op { relu: self, rule: &rule };
+        if rule.exact() {
+            simd::run(&op, x, y, dydx);
+        } else {
+            let rng = &mut ctx.rng;
+            elementwise(x, y, dydx, |v| op.eval_with(v, |t| rule.exponent(t, rng)));
+        }
         Report::default()
     }
 

@@ -4,7 +4,7 @@
 use rand::rngs::StdRng;
 
 use super::super::lane::{self, Lane};
-use super::super::round::{clip, inside, pow2i, rhe, sgn0, stochastic_round};
+use super::super::round::{clip, pow2i, rhe, stochastic_round};
 use super::super::schema::{Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
@@ -405,10 +405,35 @@ quantizer! {
 }
 
 impl QuantizedUlaw {
-    fn law(&self, rp: f32) -> f32 {
-        let u = self.u as f32;
-        let l = lane::log(1.0 + self.u as f32);
-        sgn0(rp) * lane::log(1.0 + u * rp.abs()) / l
+    /// µ-law companding `sign(r)·log(1 + u|r|)/log(1 + u)`.
+    #[inline(always)]
+    fn law<V: Lane>(&self, rp: V) -> V {
+        let (one, u) = (V::splat(1.0), V::splat(self.u as f32));
+        lane::sgn0(rp) * lane::log(one + u * rp.abs()) / V::splat(lane::log(1.0 + self.u as f32))
+    }
+}
+
+impl Op for QuantizedUlaw {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let m = pow2i(self.bits - 1);
+        let (lo, hi) = (V::splat(-1.0 + self.symmetric as i32 as f32 / m), V::splat(1.0 - 1.0 / m));
+        let (one, two, m, mi) = (V::splat(1.0), V::splat(2.0), V::splat(m), V::splat(pow2i(self.integer)));
+        let (u, l) = (V::splat(self.u as f32), V::splat(lane::log(1.0 + self.u as f32)));
+        let (s, ds) = sigmoid_q(x / mi);
+        let rp = two * ((s * m).nearest() / m) - one;
+        let c = self.law(rp);
+        let sg = lane::sgn0(rp);
+        // Reverse mode in TensorFlow's order: clip mask, ÷log(1+u), ×sign, ×1/(1+u|r|), ×u,
+        // ×sign (|r|' = 0 at r = 0), ×2/m·m, ×σ', ÷2^integer.
+        let mut g = mi * lane::inside(c, lo, hi);
+        g = g / l * sg;
+        g = g * (one / (one + u * rp.abs()));
+        g = g * u * sg;
+        g = g * two / m * m;
+        g = g * ds / mi;
+        // The clip mask zeroes the gradient at NaN before the chain rule.
+        (mi * lane::clip(c, lo, hi), V::select(x.le(x), g, V::splat(0.0)))
     }
 }
 
@@ -418,29 +443,7 @@ impl Kernel for QuantizedUlaw {
     }
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let m = pow2i(self.bits - 1);
-        let mi = pow2i(self.integer);
-        let (lo, hi) = (-1.0 + self.symmetric as i32 as f32 / m, 1.0 - 1.0 / m);
-        let u = self.u as f32;
-        let l = lane::log(1.0 + u);
-        elementwise(x, y, dydx, |v| {
-            let (s, ds) = sigmoid_q(v / mi);
-            let p = s * m;
-            let rp = 2.0 * (rhe(p) / m) - 1.0;
-            let c = self.law(rp);
-            let sg = sgn0(rp);
-            // Reverse-mode order of TensorFlow's ops.
-            let mut g = mi * inside(c, lo, hi);
-            g /= l;
-            g *= sg;
-            g *= 1.0 / (1.0 + u * rp.abs());
-            g *= u * sg;
-            g = g * 2.0 / m * m;
-            g = g * ds / mi;
-            // TensorFlow's clip mask zeroes the gradient at NaN before the chain rule.
-            let g = if v.is_nan() { 0.0 } else { g };
-            (mi * clip(c, lo, hi), g)
-        });
+        simd::run(self, x, y, dydx);
         Report::default()
     }
 

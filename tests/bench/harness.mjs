@@ -1,0 +1,214 @@
+// The benchmark harness, shared by Node (tests/bench/node.mjs) and headless Chromium
+// (tests/bench/index.html): no Node or DOM imports; the qscope bindings and TensorFlow.js
+// are passed in.
+//
+// For each n, in one run: a plain copy of the same bytes (WasmWorkload.copy, the
+// memory-bandwidth limit), the qscope kernels with f32x4 SIMD and forced scalar (same
+// build), and the same fake-quantize-with-STE written the idiomatic way in TensorFlow.js
+// (tfjs ops under tf.tidy; tf.grad of sum(q(x)) with tf.customGrad for the STE).
+//
+// Timing: a timed run is k back-to-back calls of the measured function between two
+// performance.now() reads, k doubled during warm-up until a run lasts ≥ MIN_RUN_MS (a
+// non-isolated page coarsens performance.now() to 0.1 ms, and a 1M copy takes ~0.2 ms);
+// the figure is the median over `reps` timed runs of n·k / time.
+
+export const MIN_RUN_MS = 5;
+
+/** The benchmark kernels (src/bench.rs KERNELS) and their TensorFlow.js versions. */
+export function tfjsKernels(tf) {
+  const one = () => tf.scalar(1);
+  // Larq's sign: sign(sign(x) + 0.1), i.e. 0 ↦ +1.
+  const signPlus = (x) => tf.sign(tf.sign(x).add(0.1));
+  return [
+    {
+      spec: 'qkeras.quantized_bits(4,0,1)',
+      // clip(round(8x), −7, 7) / 8; STE: gradient 1 everywhere.
+      forward: (x) => tf.round(x.mul(8)).clipByValue(-7, 7).div(8),
+      grad: (dy) => dy,
+    },
+    {
+      spec: 'qkeras.ternary()',
+      // sign(x)·[|x| ≥ 0.33]; gradient 1 − tanh²(x) (alpha None).
+      forward: (x) => tf.sign(x).mul(tf.abs(x).greaterEqual(0.33).cast('float32')),
+      grad: (dy, x) => dy.mul(one().sub(tf.tanh(x).square())),
+    },
+    {
+      spec: 'larq.ste_sign',
+      // x ≥ 0 ? 1 : −1; gradient 1[|x| ≤ 1] (Larq's ste_sign with clip_value 1).
+      forward: signPlus,
+      grad: (dy, x) => tf.where(tf.abs(x).lessEqual(1), dy, tf.zerosLike(dy)),
+    },
+    {
+      spec: 'qkeras.quantized_po2(4)',
+      // sign⁺(x)·2^clip(round(log2|x|), −4, 3), |x| < 1e−7 ↦ 2^−4; STE: gradient 1.
+      forward: (x) => {
+        const s = tf.sign(x);
+        const sp = s.add(one().sub(tf.abs(s)));
+        const a = tf.abs(x);
+        const safe = tf.where(a.less(1e-7), tf.fill(a.shape, 2 ** -4), a);
+        const e = tf.round(tf.log(safe).div(Math.LN2)).clipByValue(-4, 3);
+        return sp.mul(tf.pow(tf.scalar(2), e));
+      },
+      grad: (dy) => dy,
+    },
+    {
+      spec: 'larq.approx_sign',
+      // sign⁺(x); gradient (2 − 2|x|)·1[|x| ≤ 1] (Larq's approx_sign).
+      forward: signPlus,
+      grad: (dy, x) => {
+        const a = tf.abs(x);
+        return tf.where(a.lessEqual(1), one().sub(a).mul(2).mul(dy), tf.zerosLike(dy));
+      },
+    },
+  ];
+}
+
+/** q(x) with its straight-through gradient, as tf.customGrad. */
+export function withSte(tf, k) {
+  return tf.customGrad((x, save) => {
+    save([x]);
+    return { value: k.forward(x), gradFunc: (dy, [xs]) => k.grad(dy, xs) };
+  });
+}
+
+/** src/bench.rs `inputs(n)`, bit for bit: a 64-bit LCG, top 24 bits → [−2, 2). */
+export function inputs(n) {
+  const out = new Float32Array(n);
+  const M = (1n << 64n) - 1n;
+  let s = 0x2545f4914f6cdd1dn;
+  for (let i = 0; i < n; i++) {
+    s = (s * 6364136223846793005n + 1442695040888963407n) & M;
+    out[i] = (Number(s >> 40n) / 16777216) * 4 - 2; // exact in float32
+  }
+  return out;
+}
+
+export function median(v) {
+  const s = [...v].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Elements per second of `fn` over n elements: median of `reps` timed runs after warm-up. */
+export function measure(fn, n, reps) {
+  const now = () => performance.now();
+  // Warm-up and calibration: double k until k calls take ≥ MIN_RUN_MS.
+  fn();
+  let k = 1;
+  for (;;) {
+    const t0 = now();
+    for (let i = 0; i < k; i++) fn();
+    if (now() - t0 >= MIN_RUN_MS) break;
+    k *= 2;
+  }
+  const rates = new Array(reps);
+  for (let r = 0; r < reps; r++) {
+    const t0 = now();
+    for (let i = 0; i < k; i++) fn();
+    const t1 = now();
+    rates[r] = (n * k) / ((t1 - t0) / 1000);
+  }
+  return { eps: median(rates), k };
+}
+
+const sum = (a) => {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i];
+  return s;
+};
+const sumAbs = (a) => {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += Math.abs(a[i]);
+  return s;
+};
+
+/**
+ * Checks once, on a small input, that TF.js and the qscope wasm agree: WasmWorkload's
+ * checksum is Σy (after forward) and Σy + Σg (after forward_backward), summed in f64 in
+ * order, so identical outputs give identical sums. Returns warning lines (none: agreement).
+ */
+export function checkAgreement(tf, qscope, n = 4099) {
+  const warnings = [];
+  const xs = inputs(n);
+  for (const k of tfjsKernels(tf)) {
+    const w = new qscope.WasmWorkload(k.spec, n);
+    qscope.set_scalar(false);
+    w.forward();
+    const fwdWasm = w.checksum();
+    w.forward_backward();
+    const gradWasm = w.checksum() - fwdWasm;
+    w.free();
+    const q = withSte(tf, k);
+    const x = tf.tensor1d(xs);
+    const y = tf.tidy(() => k.forward(x)).dataSync();
+    const g = tf.tidy(() => tf.grad((v) => q(v).sum())(x)).dataSync();
+    x.dispose();
+    const [fy, fg] = [sum(y), sum(g)];
+    const tolY = 1e-9 * sumAbs(y);
+    const tolG = 1e-5 * sumAbs(g); // tanh: TensorFlow's float32 approximation vs TF.js'
+    if (!(Math.abs(fy - fwdWasm) <= tolY)) {
+      warnings.push(`${k.spec}: forward disagrees: Σy TF.js ${fy} vs wasm ${fwdWasm} (n=${n})`);
+    }
+    if (!(Math.abs(fg - gradWasm) <= tolG)) {
+      warnings.push(`${k.spec}: gradient disagrees: Σg TF.js ${fg} vs wasm ${gradWasm} (n=${n})`);
+    }
+  }
+  return warnings;
+}
+
+/**
+ * Runs every measurement. `qscope`: { WasmWorkload, set_scalar, simd_enabled };
+ * `tf`: TensorFlow.js with the wasm backend active; `log(line)`: progress.
+ * Returns rows { kernel, pass, impl, runtime, n, elements_per_s }.
+ */
+export async function runBench({ qscope, tf, runtime, sizes, reps, log }) {
+  const rows = [];
+  const yieldNow = () => new Promise((r) => setTimeout(r, 0));
+  const row = (kernel, pass, impl, n, m) => {
+    rows.push({ kernel, pass, impl, runtime, n, elements_per_s: Math.round(m.eps) });
+    log(`${runtime} n=${n} ${impl.padEnd(9)} ${pass.padEnd(16)} ${kernel}: ${(m.eps / 1e9).toFixed(3)} G/s (k=${m.k})`);
+  };
+  if (!qscope.simd_enabled()) log(`WARNING: this qscope build has no f32x4 path (simd_enabled() is false)`);
+  for (const line of checkAgreement(tf, qscope)) log(`WARNING: TF.js and qscope disagree: ${line}`);
+  const kernels = tfjsKernels(tf);
+  for (const n of sizes) {
+    const xs = inputs(n);
+    // The copy: same bytes in, same bytes out, as a forward.
+    {
+      const w = new qscope.WasmWorkload(kernels[0].spec, n);
+      row('copy', 'forward', 'copy', n, measure(() => w.copy(), n, reps));
+      w.free();
+    }
+    await yieldNow();
+    for (const k of kernels) {
+      const w = new qscope.WasmWorkload(k.spec, n);
+      for (const impl of ['simd', 'scalar']) {
+        qscope.set_scalar(impl === 'scalar');
+        row(k.spec, 'forward', impl, n, measure(() => w.forward(), n, reps));
+        row(k.spec, 'forward_backward', impl, n, measure(() => w.forward_backward(), n, reps));
+        await yieldNow();
+      }
+      qscope.set_scalar(false);
+      if (!Number.isFinite(w.checksum())) log(`WARNING: ${k.spec}: non-finite checksum`);
+      w.free();
+
+      const x = tf.tensor1d(xs);
+      const q = withSte(tf, k);
+      const dq = tf.grad((v) => q(v).sum());
+      row(k.spec, 'forward', 'tfjs-wasm', n, measure(() => {
+        const y = tf.tidy(() => k.forward(x));
+        y.dataSync();
+        y.dispose();
+      }, n, reps));
+      row(k.spec, 'forward_backward', 'tfjs-wasm', n, measure(() => {
+        const g = tf.tidy(() => dq(x));
+        g.dataSync();
+        g.dispose();
+      }, n, reps));
+      x.dispose();
+      await yieldNow();
+    }
+  }
+  if (tf.memory().numTensors > 0) log(`note: ${tf.memory().numTensors} TF.js tensors still alive`);
+  return rows;
+}
