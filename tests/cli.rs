@@ -106,3 +106,23 @@ fn eval_reports_what_the_library_refuses_in_training() {
     let o = qscope(&["eval", "qkeras.stochastic_ternary", "--infer"], "0.5 0.1");
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn bench_prints_one_json_row_per_measurement() {
+    let o = qscope(&["bench", "--n", "1000,2000", "--reps", "3"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with('{')).collect();
+    // Per size: one copy row and forward + forward_backward for each of the five kernels.
+    assert_eq!(rows.len(), 2 * (1 + 5 * 2), "{out}");
+    for key in [
+        "\"kernel\":",
+        "\"pass\":",
+        "\"impl\":\"native\"",
+        "\"runtime\":\"native\"",
+        "\"n\":1000",
+        "\"elements_per_s\":",
+    ] {
+        assert!(out.contains(key), "missing {key} in {out}");
+    }
+}

@@ -12,10 +12,10 @@
 
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { runBench } from './harness.mjs';
 import { serve } from '../../scripts/static-server.mjs';
 
@@ -59,19 +59,18 @@ async function benchChromium({ sizes, reps }) {
   const { chromium } = await import('playwright-core');
   const server = await serve(ROOT, 0);
   const profile = mkdtempSync(join(tmpdir(), 'qscope-bench-chromium-'));
-  let browser;
+  let context;
   try {
-    browser = await chromium.launch({
+    // A fresh profile (user data dir) each run; no background networking.
+    context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
       args: [
         '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
         '--disable-background-networking', '--disable-component-update', '--disable-sync',
-        `--user-data-dir=${profile}`,
       ],
     });
-    log(`chromium ${browser.version()}`);
-    const page = await browser.newPage();
+    const page = context.pages()[0] ?? (await context.newPage());
     page.on('console', (m) => log(m.type() === 'log' ? m.text() : `[console.${m.type()}] ${m.text()}`));
     page.on('pageerror', (e) => log(`[pageerror] ${e.message}`));
     const origin = `http://127.0.0.1:${server.address().port}`;
@@ -82,9 +81,10 @@ async function benchChromium({ sizes, reps }) {
     });
     await page.goto(`${origin}/tests/bench/index.html`);
     await page.waitForFunction(() => window.qscopeBenchReady === true, null, { timeout: 30_000 });
+    log(`chromium: ${execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).trim()}`);
     return await page.evaluate((o) => window.qscopeBench(o), { sizes, reps });
   } finally {
-    await browser?.close();
+    await context?.close();
     server.close();
     rmSync(profile, { recursive: true, force: true });
   }
@@ -115,7 +115,7 @@ function table(rows) {
   const head = ['kernel', 'pass', 'n', 'simd', 'scalar', 'native', 'copy', 'tfjs-wasm', 'SIMD/scalar', 't(SIMD)/t(copy)', 'SIMD/tfjs'];
   for (const runtime of ['chromium', 'node']) {
     if (!rows.some((r) => r.runtime === runtime)) continue;
-    out.push(`\n${runtime}: G elements/s (native: the same kernel compiled for this CPU, no SIMD intrinsics)`);
+    out.push(`\n${runtime}: G elements/s; native = target/release/qscope bench (same kernels, x86-64 release build); ratios use this runtime's figures`);
     const body = [];
     for (const n of sizes) {
       const copy = get('copy', 'forward', 'copy', runtime, n);
@@ -140,6 +140,8 @@ function table(rows) {
 // ── main ─────────────────────────────────────────────────────────────
 const o = options(process.argv.slice(2));
 const start = performance.now();
+const load = () => loadavg().map((v) => v.toFixed(2)).join(' ');
+log(`${cpus().length} × ${cpus()[0]?.model}; load average ${load()} (other work on the machine skews the figures)`);
 const rows = [];
 for (const runtime of o.runtimes) {
   const t = performance.now();
@@ -154,4 +156,4 @@ const outFile = join(ROOT, 'target/bench.json');
 const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'elements_per_s'];
 writeFileSync(outFile, JSON.stringify(rows.map((r) => Object.fromEntries(keys.map((k) => [k, r[k]]))), null, 1) + '\n');
 console.log(table(rows));
-log(`\nwrote ${outFile} (${rows.length} rows) in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+log(`\nwrote ${outFile} (${rows.length} rows) in ${((performance.now() - start) / 1000).toFixed(1)} s; load average ${load()}`);
