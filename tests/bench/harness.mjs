@@ -9,10 +9,10 @@
 //
 // Timing: a timed run is k back-to-back calls of the measured function between two
 // performance.now() reads, k doubled during warm-up until a run lasts ≥ MIN_RUN_MS (a
-// non-isolated page coarsens performance.now() to 0.1 ms, and a 1M copy takes ~0.2 ms);
-// the figure is the median over `reps` timed runs of n·k / time.
+// non-isolated page coarsens performance.now() to 0.1 ms, and a 1M copy takes ~0.1 ms;
+// at 20 ms a tick is 0.5 %); the figure is the median over `reps` timed runs of n·k / time.
 
-export const MIN_RUN_MS = 5;
+export const MIN_RUN_MS = 20;
 
 /** The benchmark kernels (src/bench.rs KERNELS) and their TensorFlow.js versions. */
 export function tfjsKernels(tf) {

@@ -81,7 +81,7 @@ async function benchChromium({ sizes, reps }) {
     });
     await page.goto(`${origin}/tests/bench/index.html`);
     await page.waitForFunction(() => window.qscopeBenchReady === true, null, { timeout: 30_000 });
-    log(`chromium: ${execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).trim()}`);
+    log(`chromium: ${execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()}`);
     return await page.evaluate((o) => window.qscopeBench(o), { sizes, reps });
   } finally {
     await context?.close();
