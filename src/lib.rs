@@ -6,6 +6,7 @@
 //! plotters on any backend; `app` (wasm32 with the `web` feature) is the browser explorer.
 
 pub mod bench;
+pub mod explore;
 pub mod plot;
 pub mod quant;
 

@@ -1,4 +1,4 @@
-//! `qscope`, the native command-line tool: evaluate and list quantizers.
+//! `qscope`, the native command-line tool: evaluate, list and plot quantizers.
 
 use std::io::{self, BufWriter, Read, Write};
 use std::process::ExitCode;
@@ -12,6 +12,8 @@ qscope — what a quantizer really computes, forward and backward
 USAGE:
     qscope eval SPEC [--seed N] [--infer] [--report]   numbers on stdin → `x y dydx` lines
     qscope list [FAMILY]                               every quantizer, parameters, defaults
+    qscope plot SPEC... -o FILE.svg|FILE.png [options] forward + backward figure, up to 6 specs
+    qscope gallery DIR                                 one SVG per quantizer, and an index.html
     qscope bench [--n 1000000,4000000] [--reps 15]     native throughput as JSON rows
     qscope help | --help | --version
 
@@ -25,6 +27,18 @@ one line per input: x, y = q(x), and dydx = ∂(Σy)/∂x as the library's autod
   --seed N   seed of the random stream of stochastic quantizers (default 0)
   --infer    inference behaviour (Keras learning phase 0); training is the default
   --report   print data-dependent numbers (scale, threshold, parameter gradients) to stderr
+
+plot draws the forward panel y = q(x) above the backward panel dy/dx, the specs compared in
+one figure (Okabe–Ito colours and dash patterns), as SVG or as PNG at 2×; the specs, the
+permalink and the version are embedded in the file.
+  -o FILE           output file, .svg or .png (required)
+  --x LO,HI         x range (default -2,2)
+  --width W         figure width in pixels (default 720; the PNG has 2×)
+  --height H        figure height in pixels (default 640)
+  --crosshair X     draw a vertical line at X and print every curve's y and dy/dx there
+  --identity        draw y = x faintly in the forward panel
+  --dark            dark theme
+  --seed N, --infer as for eval
 ";
 
 fn main() -> ExitCode {
@@ -42,6 +56,8 @@ fn run(args: &[String]) -> Result<(), String> {
     match args.first().map(String::as_str) {
         Some("eval") => eval(&args[1..]),
         Some("list") => list(args.get(1).map(String::as_str)),
+        Some("plot") => plot(&args[1..]),
+        Some("gallery") => gallery(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
@@ -163,6 +179,136 @@ fn list(family: Option<&str>) -> Result<(), String> {
         }
     }
     out.flush().map_err(|e| e.to_string())
+}
+
+/// What `qscope plot` was asked for.
+struct PlotOptions {
+    specs: Vec<String>,
+    out: String,
+    x: (f32, f32),
+    size: (u32, u32),
+    seed: u64,
+    infer: bool,
+    crosshair: Option<f32>,
+    identity: bool,
+    dark: bool,
+}
+
+/// A finite number for option `opt`.
+fn parse_f32(opt: &str, v: &str) -> Result<f32, String> {
+    v.trim().parse::<f32>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("{opt} {v}: expected a finite number"))
+}
+
+fn plot_options(args: &[String]) -> Result<PlotOptions, String> {
+    let mut o = PlotOptions {
+        specs: Vec::new(),
+        out: String::new(),
+        x: (-2.0, 2.0),
+        size: (720, 640),
+        seed: 0,
+        infer: false,
+        crosshair: None,
+        identity: false,
+        dark: false,
+    };
+    let mut out = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        // `--opt=value` or `--opt value` (a value may start with '-': `--x -2,2`).
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        let mut value = |what: &str| -> Result<String, String> {
+            inline.clone().or_else(|| it.next().cloned()).ok_or_else(|| format!("{name} needs a value ({what})"))
+        };
+        match name {
+            "-o" | "--output" => out = Some(value("a .svg or .png file")?),
+            "--x" => {
+                let v = value("LO,HI")?;
+                let (lo, hi) = v.split_once(',').ok_or_else(|| format!("--x {v}: expected LO,HI, e.g. -2,2"))?;
+                o.x = (parse_f32("--x", lo)?, parse_f32("--x", hi)?);
+                if o.x.0 >= o.x.1 {
+                    return Err(format!("--x {v}: LO must be less than HI"));
+                }
+            }
+            "--width" | "--height" => {
+                let v = value("pixels, 200 to 4000")?;
+                let n = v.parse::<u32>().ok().filter(|n| (200..=4000).contains(n));
+                let n = n.ok_or_else(|| format!("{name} {v}: expected a whole number of pixels from 200 to 4000"))?;
+                if name == "--width" { o.size.0 = n } else { o.size.1 = n }
+            }
+            "--seed" => {
+                let v = value("a non-negative integer")?;
+                o.seed = v.parse().map_err(|_| format!("--seed {v}: expected a non-negative integer"))?;
+            }
+            "--crosshair" => o.crosshair = Some(parse_f32("--crosshair", &value("an x value")?)?),
+            "--infer" => o.infer = true,
+            "--train" => o.infer = false,
+            "--identity" => o.identity = true,
+            "--dark" => o.dark = true,
+            s if s.starts_with("--") => return Err(format!("unknown option '{s}' for plot")),
+            s => o.specs.push(s.to_string()),
+        }
+    }
+    o.out = out.ok_or("plot needs an output file: -o FILE.svg or -o FILE.png")?;
+    if o.specs.is_empty() {
+        return Err("plot needs a SPEC, e.g. qscope plot 'qkeras.quantized_bits(4,0,1)' -o q.svg".into());
+    }
+    Ok(o)
+}
+
+/// The lower-case extension of a file name.
+fn extension(path: &str) -> String {
+    std::path::Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
+}
+
+fn plot(args: &[String]) -> Result<(), String> {
+    use qscope::plot::export::Figure;
+    use qscope::plot::{Crosshair, Theme, read_at};
+    let o = plot_options(args)?;
+    let ext = extension(&o.out);
+    if ext != "svg" && ext != "png" {
+        return Err(format!("-o {}: expected a file name ending in .svg or .png", o.out));
+    }
+    let mut fig = Figure::from_specs(&o.specs, o.x, o.infer, o.seed)?;
+    fig.size = o.size;
+    fig.theme = if o.dark { Theme::DARK } else { Theme::LIGHT };
+    fig.view.identity = o.identity;
+    fig.view.crosshair = o.crosshair.map(|x| Crosshair { x });
+    let bytes = if ext == "svg" { fig.svg()?.into_bytes() } else { fig.png()? };
+    std::fs::write(&o.out, bytes).map_err(|e| format!("writing {}: {e}", o.out))?;
+    if let Some(x) = o.crosshair {
+        let mut out = BufWriter::new(io::stdout().lock());
+        let _ = writeln!(out, "x {}", fmt_f32(x));
+        for r in read_at(&fig.curves, x) {
+            let _ = writeln!(out, "{} y {} dydx {}", fig.specs[r.index], fmt_f32(r.y), fmt_f32(r.dydx));
+        }
+        out.flush().map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn gallery(args: &[String]) -> Result<(), String> {
+    use qscope::plot::export::software;
+    use qscope::plot::gallery::{figure, index_html, items};
+    let dir = match args {
+        [] => return Err("gallery needs a directory, e.g. qscope gallery target/gallery".into()),
+        [d, ..] if d.starts_with("--") => return Err(format!("unknown option '{d}' for gallery")),
+        [d] => std::path::PathBuf::from(d),
+        [_, extra, ..] => return Err(format!("unexpected argument '{extra}' (gallery takes one directory)")),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let items = items()?;
+    for it in &items {
+        let svg = figure(it).and_then(|f| f.svg()).map_err(|e| format!("{}: {e}", it.file))?;
+        let path = dir.join(&it.file);
+        std::fs::write(&path, svg).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    }
+    let index = dir.join("index.html");
+    std::fs::write(&index, index_html(&items, &software())).map_err(|e| format!("writing {}: {e}", index.display()))?;
+    println!("{} figures and index.html in {}", items.len(), dir.display());
+    Ok(())
 }
 
 /// Native throughput of the benchmark kernels and of a plain copy, as JSON rows

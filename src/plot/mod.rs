@@ -1,19 +1,40 @@
 //! Drawing quantizer curves with plotters, generic over the backend: the browser draws on a
-//! canvas (plotters-canvas), the command line will write SVG/PNG through the same code.
+//! canvas (plotters-canvas), the command line writes SVG and PNG ([`export`]) through the same
+//! code.
 //!
 //! A figure has two panels over the same x range: the forward panel `y = q(x)` and the
-//! backward panel `dy/dx`, one Okabe–Ito colour per quantizer. A staircase is drawn as flat
-//! runs: a jump between two samples is a gap, never a steep sloped segment (see [`runs`]).
+//! backward panel `dy/dx`, one Okabe–Ito colour and dash pattern per quantizer, a legend
+//! naming both. A staircase is drawn as flat runs ([`runs`]); a jump between them is a vertical
+//! gap located to the float ([`find_jumps`]) with a filled dot on the value `q` takes there
+//! and an open dot on the other. The backward panel shades where the estimator passes gradient
+//! ("STE pass-band") and draws the true derivative of the forward function faint and dashed.
+//! Stochastic quantizers show the mean of their draws and a translucent percentile band.
 
+mod geometry;
+mod jumps;
+mod legend;
+mod panel;
+mod permalink;
+mod readout;
 mod sample;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod export;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod gallery;
+#[cfg(not(target_arch = "wasm32"))]
+mod raster;
+
+pub use jumps::{Jump, Side, find_jumps, from_key, key, significant_bits, true_derivative};
+pub use permalink::{permalink, percent_encode};
+pub use readout::{Crosshair, Reading, read_at};
 pub use sample::{
-    Curve, ISOLATED, SAMPLES, STEEP, describe_levels, finite_bounds, fmt_number, linspace, padded_range, runs,
+    BAND_PERCENTILES, Curve, DRAWS, ISOLATED, SAMPLES, STEEP, Spread, describe_levels, finite_bounds, fmt_number,
+    is_pointwise, linspace, padded_range, runs,
 };
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// The Okabe–Ito categorical colours (colour-blind safe), in the order curves take them.
 pub const OKABE_ITO: [RGBColor; 6] = [
@@ -88,9 +109,26 @@ impl Style {
         (v * self.scale).round().max(1.0) as u32
     }
 
+    /// A length in layout pixels, in (fractional) device pixels.
+    fn f(&self, v: f64) -> f64 {
+        v * self.scale
+    }
+
     fn text(&self, size: f64, color: RGBColor) -> TextStyle<'static> {
         TextStyle { color: color.to_backend_color(), ..TextStyle::from((self.font, size * self.scale).into_font()) }
     }
+}
+
+/// The dash pattern of the `i`-th curve (drawn and skipped lengths in layout pixels; the first
+/// is solid), so curves differ by more than colour.
+pub const DASHES: [&[f64]; 6] = [&[], &[9.0, 4.0], &[9.0, 3.0, 2.5, 3.0], &[16.0, 5.0], &[2.5, 3.0], &[9.0, 3.0, 2.5, 3.0, 2.5, 3.0]];
+
+/// The dash pattern of the true derivative (faint, thin).
+pub const TRUE_DERIVATIVE_DASH: &[f64] = &[3.0, 3.0];
+
+/// The dash pattern of `i`-th curve.
+pub fn dash(i: usize) -> &'static [f64] {
+    DASHES[i % DASHES.len()]
 }
 
 /// Which function of a [`Curve`] a panel shows.
@@ -125,10 +163,31 @@ impl Panel {
         }
     }
 
-    /// The y axis range for `curves`: the data with a margin; the backward panel always shows
-    /// 0 and 1 (no gradient, the identity's gradient) so estimators compare at a glance.
+    /// The y axis range for the visible `curves` over their whole x range.
     pub fn y_range(self, curves: &[Curve]) -> (f32, f32) {
-        let bounds = finite_bounds(curves.iter().map(|c| self.values(c)));
+        self.y_range_in(curves, (f32::NEG_INFINITY, f32::INFINITY))
+    }
+
+    /// The y axis range for the visible `curves` where `x` lies in `lo..=hi`: the data (and a
+    /// stochastic curve's band) with a margin; the backward panel always shows 0 and 1 (no
+    /// gradient, the identity's gradient) so estimators compare at a glance.
+    pub fn y_range_in(self, curves: &[Curve], (lo, hi): (f32, f32)) -> (f32, f32) {
+        let inside = |c: &Curve| {
+            let a = c.x.partition_point(|&v| v < lo);
+            let b = c.x.partition_point(|&v| v <= hi);
+            a..b.max(a)
+        };
+        let mut series: Vec<&[f32]> = Vec::new();
+        for c in curves.iter().filter(|c| !c.hidden) {
+            let r = inside(c);
+            let v = self.values(c);
+            series.push(&v[r.start.min(v.len())..r.end.min(v.len())]);
+            if let (Panel::Forward, Some(s)) = (self, &c.spread) {
+                series.push(&s.lo[r.start.min(s.lo.len())..r.end.min(s.lo.len())]);
+                series.push(&s.hi[r.start.min(s.hi.len())..r.end.min(s.hi.len())]);
+            }
+        }
+        let bounds = finite_bounds(series);
         match self {
             Panel::Forward => padded_range(bounds, &[], 0.08),
             Panel::Backward => padded_range(bounds, &[0.0, 1.0], 0.08),
@@ -136,135 +195,60 @@ impl Panel {
     }
 }
 
-/// The x range the curves were sampled over.
+/// The x range the visible curves were sampled over.
 pub fn x_range(curves: &[Curve]) -> (f32, f32) {
-    match finite_bounds(curves.iter().map(|c| c.x.as_slice())) {
+    match finite_bounds(curves.iter().filter(|c| !c.hidden).map(|c| c.x.as_slice())) {
         Some((lo, hi)) if hi > lo => (lo, hi),
         Some((lo, _)) => (lo - 1.0, lo + 1.0),
         None => (-1.0, 1.0),
     }
 }
 
-/// `v` as a tick value on an axis `span` wide: float noise around zero is zero.
-fn snap(v: f32, span: f32) -> f64 {
-    if (v.abs() as f64) < 1e-6 * span.abs() as f64 { 0.0 } else { v as f64 }
+/// What a figure shows besides the curves: the x window, a crosshair, reference lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct View {
+    /// The x range shown (zoom and pan are the caller's); None: the curves' sampled range.
+    pub x: Option<(f32, f32)>,
+    /// A vertical line with every curve's value marked (see [`read_at`] for the numbers).
+    pub crosshair: Option<Crosshair>,
+    /// The identity `y = x`, faint, in the forward panel.
+    pub identity: bool,
+}
+
+impl View {
+    /// The x range drawn: [`View::x`] when it is a finite, non-empty range, else [`x_range`].
+    pub fn x_range(&self, curves: &[Curve]) -> (f32, f32) {
+        match self.x {
+            Some((lo, hi)) if lo.is_finite() && hi.is_finite() && hi > lo => (lo, hi),
+            _ => x_range(curves),
+        }
+    }
 }
 
 /// What drawing returns: plotters' error for the backend in use.
 pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
-/// Draws one panel (title, axes, grid, every curve) filling `area`.
+/// Draws one panel (title, legend, axes, grid, every visible curve) filling `area`, over the
+/// curves' own x range.
 pub fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: Panel,
     curves: &[Curve],
     style: &Style,
 ) -> DrawResult<DB> {
-    let th = &style.theme;
-    area.fill(&th.background)?;
+    draw_panel_with(area, panel, curves, &View::default(), style)
+}
 
-    let (title_area, plot_area) = area.split_vertically(style.px(28.0));
-    let title_style = style.text(14.0, th.text).pos(Pos::new(HPos::Left, VPos::Center));
-    title_area.draw_text(panel.title(), &title_style, (style.px(12.0) as i32, style.px(16.0) as i32))?;
-
-    let (x_lo, x_hi) = x_range(curves);
-    let (y_lo, y_hi) = panel.y_range(curves);
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin_left(style.px(6.0))
-        .margin_right(style.px(18.0))
-        .margin_top(style.px(6.0))
-        .margin_bottom(style.px(6.0))
-        .x_label_area_size(style.px(38.0))
-        .y_label_area_size(style.px(58.0))
-        .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
-
-    // Tick values come from float arithmetic: −5.55e−17 means 0.
-    let fmt_x = |v: &f32| fmt_number(snap(*v, x_hi - x_lo));
-    let fmt_y = |v: &f32| fmt_number(snap(*v, y_hi - y_lo));
-    chart
-        .configure_mesh()
-        .bold_line_style(th.grid.stroke_width(style.px(1.0)))
-        .light_line_style(th.grid.mix(0.45).stroke_width(style.px(1.0)))
-        .max_light_lines(1)
-        .axis_style(th.axis.stroke_width(style.px(1.0)))
-        .set_all_tick_mark_size(style.px(4.0))
-        .x_labels(9)
-        .y_labels(7)
-        .x_label_formatter(&fmt_x)
-        .y_label_formatter(&fmt_y)
-        .label_style(style.text(12.0, th.muted))
-        .axis_desc_style(style.text(12.5, th.text))
-        .x_desc("x")
-        .y_desc(panel.y_desc())
-        .draw()?;
-
-    // The axes through the origin, where they are in view.
-    let origin = th.axis.mix(0.6).stroke_width(style.px(1.0));
-    if y_lo < 0.0 && y_hi > 0.0 {
-        chart.draw_series(std::iter::once(PathElement::new(vec![(x_lo, 0.0), (x_hi, 0.0)], origin)))?;
-    }
-    if x_lo < 0.0 && x_hi > 0.0 {
-        chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, y_lo), (0.0, y_hi)], origin)))?;
-    }
-
-    let (x_span, y_span) = (x_hi - x_lo, y_hi - y_lo);
-    let line_w = style.px(2.25);
-    for (i, c) in curves.iter().enumerate() {
-        let color = th.curve(i);
-        let values = panel.values(c);
-        let parts = runs(&c.x, values, x_span, y_span);
-        let points =
-            |r: &std::ops::Range<usize>| -> Vec<(f32, f32)> { r.clone().map(|k| (c.x[k], values[k])).collect() };
-
-        if panel == Panel::Backward {
-            // The pass-band: the area under the gradient, shaded.
-            let fill = color.mix(0.12).filled();
-            chart.draw_series(parts.iter().filter(|r| r.len() > 1).map(|r| {
-                let mut poly = points(r);
-                poly.push((c.x[r.end - 1], 0.0));
-                poly.push((c.x[r.start], 0.0));
-                Polygon::new(poly, fill)
-            }))?;
-        }
-
-        if panel == Panel::Forward
-            && let Some(levels) = &c.levels
-        {
-            // Level ticks just inside the y axis, in the curve's colour.
-            let tick = color.stroke_width(style.px(2.0));
-            let len = style.px(8.0) as i32;
-            let off = (i as i32) * len;
-            chart.draw_series(
-                levels
-                    .iter()
-                    .filter(|v| (y_lo..=y_hi).contains(*v))
-                    .map(|&v| EmptyElement::at((x_lo, v)) + PathElement::new(vec![(off, 0), (off + len, 0)], tick)),
-            )?;
-        }
-
-        let line = color.stroke_width(line_w);
-        let anno =
-            chart.draw_series(parts.iter().filter(|r| r.len() > 1).map(|r| PathElement::new(points(r), line)))?;
-        if curves.len() > 1 {
-            let legend_len = style.px(18.0) as i32;
-            anno.label(c.label.clone()).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + legend_len, y)], line));
-        }
-        let dot = color.filled();
-        let r = style.px(1.6);
-        chart.draw_series(
-            parts.iter().filter(|r| r.len() == 1).map(|p| Circle::new((c.x[p.start], values[p.start]), r, dot)),
-        )?;
-    }
-
-    if curves.len() > 1 {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(th.background.mix(0.85))
-            .border_style(th.grid)
-            .label_font(style.text(12.0, th.text))
-            .draw()?;
-    }
+/// Draws one panel as [`draw_panel`] does, with the x range, crosshair and reference lines of
+/// `view`.
+pub fn draw_panel_with<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    panel: Panel,
+    curves: &[Curve],
+    view: &View,
+    style: &Style,
+) -> DrawResult<DB> {
+    panel::draw(area, panel, curves, view, style)?;
     area.present()?;
     Ok(())
 }
@@ -275,10 +259,22 @@ pub fn draw_figure<DB: DrawingBackend>(
     curves: &[Curve],
     style: &Style,
 ) -> DrawResult<DB> {
+    draw_figure_with(area, curves, &View::default(), style)
+}
+
+/// Both panels as [`draw_figure`] does, with `view`.
+pub fn draw_figure_with<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    curves: &[Curve],
+    view: &View,
+    style: &Style,
+) -> DrawResult<DB> {
     let (_, h) = area.dim_in_pixel();
     let (top, bottom) = area.split_vertically(h / 2);
-    draw_panel(&top, Panel::Forward, curves, style)?;
-    draw_panel(&bottom, Panel::Backward, curves, style)
+    panel::draw(&top, Panel::Forward, curves, view, style)?;
+    panel::draw(&bottom, Panel::Backward, curves, view, style)?;
+    area.present()?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use super::jumps::{Jump, find_jumps, true_derivative};
 use crate::quant::{Ctx, Levels, Quantizer, Report};
 
 /// How many points a curve is sampled at (a little more than the device pixels of a wide plot).
@@ -17,29 +18,177 @@ pub const STEEP: f32 = 20.0;
 /// random draws flip back and forth).
 pub const ISOLATED: f32 = 3.0;
 
+/// How many random draws a stochastic quantizer's curve averages (the mean's noise is
+/// 1/16 of one draw's spread).
+pub const DRAWS: usize = 256;
+
+/// The percentiles of the random draws a stochastic curve's band spans.
+pub const BAND_PERCENTILES: (f64, f64) = (0.10, 0.90);
+
 /// One quantizer evaluated over an x range: what a forward and a backward panel draw.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Curve {
     /// The legend text (the canonical spec).
     pub label: String,
     pub x: Vec<f32>,
-    /// `y = q(x)`.
+    /// `y = q(x)` (for a stochastic quantizer, the mean of [`Spread::draws`] draws).
     pub y: Vec<f32>,
-    /// `∂(Σy)/∂x` as the library's autodiff gives it.
+    /// `∂(Σy)/∂x` as the library's autodiff gives it (stochastic: the mean over the draws).
     pub dydx: Vec<f32>,
     /// The output levels when there are few enough to mark on the y axis.
     pub levels: Option<Vec<f32>>,
+    /// The discontinuities of `y`, located to the float, in x order (empty when `q` could not
+    /// be evaluated point by point, or is random).
+    pub jumps: Vec<Jump>,
+    /// The derivative of the forward function itself (0 almost everywhere on a staircase,
+    /// NaN where undefined); empty when unknown (random or not point by point).
+    pub true_dydx: Vec<f32>,
+    /// For a stochastic quantizer: the spread of the draws around the mean.
+    pub spread: Option<Spread>,
+    /// A hidden curve is not drawn, but keeps its colour and dash pattern (its index).
+    pub hidden: bool,
+}
+
+/// The spread of a stochastic quantizer's random outputs at every x.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spread {
+    /// How many draws the mean and the percentiles come from.
+    pub draws: usize,
+    /// The [`BAND_PERCENTILES`] of the draws (nearest rank), low and high.
+    pub lo: Vec<f32>,
+    pub hi: Vec<f32>,
 }
 
 impl Curve {
-    /// Evaluates `q` (one tensor: the whole sweep) at `n` evenly spaced points of `[lo, hi]`.
+    /// Samples a point-by-point evaluator `q` (values and gradients of a batch of points, each
+    /// on its own: a deterministic quantizer, or a data-dependent one whose scale is frozen) at
+    /// `n` evenly spaced points of `[lo, hi]`, and locates its jumps exactly (see
+    /// [`find_jumps`]).
+    pub fn sample(
+        label: impl Into<String>,
+        lo: f32,
+        hi: f32,
+        n: usize,
+        mut q: impl FnMut(&[f32]) -> (Vec<f32>, Vec<f32>),
+    ) -> Curve {
+        let x = linspace(lo, hi, n);
+        let (y, dydx) = q(&x);
+        let mut c = Curve::from_samples(label, x, y, dydx);
+        c.refine(&mut |p| q(p).0);
+        c
+    }
+
+    /// Samples a random evaluator `draws` times over the same points: the curve is the mean,
+    /// the band spans the [`BAND_PERCENTILES`] of the draws. Each call of `q` is one draw of
+    /// the whole sweep (a data-dependent quantizer may take its statistics from it).
+    pub fn sample_draws(
+        label: impl Into<String>,
+        lo: f32,
+        hi: f32,
+        n: usize,
+        draws: usize,
+        mut q: impl FnMut(&[f32]) -> (Vec<f32>, Vec<f32>),
+    ) -> Curve {
+        let x = linspace(lo, hi, n);
+        let draws = draws.max(1);
+        let mut all = Vec::with_capacity(draws * n);
+        let (mut sum_y, mut sum_g) = (vec![0.0f64; n], vec![0.0f64; n]);
+        for _ in 0..draws {
+            let (y, g) = q(&x);
+            for i in 0..n {
+                sum_y[i] += y[i] as f64;
+                sum_g[i] += g[i] as f64;
+            }
+            all.extend_from_slice(&y[..n]);
+        }
+        let mean = |s: Vec<f64>| s.into_iter().map(|v| (v / draws as f64) as f32).collect();
+        let rank = |p: f64| ((p * draws as f64).ceil() as usize).clamp(1, draws) - 1;
+        let (r_lo, r_hi) = (rank(BAND_PERCENTILES.0), rank(BAND_PERCENTILES.1));
+        let (mut lo_v, mut hi_v) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut column = vec![0.0f32; draws];
+        for i in 0..n {
+            for (d, c) in column.iter_mut().enumerate() {
+                *c = all[d * n + i];
+            }
+            lo_v.push(*column.select_nth_unstable_by(r_lo, f32::total_cmp).1);
+            hi_v.push(*column.select_nth_unstable_by(r_hi, f32::total_cmp).1);
+        }
+        let mut c = Curve::from_samples(label, x, mean(sum_y), mean(sum_g));
+        c.spread = Some(Spread { draws, lo: lo_v, hi: hi_v });
+        c
+    }
+
+    /// Evaluates `q` over `n` evenly spaced points of `[lo, hi]` as **one tensor**, as
+    /// `qscope eval` does (a data-dependent quantizer takes its statistics from the sweep).
+    /// A stochastic quantizer gives the mean and spread of [`DRAWS`] draws. When `q` turns out
+    /// to compute point by point (its value at a sample is the same evaluated alone), its jumps
+    /// are located exactly; a data-dependent `q` gets no jumps (freeze its scale and use
+    /// [`Curve::sample`] for them).
     pub fn evaluate(q: &Quantizer, lo: f32, hi: f32, n: usize, ctx: &mut Ctx) -> (Curve, Report) {
+        if q.is_stochastic(ctx.training) {
+            let mut first = None;
+            let c = Curve::sample_draws(q.to_string(), lo, hi, n, DRAWS, |x| {
+                let (y, g, r) = q.eval(x, ctx);
+                first.get_or_insert(r);
+                (y, g)
+            });
+            let report = first.unwrap_or_default();
+            let levels = q.levels(&report).list(64);
+            return (Curve { levels, ..c }, report);
+        }
         let x = linspace(lo, hi, n);
         let (y, dydx, report) = q.eval(&x, ctx);
-        let levels = q.levels(&report).list(64);
-        let curve = Curve { label: q.to_string(), x, y, dydx, levels };
-        (curve, report)
+        let mut c = Curve::from_samples(q.to_string(), x, y, dydx);
+        c.levels = q.levels(&report).list(64);
+        let mut point = |p: &[f32]| q.eval(p, ctx).0;
+        if is_pointwise(&c.x, &c.y, &mut point) {
+            c.refine(&mut point);
+        }
+        (c, report)
     }
+
+    /// A curve from its samples alone (no jumps, no true derivative, no levels).
+    pub fn from_samples(label: impl Into<String>, x: Vec<f32>, y: Vec<f32>, dydx: Vec<f32>) -> Curve {
+        Curve {
+            label: label.into(),
+            x,
+            y,
+            dydx,
+            levels: None,
+            jumps: Vec::new(),
+            true_dydx: Vec::new(),
+            spread: None,
+            hidden: false,
+        }
+    }
+
+    /// The same curve with these output levels marked on the y axis.
+    pub fn with_levels(self, levels: Option<Vec<f32>>) -> Curve {
+        Curve { levels, ..self }
+    }
+
+    /// Locates the jumps and computes the true derivative with a point-by-point forward `q`.
+    fn refine(&mut self, q: &mut dyn FnMut(&[f32]) -> Vec<f32>) {
+        self.jumps = find_jumps(&self.x, &self.y, q);
+        self.true_dydx = true_derivative(&self.x, &self.y, &self.jumps);
+    }
+
+    /// The jump between samples `i` and `i + 1`, if there is one.
+    pub fn jump_after(&self, i: usize) -> Option<&Jump> {
+        let k = self.jumps.partition_point(|j| j.interval < i);
+        self.jumps.get(k).filter(|j| j.interval == i)
+    }
+}
+
+/// Whether `q` gives every one of (up to) 64 spread-out samples the value it had in the sweep
+/// when evaluated alone: false for a quantizer whose scale or threshold comes from the tensor.
+pub fn is_pointwise(x: &[f32], y: &[f32], q: &mut dyn FnMut(&[f32]) -> Vec<f32>) -> bool {
+    let n = x.len().min(y.len());
+    let stride = n.div_ceil(64).max(1);
+    (0..n).step_by(stride).all(|i| {
+        let v = q(&x[i..i + 1])[0];
+        v == y[i] || (v.is_nan() && y[i].is_nan())
+    })
 }
 
 /// `n` evenly spaced points from `lo` to `hi`, both included (exact ends; no accumulated error).

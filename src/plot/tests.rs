@@ -1,17 +1,24 @@
-//! Native tests of the drawing code: the pure sampling/segmenting logic, and a whole panel
-//! drawn on a backend that records what it is asked to draw.
+//! Native tests of the drawing code: the pure sampling/segmenting logic, and whole panels
+//! drawn on a backend that records what it is asked to draw. Submodules: exact jumps
+//! (`jumps`), drawing (`draw`), crosshair readouts and stochastic curves (`readout`), pixel
+//! geometry and permalinks (`geometry`).
+
+mod draw;
+mod geometry;
+mod jumps;
+mod readout;
 
 use std::cell::RefCell;
 use std::convert::Infallible;
 use std::rc::Rc;
 
 use plotters::prelude::*;
-use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
+pub(super) use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
 
 use super::*;
 use crate::quant::{Ctx, parse};
 
-fn curve(spec: &str) -> Curve {
+pub(super) fn curve(spec: &str) -> Curve {
     let q = parse(spec).expect("spec parses");
     Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::new(0)).0
 }
@@ -122,55 +129,112 @@ fn numbers_read_well() {
     assert_eq!(describe_levels(&crate::quant::Levels::Continuous), "continuous (no levels)");
 }
 
+/// A path the recorder saw: colour, stroke width, points.
+#[derive(Clone, Debug)]
+pub(super) struct Path {
+    pub color: BackendColor,
+    pub width: u32,
+    pub points: Vec<BackendCoord>,
+}
+
+impl Path {
+    /// The length of the polyline in pixels.
+    pub fn length(&self) -> f64 {
+        self.points.windows(2).map(|w| ((w[1].0 - w[0].0) as f64).hypot((w[1].1 - w[0].1) as f64)).sum()
+    }
+}
+
+/// A circle the recorder saw.
+#[derive(Clone, Debug)]
+pub(super) struct Dot {
+    pub center: BackendCoord,
+    pub color: BackendColor,
+    pub filled: bool,
+}
+
 /// What a [`Recorder`] was asked to draw.
 #[derive(Default)]
-struct Log {
-    paths: Vec<(BackendColor, Vec<BackendCoord>)>,
-    texts: Vec<String>,
-    presented: bool,
+pub(super) struct Log {
+    pub paths: Vec<Path>,
+    pub dots: Vec<Dot>,
+    pub polygons: Vec<(BackendColor, Vec<BackendCoord>)>,
+    pub texts: Vec<(String, BackendCoord)>,
+    pub presented: bool,
 }
 
-/// A backend that records paths and texts instead of drawing them.
-#[derive(Default)]
-struct Recorder(Rc<RefCell<Log>>);
+impl Log {
+    /// Every text drawn.
+    pub fn text(&self) -> Vec<&str> {
+        self.texts.iter().map(|(t, _)| t.as_str()).collect()
+    }
 
-/// Draws with `f` on a fresh recorder and returns what it recorded.
-fn record(f: impl FnOnce(&DrawingArea<Recorder, plotters::coord::Shift>)) -> Log {
+    pub fn has_text(&self, t: &str) -> bool {
+        self.texts.iter().any(|(s, _)| s == t)
+    }
+
+    /// Paths in opaque `rgb`.
+    pub fn paths_in(&self, rgb: RGBColor) -> Vec<&Path> {
+        self.paths.iter().filter(|p| is_color(p.color, rgb)).collect()
+    }
+
+    /// Dots in opaque `rgb`, filled or open.
+    pub fn dots_in(&self, rgb: RGBColor, filled: bool) -> Vec<&Dot> {
+        self.dots.iter().filter(|d| is_color(d.color, rgb) && d.filled == filled).collect()
+    }
+
+    /// How many points reached the backend in all.
+    pub fn points(&self) -> usize {
+        self.paths.iter().map(|p| p.points.len()).sum::<usize>() + self.polygons.iter().map(|p| p.1.len()).sum::<usize>()
+    }
+}
+
+/// A backend that records paths, circles, polygons and texts instead of drawing them.
+pub(super) struct Recorder(Rc<RefCell<Log>>, (u32, u32));
+
+/// Draws with `f` on a fresh 800 × 400 recorder and returns what it recorded.
+pub(super) fn record(f: impl FnOnce(&DrawingArea<Recorder, plotters::coord::Shift>)) -> Log {
+    record_sized((800, 400), f)
+}
+
+/// Draws with `f` on a fresh recorder of `size` and returns what it recorded.
+pub(super) fn record_sized(size: (u32, u32), f: impl FnOnce(&DrawingArea<Recorder, plotters::coord::Shift>)) -> Log {
     let log = Rc::new(RefCell::new(Log::default()));
-    f(&Recorder(log.clone()).into_drawing_area());
+    f(&Recorder(log.clone(), size).into_drawing_area());
     Rc::try_unwrap(log).ok().expect("the area is dropped").into_inner()
 }
+
+type Res = Result<(), DrawingErrorKind<Infallible>>;
 
 impl DrawingBackend for Recorder {
     type ErrorType = Infallible;
     fn get_size(&self) -> (u32, u32) {
-        (800, 400)
+        self.1
     }
-    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Infallible>> {
+    fn ensure_prepared(&mut self) -> Res {
         Ok(())
     }
-    fn present(&mut self) -> Result<(), DrawingErrorKind<Infallible>> {
+    fn present(&mut self) -> Res {
         self.0.borrow_mut().presented = true;
         Ok(())
     }
-    fn draw_pixel(&mut self, _: BackendCoord, _: BackendColor) -> Result<(), DrawingErrorKind<Infallible>> {
+    fn draw_pixel(&mut self, _: BackendCoord, _: BackendColor) -> Res {
         Ok(())
     }
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        path: I,
-        style: &S,
-    ) -> Result<(), DrawingErrorKind<Infallible>> {
-        self.0.borrow_mut().paths.push((style.color(), path.into_iter().collect()));
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Res {
+        let p = Path { color: style.color(), width: style.stroke_width(), points: path.into_iter().collect() };
+        self.0.borrow_mut().paths.push(p);
         Ok(())
     }
-    fn draw_text<T: BackendTextStyle>(
-        &mut self,
-        text: &str,
-        _: &T,
-        _: BackendCoord,
-    ) -> Result<(), DrawingErrorKind<Infallible>> {
-        self.0.borrow_mut().texts.push(text.to_string());
+    fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, _: u32, style: &S, filled: bool) -> Res {
+        self.0.borrow_mut().dots.push(Dot { center, color: style.color(), filled });
+        Ok(())
+    }
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Res {
+        self.0.borrow_mut().polygons.push((style.color(), path.into_iter().collect()));
+        Ok(())
+    }
+    fn draw_text<T: BackendTextStyle>(&mut self, text: &str, _: &T, pos: BackendCoord) -> Res {
+        self.0.borrow_mut().texts.push((text.to_string(), pos));
         Ok(())
     }
     fn estimate_text_size<T: BackendTextStyle>(
@@ -182,16 +246,21 @@ impl DrawingBackend for Recorder {
     }
 }
 
-fn is_color(c: BackendColor, rgb: RGBColor) -> bool {
+pub(super) fn is_color(c: BackendColor, rgb: RGBColor) -> bool {
     c.rgb == (rgb.0, rgb.1, rgb.2) && c.alpha == 1.0
 }
 
+/// The stroke width of curve lines on a 1× device.
+pub(super) const CURVE_W: u32 = 2;
+
 #[test]
-fn ticks_near_zero_read_zero() {
+fn tick_labels_near_zero_read_zero() {
     let c = curve("qkeras.quantized_bits(2,0,1)");
     let rec = record(|area| draw_panel(area, Panel::Forward, std::slice::from_ref(&c), &Style::default()).unwrap());
-    assert!(rec.texts.iter().any(|t| t == "0"), "{:?}", rec.texts);
-    assert!(!rec.texts.iter().any(|t| t.contains('e')), "{:?}", rec.texts);
+    let numbers: Vec<&str> =
+        rec.text().into_iter().filter(|t| t.starts_with(|c: char| c.is_ascii_digit() || c == '−')).collect();
+    assert!(numbers.contains(&"0"), "{numbers:?}");
+    assert!(!numbers.iter().any(|t| t.contains('e')), "{numbers:?}");
 }
 
 #[test]
@@ -199,21 +268,20 @@ fn a_forward_panel_draws_flat_steps_with_axes_and_labels() {
     let c = curve("qkeras.quantized_bits(4,0,1)");
     let rec = record(|area| draw_panel(area, Panel::Forward, std::slice::from_ref(&c), &Style::default()).unwrap());
     assert!(rec.presented);
-    for t in ["Forward  y = q(x)", "x", "y", "−1", "0", "1"] {
-        assert!(rec.texts.iter().any(|s| s == t), "no text {t:?} in {:?}", rec.texts);
+    for t in ["Forward  y = q(x)", "x", "y", "−1", "0", "1", "qkeras.quantized_bits(bits=4, symmetric=True)"] {
+        assert!(rec.has_text(t), "no text {t:?} in {:?}", rec.text());
     }
     let blue = OKABE_ITO[0];
-    let lines: Vec<&Vec<BackendCoord>> =
-        rec.paths.iter().filter(|(col, p)| is_color(*col, blue) && p.len() > 2).map(|(_, p)| p).collect();
-    assert_eq!(lines.len(), 15, "one polyline per level");
+    let (ticks, lines): (Vec<&Path>, Vec<&Path>) = rec.paths_in(blue).into_iter().partition(|p| p.length() <= 8.0);
+    // One flat polyline per level, and the legend's sample line.
+    assert_eq!(lines.len(), 15 + 1, "one polyline per level");
     for p in &lines {
-        for w in p.windows(2) {
-            assert!((w[1].1 - w[0].1).abs() <= 1, "a sloped segment {:?} → {:?} joins two levels", w[0], w[1]);
-        }
+        assert!(p.points.windows(2).all(|w| w[0].1 == w[1].1), "a sloped segment {:?} joins two levels", p.points);
     }
-    // The 15 level ticks on the y axis.
-    let ticks = rec.paths.iter().filter(|(col, p)| is_color(*col, blue) && p.len() == 2 && p[0].1 == p[1].1).count();
-    assert_eq!(ticks, 15);
+    // The 15 level ticks on the y axis: short, horizontal, side by side at the plot's left edge.
+    assert_eq!(ticks.len(), 15);
+    assert!(ticks.iter().all(|t| t.points.len() == 2 && t.points[0].1 == t.points[1].1));
+    assert!(ticks.iter().all(|t| t.points[0].0 == ticks[0].points[0].0));
 }
 
 #[test]
@@ -222,11 +290,8 @@ fn several_curves_take_okabe_ito_colours_and_get_a_legend() {
     let dark = Style { theme: Theme::DARK, ..Style::default() };
     let rec = record(|area| draw_figure(area, &curves, &dark).unwrap());
     for (i, c) in curves.iter().enumerate() {
-        assert!(
-            rec.paths.iter().any(|(col, p)| is_color(*col, Theme::DARK.curve(i)) && p.len() > 100),
-            "curve {i} not drawn in its colour"
-        );
-        assert!(rec.texts.contains(&c.label), "no legend for {}", c.label);
+        assert!(!rec.paths_in(Theme::DARK.curve(i)).is_empty(), "curve {i} not drawn in its colour");
+        assert!(rec.has_text(&c.label), "no legend for {}", c.label);
     }
-    assert!(rec.texts.iter().any(|t| t == "Backward  dy/dx"));
+    assert!(rec.has_text("Backward  dy/dx"));
 }

@@ -42,30 +42,48 @@ pub fn run_scalar<O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f3
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd128 {
+    use core::arch::wasm32::{v128, v128_load, v128_store};
+
     use super::Op;
     use crate::quant::lane::F32x4;
 
+    /// Four lanes at a time, then the scalar tail. Raw pointers keep bounds checks out of the
+    /// loop (the lengths are checked once, above it).
     #[inline]
     pub fn run<O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
-        assert_eq!(x.len(), y.len());
-        let body = x.len() / 4 * 4;
+        let n = x.len();
+        assert_eq!(n, y.len());
+        let body = n / 4 * 4;
+        let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
         match dydx {
             Some(d) => {
-                assert_eq!(x.len(), d.len());
-                for i in (0..body).step_by(4) {
-                    let (v, g) = op.eval(F32x4::load(&x[i..]));
-                    v.store(&mut y[i..]);
-                    g.store(&mut d[i..]);
+                assert_eq!(n, d.len());
+                let dp = d.as_mut_ptr();
+                let mut i = 0;
+                while i < body {
+                    // SAFETY: i + 4 ≤ body ≤ n = len of x, y and d; v128 access needs no alignment.
+                    unsafe {
+                        let (v, g) = op.eval(F32x4(v128_load(xp.add(i) as *const v128)));
+                        v128_store(yp.add(i) as *mut v128, v.0);
+                        v128_store(dp.add(i) as *mut v128, g.0);
+                    }
+                    i += 4;
                 }
-                for i in body..x.len() {
+                for i in body..n {
                     (y[i], d[i]) = op.eval(x[i]);
                 }
             }
             None => {
-                for i in (0..body).step_by(4) {
-                    op.eval(F32x4::load(&x[i..])).0.store(&mut y[i..]);
+                let mut i = 0;
+                while i < body {
+                    // SAFETY: as above, for x and y.
+                    unsafe {
+                        let v = op.eval(F32x4(v128_load(xp.add(i) as *const v128))).0;
+                        v128_store(yp.add(i) as *mut v128, v.0);
+                    }
+                    i += 4;
                 }
-                for i in body..x.len() {
+                for i in body..n {
                     y[i] = op.eval(x[i]).0;
                 }
             }

@@ -1,4 +1,4 @@
-// The benchmark harness, shared by Node (tests/bench/node.mjs) and headless Chromium
+// The benchmark harness, shared by Node (tests/bench/run.mjs) and headless Chromium
 // (tests/bench/index.html): no Node or DOM imports; the qscope bindings and TensorFlow.js
 // are passed in.
 //
@@ -161,7 +161,7 @@ export function checkAgreement(tf, qscope, n = 4099) {
  * `tf`: TensorFlow.js with the wasm backend active; `log(line)`: progress.
  * Returns rows { kernel, pass, impl, runtime, n, elements_per_s }.
  */
-export async function runBench({ qscope, tf, runtime, sizes, reps, log }) {
+export async function runBench({ qscope, qscopeScalar, tf, runtime, sizes, reps, log }) {
   const rows = [];
   const yieldNow = () => new Promise((r) => setTimeout(r, 0));
   const row = (kernel, pass, impl, n, m) => {
@@ -169,6 +169,7 @@ export async function runBench({ qscope, tf, runtime, sizes, reps, log }) {
     log(`${runtime} n=${n} ${impl.padEnd(9)} ${pass.padEnd(16)} ${kernel}: ${(m.eps / 1e9).toFixed(3)} G/s (k=${m.k})`);
   };
   if (!qscope.simd_enabled()) log(`WARNING: this qscope build has no f32x4 path (simd_enabled() is false)`);
+  if (qscopeScalar.simd_enabled()) log(`WARNING: the scalar qscope build has the f32x4 path`);
   const disagree = checkAgreement(tf, qscope);
   for (const line of disagree) log(`WARNING: TF.js and qscope disagree: ${line}`);
   if (!disagree.length) log(`${runtime}: TF.js and qscope agree on 4099 inputs (Σy to 1e-9, Σ∂y/∂x to 1e-5, relative) for all ${tfjsKernels(tf).length} kernels`);
@@ -183,16 +184,15 @@ export async function runBench({ qscope, tf, runtime, sizes, reps, log }) {
     }
     await yieldNow();
     for (const k of kernels) {
-      const w = new qscope.WasmWorkload(k.spec, n);
-      for (const impl of ['simd', 'scalar']) {
-        qscope.set_scalar(impl === 'scalar');
+      // SIMD: the f32x4 build; scalar: the same code built without simd128.
+      for (const [impl, module] of [['simd', qscope], ['scalar', qscopeScalar]]) {
+        const w = new module.WasmWorkload(k.spec, n);
         row(k.spec, 'forward', impl, n, measure(() => w.forward(), n, reps));
         row(k.spec, 'forward_backward', impl, n, measure(() => w.forward_backward(), n, reps));
+        if (!Number.isFinite(w.checksum())) log(`WARNING: ${k.spec} (${impl}): non-finite checksum`);
+        w.free();
         await yieldNow();
       }
-      qscope.set_scalar(false);
-      if (!Number.isFinite(w.checksum())) log(`WARNING: ${k.spec}: non-finite checksum`);
-      w.free();
 
       const x = tf.tensor1d(xs);
       const q = withSte(tf, k);

@@ -43,6 +43,7 @@ async function benchNode({ sizes, reps }) {
   const pkg = join(ROOT, 'target/bench/node/qscope.js');
   if (!existsSync(pkg)) throw new Error(`${pkg} missing: run scripts/dev bench (it builds the bindings)`);
   const qscope = require(pkg);
+  const qscopeScalar = require(join(ROOT, 'target/bench/node-scalar/qscope.js'));
   // The same union package as the page (the wasm backend registers with its tfjs-core).
   const tf = require('@tensorflow/tfjs');
   const wasm = require('@tensorflow/tfjs-backend-wasm');
@@ -52,7 +53,7 @@ async function benchNode({ sizes, reps }) {
   const env = tf.env();
   log(`node ${process.version}: tfjs ${tf.version.tfjs} backend ${tf.getBackend()}, wasm simd ` +
     `${await env.getAsync('WASM_HAS_SIMD_SUPPORT')}, threads ${await env.getAsync('WASM_HAS_MULTITHREAD_SUPPORT')}`);
-  return runBench({ qscope, tf, runtime: 'node', sizes, reps, log });
+  return runBench({ qscope, qscopeScalar, tf, runtime: 'node', sizes, reps, log });
 }
 
 async function benchChromium({ sizes, reps }) {
@@ -141,7 +142,8 @@ function table(rows) {
 const o = options(process.argv.slice(2));
 const start = performance.now();
 const load = () => loadavg().map((v) => v.toFixed(2)).join(' ');
-log(`${cpus().length} × ${cpus()[0]?.model}; load average ${load()} (other work on the machine skews the figures)`);
+log(`${cpus().length} × ${cpus()[0]?.model}; load average ${load()}`);
+if (loadavg()[0] > 0.8) log('WARNING: the machine is busy (1-minute load average > 0.8): figures will be low and noisy');
 const rows = [];
 for (const runtime of o.runtimes) {
   const t = performance.now();

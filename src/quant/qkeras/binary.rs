@@ -45,8 +45,15 @@ impl Op for SignOp {
             None if self.use_01 => (lane::sgn_plus(x) + V::splat(1.0)) / V::splat(2.0),
             None => lane::sgn_plus(x),
         };
-        let (t, g) = if self.tanh_path { tanh_d(x) } else { (x, V::splat(1.0)) };
-        (lane::ste_blend(t, V::splat(self.scale) * k, 1.0), g)
+        if self.tanh_path {
+            // tanh(x) + (k − tanh(x)) is exactly k (+0 for zero) for k ∈ {−1, 0, 1} with the
+            // sign of tanh(x) — checked over every float in [0, 1] — so the forward pass
+            // needs no tanh; only the gradient 1 − tanh²(x) does.
+            let (_, g) = tanh_d(x);
+            (k * V::splat(self.scale) + V::splat(0.0), g)
+        } else {
+            (lane::ste_blend(x, V::splat(self.scale) * k, 1.0), V::splat(1.0))
+        }
     }
 }
 
@@ -230,5 +237,17 @@ impl Kernel for Bernoulli {
 
     fn levels(&self, report: &Report) -> Levels {
         Levels::set(vec![0.0, report.scale.unwrap_or(1.0)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The identity behind SignOp's tanh-free forward pass: t + (1 − t) = 1 for every
+    /// float t in [0, 1] (and so, by symmetry, t + (−1 − t) = −1 on [−1, 0]).
+    #[test]
+    fn tanh_blend_is_exact_for_every_float_in_the_unit_interval() {
+        let one = 1.0f32.to_bits();
+        let bad = (0..=one).map(f32::from_bits).filter(|&t| t + (1.0 - t) != 1.0).count();
+        assert_eq!(bad, 0);
     }
 }

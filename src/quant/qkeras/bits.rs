@@ -106,8 +106,10 @@ impl QuantizedBits {
 /// quantized_bits with a fixed scale: codes, scale, and QKeras' STE combination.
 struct BitsOp {
     a: f32,
-    m: f32,
-    mi: f32,
+    /// `m / 2^integer`: x·m/mi as one exact power-of-two product.
+    up: f32,
+    /// `2^integer / m`, the step Δ.
+    down: f32,
     lo: f32,
     hi: f32,
     one_bit: bool,
@@ -121,11 +123,11 @@ impl BitsOp {
     #[inline(always)]
     fn with_code<V: Lane>(&self, x: V, r: V) -> (V, V) {
         let a = V::splat(self.a);
+        // QKeras computes m_i·clip(…)/m; with powers of two that is exactly clip(…)·Δ.
         let xq = if self.one_bit {
             a * lane::sgn_plus(x)
         } else {
-            let (m, mi) = (V::splat(self.m), V::splat(self.mi));
-            a * (mi * lane::clip(r, V::splat(self.lo), V::splat(self.hi)) / m)
+            a * (lane::clip(r, V::splat(self.lo), V::splat(self.hi)) * V::splat(self.down))
         };
         if self.use_ste {
             (lane::ste_blend(x, xq, self.q), V::splat(1.0))
@@ -138,7 +140,8 @@ impl BitsOp {
 impl Op for BitsOp {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        self.with_code(x, (x * V::splat(self.m) / V::splat(self.mi)).nearest())
+        // x·m/m_i in QKeras: the same bits as x·(m/m_i) once clipped (powers of two).
+        self.with_code(x, (x * V::splat(self.up)).nearest())
     }
 }
 
@@ -148,8 +151,8 @@ impl QuantizedBits {
         let m = pow2i(self.bits - kn);
         BitsOp {
             a: if let Alpha::Value(a) = self.alpha { a as f32 } else { 1.0 },
-            m,
-            mi: pow2i(self.integer),
+            up: m / pow2i(self.integer),
+            down: pow2i(self.integer) / m,
             lo: kn as f32 * (-m + self.symmetric as i32 as f32),
             hi: m - 1.0,
             one_bit: self.bits - kn <= 0,
@@ -219,7 +222,7 @@ impl Kernel for QuantizedBits {
         let op = self.op();
         if self.is_stochastic(ctx.training) {
             let rng = &mut ctx.rng;
-            elementwise(x, y, dydx, |v| op.with_code(v, stochastic_round(v * op.m / op.mi, 1.0, rng)));
+            elementwise(x, y, dydx, |v| op.with_code(v, stochastic_round(v * op.up, 1.0, rng)));
         } else {
             simd::run(&op, x, y, dydx);
         }

@@ -1,0 +1,160 @@
+//! "Copy as code": the configured quantizer as QKeras, Larq, PyTorch and `qscope` CLI text.
+//!
+//! The quantizer's schema (parameters in constructor order, defaults) drives the QKeras and
+//! Larq text: only parameters that differ from the library default are written. QKeras
+//! snippets use the positional style QKeras users write (`quantized_bits(4, 0, 1, alpha=1)`):
+//! the leading numeric and boolean parameters (at most three, stopping at the first None) up to
+//! the last one that differs from its default are positional, booleans as 0/1; the rest are
+//! keywords.
+
+mod torch;
+
+use crate::quant::schema::{Family, Kind, Literal};
+use crate::quant::{ENTRIES, Quantizer, spec};
+
+/// Where a snippet runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Framework {
+    QKeras,
+    Larq,
+    PyTorch,
+    /// The `qscope` command line.
+    Cli,
+}
+
+impl Framework {
+    /// The name shown on a copy button.
+    pub fn name(self) -> &'static str {
+        match self {
+            Framework::QKeras => "QKeras",
+            Framework::Larq => "Larq",
+            Framework::PyTorch => "PyTorch",
+            Framework::Cli => "qscope CLI",
+        }
+    }
+}
+
+/// QKeras helpers that are functions of x, not classes.
+const QKERAS_FUNCTIONS: &[&str] = &[
+    "_round_through",
+    "stochastic_round",
+    "stochastic_round_po2",
+    "hard_sigmoid",
+    "hard_tanh",
+    "smooth_sigmoid",
+    "smooth_tanh",
+    "binary_sigmoid",
+    "binary_tanh",
+];
+
+/// Every snippet that expresses `q`: its library's (QKeras or Larq), PyTorch where torch can
+/// express it, and always the CLI line.
+pub fn snippet(q: &Quantizer) -> Vec<(Framework, String)> {
+    let mut out = Vec::new();
+    let name = q.info().name;
+    if let Some(call) = qkeras_call(q) {
+        let text = if QKERAS_FUNCTIONS.contains(&name) {
+            let args = call.strip_prefix(name).unwrap_or("()");
+            let args = if args == "()" { "(x)".to_string() } else { format!("(x, {}", &args[1..]) };
+            format!("from qkeras.quantizers import {name}\ny = {name}{args}")
+        } else {
+            format!("from qkeras import {name}\nq = {call}")
+        };
+        out.push((Framework::QKeras, text));
+    }
+    if let Some(call) = larq_call(q) {
+        let note = if matches!(q, Quantizer::NoOp(n) if n.precision.is_none()) {
+            "  # Larq requires precision; it only tags the variable"
+        } else {
+            ""
+        };
+        out.push((Framework::Larq, format!("import larq as lq\nq = lq.quantizers.{call}{note}")));
+    }
+    if let Some(body) = torch::snippet(q) {
+        out.push((Framework::PyTorch, format!("import torch\n# {}\n{body}", spec::print(q))));
+    }
+    out.push((Framework::Cli, cli_line(q)));
+    out
+}
+
+/// The QKeras constructor (or function) call, e.g. `quantized_bits(4, 0, 1, alpha=1)`;
+/// None for quantizers outside QKeras. With `qkeras.` in front it parses back to `q`.
+pub fn qkeras_call(q: &Quantizer) -> Option<String> {
+    if q.info().family != Family::QKeras {
+        return None;
+    }
+    let changed = changed_params(q);
+    // The positional run: leading numeric/boolean parameters, at most three.
+    let run = q
+        .params()
+        .iter()
+        .take(3)
+        .take_while(|d| match d.kind {
+            Kind::Int { .. } | Kind::Float { .. } | Kind::Bool => true,
+            Kind::OptFloat { .. } | Kind::OptInt { .. } => q.get(d.name).is_some_and(|v| v != Literal::None),
+            _ => false,
+        })
+        .count();
+    let positional = (0..run).rev().find(|&i| changed[i].is_some()).map_or(0, |i| i + 1);
+    let mut args = Vec::new();
+    for (i, def) in q.params().iter().enumerate() {
+        let value = q.get(def.name).unwrap_or_default();
+        if i < positional {
+            args.push(match value {
+                Literal::Bool(b) => (b as i32).to_string(),
+                v => v.to_string(),
+            });
+        } else if changed[i].is_some() {
+            args.push(format!("{}={}", def.name, python(def.name, &value)));
+        }
+    }
+    Some(call(q.info().name, &args))
+}
+
+/// The Larq constructor call with keyword arguments, e.g. `SteTern(threshold_value=0.1)`;
+/// None outside Larq. `NoOp` without a precision gets Larq's required `precision=32`.
+pub fn larq_call(q: &Quantizer) -> Option<String> {
+    if q.info().family != Family::Larq {
+        return None;
+    }
+    let mut args: Vec<String> = changed_params(q)
+        .into_iter()
+        .zip(q.params())
+        .filter_map(|(v, d)| v.map(|v| format!("{}={}", d.name, python(d.name, &v))))
+        .collect();
+    if matches!(q, Quantizer::NoOp(n) if n.precision.is_none()) {
+        args.push("precision=32".into());
+    }
+    Some(call(q.info().name, &args))
+}
+
+/// `qscope eval '<spec>' <<< '…'`: the canonical spec, quoted for a POSIX shell.
+pub fn cli_line(q: &Quantizer) -> String {
+    let spec = spec::print(q).replace('\'', r"'\''");
+    format!("qscope eval '{spec}' <<< '-1 -0.5 -0.25 0 0.25 0.5 1'")
+}
+
+/// Each parameter's value where it differs from the library default, else None.
+fn changed_params(q: &Quantizer) -> Vec<Option<Literal>> {
+    let default = ENTRIES.iter().find(|e| std::ptr::eq(e.info, q.info())).map(|e| (e.default)());
+    q.params()
+        .iter()
+        .map(|d| {
+            let v = q.get(d.name).unwrap_or_default();
+            let dv = default.as_ref().and_then(|e| e.get(d.name));
+            (dv.as_ref() != Some(&v)).then_some(v)
+        })
+        .collect()
+}
+
+/// A value as Python text; QKeras writes an integral alpha as an int (`alpha=1`).
+fn python(name: &str, v: &Literal) -> String {
+    match v {
+        Literal::Float(f) if name == "alpha" && f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", *f as i64),
+        v => v.to_string(),
+    }
+}
+
+fn call(name: &str, args: &[String]) -> String {
+    format!("{name}({})", args.join(", "))
+}

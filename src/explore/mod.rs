@@ -1,0 +1,20 @@
+//! The explorer's analysis model: pure Rust, no web dependency, shared by the browser UI and
+//! the CLI.
+//!
+//! - [`sample`] — the sample tensor that data-dependent quantizers (`alpha='auto'`, TWN,
+//!   magnitude-aware signs, DoReFa weights, LSQ's initial step…) see, its histogram, and
+//!   [`sample::is_data_dependent`].
+//! - [`freeze`] — an equivalent quantizer with the scale or threshold the sample produced fixed,
+//!   so a transfer curve over an x sweep is "the curve for that scale".
+//! - [`metrics`] — MSE, SQNR, levels used and clip fraction of a quantized sample.
+//! - [`hardware`] — the fixed-point type (`ap_fixed`/`ac_fixed`) behind a quantizer, and
+//!   warnings about configurations that surprise users.
+//! - [`explain`] — the computation at one x, step by step, with the numbers the kernels give.
+//! - [`code`] — "copy as code": QKeras, Larq, PyTorch and `qscope` CLI snippets.
+
+pub mod code;
+pub mod explain;
+pub mod freeze;
+pub mod hardware;
+pub mod metrics;
+pub mod sample;

@@ -1,0 +1,252 @@
+//! The sample tensor that data-dependent quantizers see, and histograms of it.
+//!
+//! A quantizer such as `quantized_bits(alpha='auto')` picks its scale from the whole tensor it
+//! quantizes; its transfer curve only means something for a given tensor. The explorer feeds
+//! it a [`SampleSpec`] tensor (a weight-like distribution, seeded, so a shared link shows the
+//! same numbers), reports the scale or threshold the kernel chose, and draws the curve for
+//! that scale (see [`crate::explore::freeze`]).
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+use crate::quant::Quantizer;
+use crate::quant::lane;
+
+/// Shape of the sample distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dist {
+    /// Gaussian N(0, σ²), σ = spread.
+    Normal,
+    /// Uniform on [−w, w], w = spread.
+    Uniform,
+    /// Laplace with scale b = spread (density ∝ e^(−|x|/b)), heavy-tailed like trained weights.
+    Laplace,
+}
+
+impl Dist {
+    /// Every distribution, for a selector.
+    pub const ALL: [Dist; 3] = [Dist::Normal, Dist::Uniform, Dist::Laplace];
+
+    /// The name shown in the UI and accepted on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dist::Normal => "normal",
+            Dist::Uniform => "uniform",
+            Dist::Laplace => "laplace",
+        }
+    }
+
+    /// What `spread` means for this distribution.
+    pub fn spread_name(self) -> &'static str {
+        match self {
+            Dist::Normal => "σ",
+            Dist::Uniform => "half-width",
+            Dist::Laplace => "scale b",
+        }
+    }
+}
+
+/// A deterministic sample tensor: distribution, spread, size and seed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SampleSpec {
+    pub dist: Dist,
+    /// σ (normal), half-width (uniform) or scale b (Laplace); 0 gives all zeros.
+    pub spread: f32,
+    /// Number of elements.
+    pub n: usize,
+    /// Seed of the random stream (same seed, same tensor).
+    pub seed: u64,
+}
+
+impl Default for SampleSpec {
+    /// 1000 draws of N(0, 0.5²), seed 0: weight-like values mostly inside (−1, 1).
+    fn default() -> Self {
+        SampleSpec { dist: Dist::Normal, spread: 0.5, n: 1000, seed: 0 }
+    }
+}
+
+impl SampleSpec {
+    /// The tensor. Draws come from `rand`'s seeded `StdRng` and are shaped with float32
+    /// arithmetic and TensorFlow's float32 `log` ([`lane::log`]), never the platform's libm,
+    /// so the native CLI and the browser produce the same bits.
+    pub fn generate(&self) -> Vec<f32> {
+        let mut rng = StdRng::seed_from_u64(self.seed);
+        let s = self.spread;
+        let mut out = Vec::with_capacity(self.n);
+        match self.dist {
+            Dist::Uniform => out.extend((0..self.n).map(|_| rng.random_range(-1.0f32..=1.0) * s)),
+            Dist::Laplace => {
+                while out.len() < self.n {
+                    // Inverse CDF: x = −b·sign(u)·ln(1 − 2|u|), u uniform on (−½, ½).
+                    let u = rng.random_range(-0.5f32..0.5);
+                    let t = 1.0 - 2.0 * u.abs();
+                    if t > 0.0 {
+                        out.push(-s * u.signum() * lane::log(t));
+                    }
+                }
+            }
+            Dist::Normal => {
+                // Marsaglia's polar method: two Gaussians per accepted point of the unit disc.
+                while out.len() < self.n {
+                    let (u, v) = (rng.random_range(-1.0f32..1.0), rng.random_range(-1.0f32..1.0));
+                    let r2 = u * u + v * v;
+                    if r2 >= 1.0 || r2 == 0.0 {
+                        continue;
+                    }
+                    let f = (-2.0 * lane::log(r2) / r2).sqrt() * s;
+                    out.push(u * f);
+                    if out.len() < self.n {
+                        out.push(v * f);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Counts of values in equal-width bins over `[lo, hi]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Histogram {
+    pub lo: f32,
+    pub hi: f32,
+    /// `counts[i]` holds `edges[i] ≤ v < edges[i+1]`; the last bin also holds `v = hi`.
+    pub counts: Vec<u32>,
+    /// Values below `lo`.
+    pub below: u32,
+    /// Values above `hi`.
+    pub above: u32,
+}
+
+impl Histogram {
+    /// The `bins + 1` bin edges, `lo` first and `hi` last.
+    pub fn edges(&self) -> Vec<f32> {
+        edges(self.lo, self.hi, self.counts.len())
+    }
+}
+
+fn edges(lo: f32, hi: f32, bins: usize) -> Vec<f32> {
+    (0..=bins).map(|i| if i == bins { hi } else { lo + (hi - lo) * (i as f32 / bins as f32) }).collect()
+}
+
+/// Histogram of `values` in `bins` equal bins over `[lo, hi]`; NaN is not counted, values
+/// outside the range are counted in `below` / `above`. `bins = 0` or `hi ≤ lo` gives no bins.
+pub fn histogram(values: &[f32], lo: f32, hi: f32, bins: usize) -> Histogram {
+    let mut h = Histogram { lo, hi, counts: vec![0; if hi > lo { bins } else { 0 }], below: 0, above: 0 };
+    let bins = h.counts.len();
+    let e = edges(lo, hi, bins);
+    for &v in values {
+        if v.is_nan() {
+            continue;
+        }
+        if v < lo {
+            h.below += 1;
+        } else if v > hi {
+            h.above += 1;
+        } else if bins > 0 {
+            // A first guess from the position, then settled against the edges themselves.
+            let mut i = (((v - lo) / (hi - lo)) * bins as f32) as usize;
+            i = i.min(bins - 1);
+            while i > 0 && v < e[i] {
+                i -= 1;
+            }
+            while i + 1 < bins && v >= e[i + 1] {
+                i += 1;
+            }
+            h.counts[i] += 1;
+        }
+    }
+    h
+}
+
+/// Whether the quantizer's output at one element depends on the rest of the tensor (in
+/// training, inference or both), judged from its parameters: a per-tensor scale or threshold
+/// (`alpha='auto'`/`'auto_po2'`, Larq's TWN threshold, MagnitudeAwareSign's mean, DoReFa's
+/// weight normalisation, LSQ's initial step) or statistics behind random draws (the std of
+/// stochastic binaries with string alpha, binary's stochastic-rounding grid `2·min(max|x|, 1)`).
+pub fn is_data_dependent(q: &Quantizer) -> bool {
+    match q {
+        Quantizer::QuantizedBits(b) => b.alpha.is_auto() && b.post_training_scale.is_none(),
+        Quantizer::QuantizedLinear(l) => l.alpha.is_auto(),
+        Quantizer::QuantizedHswish(h) => h.alpha.is_auto(),
+        Quantizer::Binary(b) => b.alpha.is_auto() || b.use_stochastic_rounding,
+        Quantizer::StochasticBinary(b) => b.alpha.is_auto(),
+        Quantizer::Bernoulli(b) => b.alpha.is_auto(),
+        Quantizer::Ternary(t) => t.alpha.is_auto(),
+        Quantizer::StochasticTernary(t) => t.alpha.is_auto(),
+        Quantizer::MagnitudeAwareSign(_) => true,
+        Quantizer::SteTern(t) => t.ternary_weight_networks,
+        Quantizer::DoReFa(d) => d.mode == crate::quant::larq::DoReFaMode::Weights,
+        Quantizer::Lsq(l) => l.step.is_none(),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_spec_gives_the_same_tensor() {
+        let s = SampleSpec { n: 257, ..SampleSpec::default() };
+        assert_eq!(s.generate(), s.generate());
+    }
+
+    #[test]
+    fn a_different_seed_gives_a_different_tensor() {
+        let a = SampleSpec::default().generate();
+        let b = SampleSpec { seed: 1, ..SampleSpec::default() }.generate();
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn every_distribution_gives_n_finite_values() {
+        for dist in Dist::ALL {
+            let v = SampleSpec { dist, n: 101, ..SampleSpec::default() }.generate();
+            assert_eq!(v.len(), 101, "{dist:?}");
+            assert!(v.iter().all(|x| x.is_finite()), "{dist:?}");
+        }
+    }
+
+    #[test]
+    fn edges_span_the_range() {
+        let h = histogram(&[], -1.0, 1.0, 4);
+        assert_eq!(h.edges(), vec![-1.0, -0.5, 0.0, 0.5, 1.0]);
+    }
+
+    #[test]
+    fn the_normal_sample_has_the_requested_standard_deviation() {
+        let x = SampleSpec { dist: Dist::Normal, spread: 0.5, n: 20_000, seed: 3 }.generate();
+        let mean = x.iter().map(|&v| v as f64).sum::<f64>() / x.len() as f64;
+        let var = x.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / x.len() as f64;
+        assert!(mean.abs() < 0.02, "mean {mean}");
+        assert!((var.sqrt() - 0.5).abs() < 0.01, "std {}", var.sqrt());
+    }
+
+    #[test]
+    fn the_uniform_sample_stays_within_its_half_width() {
+        let x = SampleSpec { dist: Dist::Uniform, spread: 0.3, n: 5000, seed: 1 }.generate();
+        assert!(x.iter().all(|v| v.abs() <= 0.3));
+        assert!(x.iter().any(|&v| v > 0.29) && x.iter().any(|&v| v < -0.29));
+    }
+
+    #[test]
+    fn the_laplace_sample_has_mean_absolute_value_b() {
+        let x = SampleSpec { dist: Dist::Laplace, spread: 0.2, n: 20_000, seed: 5 }.generate();
+        let mean_abs = x.iter().map(|v| v.abs() as f64).sum::<f64>() / x.len() as f64;
+        assert!((mean_abs - 0.2).abs() < 0.006, "mean |x| {mean_abs}");
+    }
+
+    #[test]
+    fn histogram_counts_every_value_once_and_reports_outliers() {
+        let h = histogram(&[-2.0, -1.0, -0.2, 0.0, 0.99, 3.0, f32::NAN], -1.0, 1.0, 4);
+        assert_eq!(h.counts, vec![1, 1, 1, 1]);
+        assert_eq!((h.below, h.above), (1, 1));
+    }
+
+    #[test]
+    fn a_value_on_an_edge_falls_in_the_bin_above_and_the_top_edge_in_the_last_bin() {
+        let h = histogram(&[-0.5, 0.0, 1.0], -1.0, 1.0, 4);
+        assert_eq!(h.counts, vec![0, 1, 1, 1]);
+    }
+}

@@ -1,0 +1,169 @@
+//! The gallery (native only): one figure per catalogue entry at its library defaults, a few
+//! notable configurations and comparisons, and an `index.html` linking them with their specs.
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use super::export::{Figure, xml_escape};
+use crate::quant::round::uniform;
+use crate::quant::{Ctx, ENTRIES, Literal, parse};
+
+/// The x range of every gallery figure.
+pub const X: (f32, f32) = (-2.0, 2.0);
+
+/// The sample tensor that gives data-dependent quantizers their scale: 1024 draws of
+/// N(0, 0.5²) (Box–Muller on a seeded stream, so the gallery is reproducible).
+pub fn sample_tensor() -> Vec<f32> {
+    let mut rng = StdRng::seed_from_u64(2024);
+    (0..512)
+        .flat_map(|_| {
+            let u1 = 1.0 - uniform(&mut rng) as f64;
+            let u2 = uniform(&mut rng) as f64;
+            let r = (-2.0 * u1.ln()).sqrt() * 0.5;
+            let t = std::f64::consts::TAU * u2;
+            [(r * t.cos()) as f32, (r * t.sin()) as f32]
+        })
+        .collect()
+}
+
+/// One gallery figure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    /// The SVG's file name.
+    pub file: String,
+    /// The section of the index it appears in.
+    pub section: &'static str,
+    /// The specs it compares.
+    pub specs: Vec<String>,
+    /// One line about it.
+    pub caption: String,
+    /// Drawn in inference mode (the library refuses training for this configuration).
+    pub infer: bool,
+}
+
+/// `qkeras.quantized_bits(4,0,1,alpha='auto')` with the scale the [`sample_tensor`] gives,
+/// frozen as `post_training_scale` (QKeras' own way to fix an 'auto' scale).
+pub fn frozen_auto_bits() -> Result<String, String> {
+    let mut q = parse("qkeras.quantized_bits(4,0,1,alpha='auto')").map_err(|e| e.to_string())?;
+    let (_, _, report) = q.eval(&sample_tensor(), &mut Ctx::new(0));
+    let scale = report.scale.ok_or("quantized_bits(alpha='auto') reported no scale")?;
+    q.set("post_training_scale", &Literal::Float(scale as f64))?;
+    Ok(q.to_string())
+}
+
+/// A file name for `name`: lowercase letters, digits, dots, underscores and dashes.
+fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        let c = c.to_ascii_lowercase();
+        if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+/// Every gallery figure: the catalogue's defaults (inference mode where training is refused),
+/// then the notable configurations.
+pub fn items() -> Result<Vec<Item>, String> {
+    let mut out = Vec::new();
+    for e in ENTRIES {
+        let q = (e.default)();
+        out.push(Item {
+            file: format!("{}.svg", slug(&e.info.qualified())),
+            section: e.info.family.title(),
+            specs: vec![q.to_string()],
+            caption: e.info.summary.to_string(),
+            infer: q.unsupported(true).is_some(),
+        });
+    }
+    let notable = |file: &str, specs: Vec<String>, caption: &str| Item {
+        file: format!("{file}.svg"),
+        section: "Notable configurations",
+        specs,
+        caption: caption.to_string(),
+        infer: false,
+    };
+    let s = |v: &str| v.to_string();
+    out.push(notable(
+        "quantized_bits-4-0-1",
+        vec![s("qkeras.quantized_bits(4,0,1)")],
+        "4 bits, symmetric: ties round half to even, so the jumps alternate which side owns them",
+    ));
+    out.push(notable(
+        "quantized_bits-4-0-1-auto",
+        vec![frozen_auto_bits()?],
+        "alpha='auto' with the scale a N(0, 0.5²) sample of 1024 values gives (frozen as post_training_scale)",
+    ));
+    out.push(notable(
+        "quantized_relu-3-1",
+        vec![s("qkeras.quantized_relu(3,1)")],
+        "3-bit ReLU up to 2: the STE stops passing gradient above the top code",
+    ));
+    out.push(notable(
+        "larq-signs",
+        vec![s("larq.ste_sign"), s("larq.ApproxSign"), s("larq.SwishSign"), s("qkeras.binary_tanh")],
+        "the same sign forward, four pseudo-gradients; sign(0) = +1 in Larq, −1 in binary_tanh",
+    ));
+    out.push(notable(
+        "rounding-estimators",
+        vec![s("ste"), s("softround"), s("soft_round(alpha=8)"), s("lsq(bits=4, step=0.25)")],
+        "rounding with four estimators: identity STE, SoftRound, temperature soft rounding, LSQ",
+    ));
+    out.push(notable(
+        "stochastic-rounding",
+        vec![s("qkeras.quantized_bits(4,0,1)"), s("qkeras.stochastic_round")],
+        "deterministic against stochastic rounding: the mean of the draws follows x, the band shows their spread",
+    ));
+    Ok(out)
+}
+
+/// Evaluates an item's figure.
+pub fn figure(item: &Item) -> Result<Figure, String> {
+    Figure::from_specs(&item.specs, X, item.infer, 0)
+}
+
+/// The gallery's `index.html`: the figures by section, each with its specs and caption.
+pub fn index_html(items: &[Item], software: &str) -> String {
+    let mut html = String::from(concat!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+        "<title>qscope gallery</title>\n<style>\n",
+        "body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}\n",
+        ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(380px,1fr));gap:1.5rem}\n",
+        "figure{margin:0}img{width:100%;height:auto;border:1px solid #e6e8eb}\n",
+        "code{font-size:.85em;overflow-wrap:anywhere}figcaption{margin-top:.4rem}\n",
+        "</style>\n</head>\n<body>\n<h1>qscope gallery</h1>\n",
+    ));
+    html.push_str(&format!(
+        "<p>Forward and backward curves of every quantizer, drawn by {}. Jumps are located to the float: \
+         the filled dot is the value the quantizer takes at the jump.</p>\n",
+        xml_escape(software)
+    ));
+    let mut section = "";
+    for it in items {
+        if it.section != section {
+            if !section.is_empty() {
+                html.push_str("</div>\n");
+            }
+            section = it.section;
+            html.push_str(&format!("<h2>{}</h2>\n<div class=\"grid\">\n", xml_escape(section)));
+        }
+        let specs: Vec<String> = it.specs.iter().map(|s| format!("<code>{}</code>", xml_escape(s))).collect();
+        let mode = if it.infer { " (inference mode: the library refuses training here)" } else { "" };
+        html.push_str(&format!(
+            "<figure><a href=\"{f}\"><img src=\"{f}\" alt=\"{alt}\" loading=\"lazy\"></a>\n<figcaption>{}<br>{}{}</figcaption></figure>\n",
+            specs.join(" · "),
+            xml_escape(&it.caption),
+            mode,
+            f = xml_escape(&it.file),
+            alt = xml_escape(&it.specs.join(", ")),
+        ));
+    }
+    if !section.is_empty() {
+        html.push_str("</div>\n");
+    }
+    html.push_str("</body>\n</html>\n");
+    html
+}

@@ -1,0 +1,134 @@
+//! A panel's header: its title, then the legend — one entry per visible curve (a sample of its
+//! line: colour and dash pattern, then its name) and the marks that need explaining (the
+//! percentile band, the jump dots, the true derivative, the pass-band shading) — flowing left
+//! to right and wrapping. It sits above the plot, so it never hides a curve.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::geometry::{dash, to_backend};
+use super::{DrawResult, Style};
+
+/// How an entry's sample is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Swatch {
+    /// A line sample: colour, opacity, width and dash pattern in layout pixels.
+    Line { color: RGBColor, alpha: f64, width: f64, dash: &'static [f64] },
+    /// A translucent filled box (a band or a shaded region).
+    Fill { color: RGBColor, alpha: f64 },
+    /// A filled and an open dot (the two ends of a jump).
+    Dots { color: RGBColor },
+}
+
+/// One legend entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub swatch: Swatch,
+    pub text: String,
+}
+
+const TITLE_SIZE: f64 = 14.0;
+const TEXT_SIZE: f64 = 12.0;
+const ROW: f64 = 19.0;
+const PAD_X: f64 = 12.0;
+const SWATCH: f64 = 22.0;
+const SWATCH_GAP: f64 = 6.0;
+const ENTRY_GAP: f64 = 16.0;
+
+/// Where every piece of the header goes: `(x, row)` of each entry, and the header height.
+struct Layout {
+    entries: Vec<(f64, usize, String)>,
+    height: u32,
+}
+
+fn text_width<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, text: &str, style: &TextStyle) -> f64 {
+    area.estimate_text_size(text, style).map(|(w, _)| w as f64).unwrap_or(0.0)
+}
+
+/// `text`, shortened with an ellipsis until it is at most `max` pixels wide.
+fn fit<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, text: &str, style: &TextStyle, max: f64) -> String {
+    if text_width(area, text, style) <= max {
+        return text.to_string();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let (mut lo, mut hi) = (0usize, chars.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        let s: String = chars[..mid].iter().chain(std::iter::once(&'…')).collect();
+        if text_width(area, &s, style) <= max { lo = mid } else { hi = mid - 1 }
+    }
+    chars[..lo].iter().chain(std::iter::once(&'…')).collect()
+}
+
+fn layout<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, entries: &[Entry], style: &Style) -> Layout {
+    let (w, _) = area.dim_in_pixel();
+    let w = w as f64;
+    let text_style = style.text(TEXT_SIZE, style.theme.text);
+    let pad = style.f(PAD_X);
+    let mut x = pad + text_width(area, title, &style.text(TITLE_SIZE, style.theme.text)) + style.f(ENTRY_GAP) * 1.5;
+    let mut row = 0usize;
+    let mut out = Vec::with_capacity(entries.len());
+    let lead = style.f(SWATCH + SWATCH_GAP);
+    for e in entries {
+        let text = fit(area, &e.text, &text_style, (w - 2.0 * pad - lead).max(0.0));
+        let width = lead + text_width(area, &text, &text_style);
+        if x + width > w - pad && x > pad {
+            row += 1;
+            x = pad;
+        }
+        out.push((x, row, text));
+        x += width + style.f(ENTRY_GAP);
+    }
+    let height = style.f(6.0 + ROW * (row + 1) as f64 + 4.0).round() as u32;
+    Layout { entries: out, height }
+}
+
+/// The height the header of `title` and `entries` takes in `area`.
+pub fn height<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, entries: &[Entry], style: &Style) -> u32 {
+    layout(area, title, entries, style).height
+}
+
+/// Draws the header (title and legend) at the top of `area`.
+pub fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    entries: &[Entry],
+    style: &Style,
+) -> DrawResult<DB> {
+    let th = &style.theme;
+    let lay = layout(area, title, entries, style);
+    let row_y = |row: usize| style.f(6.0 + ROW * (row as f64 + 0.5));
+    let left = Pos::new(HPos::Left, VPos::Center);
+    let title_style = style.text(TITLE_SIZE, th.text).pos(left);
+    area.draw_text(title, &title_style, (style.f(PAD_X) as i32, row_y(0) as i32))?;
+    let text_style = style.text(TEXT_SIZE, th.text).pos(left);
+    for (e, (x, row, text)) in entries.iter().zip(&lay.entries) {
+        let (x, y) = (*x, row_y(*row));
+        let (x0, x1) = (x, x + style.f(SWATCH));
+        match e.swatch {
+            Swatch::Line { color, alpha, width, dash: pattern } => {
+                let stroke = color.mix(alpha).stroke_width(style.px(width));
+                let scaled: Vec<f64> = pattern.iter().map(|v| style.f(*v)).collect();
+                for piece in dash(&[(x0, y), (x1, y)], &scaled) {
+                    area.draw(&PathElement::new(to_backend(&piece), stroke))?;
+                }
+            }
+            Swatch::Fill { color, alpha } => {
+                let h = style.f(5.0);
+                let rect = [(x0 as i32, (y - h) as i32), (x1 as i32, (y + h) as i32)];
+                area.draw(&Rectangle::new(rect, color.mix(alpha).filled()))?;
+            }
+            Swatch::Dots { color } => {
+                let r = style.px(3.2);
+                let w = style.px(1.5);
+                area.draw(&Circle::new(((x0 + style.f(5.0)) as i32, y as i32), r, color.filled()))?;
+                let open = ((x1 - style.f(5.0)) as i32, y as i32);
+                area.draw(&Circle::new(open, r, th.background.filled()))?;
+                area.draw(&Circle::new(open, r, color.stroke_width(w)))?;
+            }
+        }
+        area.draw_text(text, &text_style, ((x1 + style.f(SWATCH_GAP)) as i32, y as i32))?;
+    }
+    Ok(())
+}

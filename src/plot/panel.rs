@@ -1,0 +1,416 @@
+//! One panel: the header (title and legend), the mesh (plotters' axes, ticks and grid), and the
+//! curves, drawn in device pixels through [`Pen`] so every backend gets the same clipping and
+//! dashes.
+
+use std::ops::Range;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::geometry::{Frame, Px, clip, dash, to_backend};
+use super::legend::{self, Entry, Swatch};
+use super::{
+    BAND_PERCENTILES, Curve, DrawResult, Jump, Panel, Style, TRUE_DERIVATIVE_DASH, View, dash as curve_dash,
+    fmt_number, runs,
+};
+
+/// Curve line width, in layout pixels.
+const LINE_W: f64 = 2.25;
+/// Jump dot radius, in layout pixels (smaller where jumps crowd).
+const DOT_R: f64 = 3.2;
+/// Left and right of the plot rectangle, in layout pixels: margins and the y label area.
+const PLOT_INSET: f64 = 6.0 + 58.0 + 18.0;
+
+/// `v` as a tick value on an axis `span` wide: float noise around zero is zero.
+fn snap(v: f32, span: f32) -> f64 {
+    if (v.abs() as f64) < 1e-6 * span.abs() as f64 { 0.0 } else { v as f64 }
+}
+
+/// Index ranges of finite values (a random curve's mean is drawn through its noise).
+fn finite_runs(x: &[f32], y: &[f32]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for i in 0..x.len().min(y.len()) {
+        match (x[i].is_finite() && y[i].is_finite(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push(s..i);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push(s..x.len().min(y.len()));
+    }
+    out
+}
+
+/// How one curve is cut for a panel, and the located jumps at its cuts.
+struct Cut<'c> {
+    parts: Vec<Range<usize>>,
+    /// Jumps at cuts, inside the x window.
+    jumps: Vec<&'c Jump>,
+    /// The radius of the jump dots in device pixels; None when they would crowd.
+    dot_r: Option<f64>,
+}
+
+fn cut<'c>(c: &'c Curve, panel: Panel, win: (f32, f32), ys: f32, plot_w: f64, style: &Style) -> Cut<'c> {
+    let values = panel.values(c);
+    let parts =
+        if c.spread.is_some() { finite_runs(&c.x, values) } else { runs(&c.x, values, win.1 - win.0, ys) };
+    let mut jumps = Vec::new();
+    if panel == Panel::Forward {
+        for w in parts.windows(2).filter(|w| w[0].end == w[1].start) {
+            if let Some(j) = c.jump_after(w[0].end - 1).filter(|j| (win.0..=win.1).contains(&j.x)) {
+                jumps.push(j);
+            }
+        }
+    }
+    // Dots shrink to a third of the narrowest spacing and go when smaller than a pixel or so.
+    let px = |x: f32| (x - win.0) as f64 / (win.1 - win.0) as f64 * plot_w;
+    let gap = jumps.windows(2).map(|w| px(w[1].x) - px(w[0].x)).fold(f64::INFINITY, f64::min);
+    let r = style.f(DOT_R).min(gap / 3.0);
+    let dot_r = (!jumps.is_empty() && r >= style.f(1.2)).then_some(r);
+    Cut { parts, jumps, dot_r }
+}
+
+/// Draws in device pixels relative to the panel's area, inside the plot rectangle.
+struct Pen<'a, DB: DrawingBackend> {
+    area: &'a DrawingArea<DB, Shift>,
+    frame: Frame,
+    style: &'a Style,
+}
+
+impl<DB: DrawingBackend> Pen<'_, DB> {
+    fn at(&self, x: f32, y: f32) -> Px {
+        self.frame.map(x, y)
+    }
+
+    /// A polyline, clipped to the plot, dashed by `pattern` (layout pixels).
+    fn line(&self, pts: &[Px], color: RGBColor, alpha: f64, width: f64, pattern: &[f64]) -> DrawResult<DB> {
+        let stroke = color.mix(alpha).stroke_width(self.style.px(width));
+        let scaled: Vec<f64> = pattern.iter().map(|v| self.style.f(*v)).collect();
+        for piece in clip(pts, self.frame.rect()) {
+            for d in dash(&piece, &scaled) {
+                let p = to_backend(&d);
+                if p.len() > 1 {
+                    self.area.draw(&PathElement::new(p, stroke))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A translucent polygon, its corners clamped into the plot.
+    fn fill(&self, pts: &[Px], color: RGBColor, alpha: f64) -> DrawResult<DB> {
+        let (l, t, r, b) = self.frame.rect();
+        let p: Vec<(i32, i32)> = pts
+            .iter()
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .map(|p| (p.0.clamp(l, r).round() as i32, p.1.clamp(t, b).round() as i32))
+            .collect();
+        if p.len() > 2 {
+            self.area.draw(&Polygon::new(p, color.mix(alpha).filled()))?;
+        }
+        Ok(())
+    }
+
+    /// A dot of radius `r` (device pixels): filled, or open (background inside, coloured ring).
+    fn dot(&self, p: Px, r: f64, color: RGBColor, filled: bool) -> DrawResult<DB> {
+        if !self.frame.contains(p) {
+            return Ok(());
+        }
+        let c = (p.0.round() as i32, p.1.round() as i32);
+        let r = r.round().max(1.0) as u32;
+        if filled {
+            self.area.draw(&Circle::new(c, r, color.filled()))
+        } else {
+            self.area.draw(&Circle::new(c, r, self.style.theme.background.filled()))?;
+            self.area.draw(&Circle::new(c, r, color.stroke_width(self.style.px(1.5))))
+        }
+    }
+}
+
+/// The legend: every visible curve, then the marks this panel uses.
+fn entries(panel: Panel, curves: &[Curve], cuts: &[(usize, Cut)], view: &View, style: &Style) -> Vec<Entry> {
+    let th = &style.theme;
+    let mut out: Vec<Entry> = cuts
+        .iter()
+        .map(|(i, _)| {
+            let c = &curves[*i];
+            let text = match &c.spread {
+                Some(s) => format!("{} (mean of {} draws)", c.label, s.draws),
+                None => c.label.clone(),
+            };
+            Entry { swatch: Swatch::Line { color: th.curve(*i), alpha: 1.0, width: LINE_W, dash: curve_dash(*i) }, text }
+        })
+        .collect();
+    let shown = || cuts.iter().map(|(i, _)| &curves[*i]);
+    match panel {
+        Panel::Forward => {
+            if let Some(s) = shown().find_map(|c| c.spread.as_ref()) {
+                let (lo, hi) = BAND_PERCENTILES;
+                let text = format!("{:.0}–{:.0} % of {} draws", lo * 100.0, hi * 100.0, s.draws);
+                out.push(Entry { swatch: Swatch::Fill { color: th.muted, alpha: 0.3 }, text });
+            }
+            if cuts.iter().any(|(_, k)| k.dot_r.is_some()) {
+                out.push(Entry { swatch: Swatch::Dots { color: th.text }, text: "filled: q(x) at a jump".into() });
+            }
+            if view.identity {
+                let swatch = Swatch::Line { color: th.muted, alpha: 0.7, width: 1.0, dash: &[5.0, 4.0] };
+                out.push(Entry { swatch, text: "y = x".into() });
+            }
+        }
+        Panel::Backward => {
+            if shown().any(|c| !c.true_dydx.is_empty()) {
+                let swatch = Swatch::Line { color: th.text, alpha: 0.6, width: 1.25, dash: TRUE_DERIVATIVE_DASH };
+                out.push(Entry { swatch, text: "true derivative".into() });
+            }
+            if let Some((i, _)) = cuts.iter().find(|(i, _)| passes(&curves[*i])) {
+                let swatch = Swatch::Fill { color: th.curve(*i), alpha: 0.22 };
+                out.push(Entry { swatch, text: "STE pass-band".into() });
+            }
+        }
+    }
+    out
+}
+
+/// Whether a curve's estimator passes any gradient.
+fn passes(c: &Curve) -> bool {
+    c.dydx.iter().any(|g| g.is_finite() && *g != 0.0)
+}
+
+/// Draws `panel` of `curves` filling `area` (not presented).
+pub(super) fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    panel: Panel,
+    curves: &[Curve],
+    view: &View,
+    style: &Style,
+) -> DrawResult<DB> {
+    let th = &style.theme;
+    area.fill(&th.background)?;
+    let (x_lo, x_hi) = view.x_range(curves);
+    let (y_lo, y_hi) = panel.y_range_in(curves, (x_lo, x_hi));
+    let plot_w = (area.dim_in_pixel().0 as f64 - style.f(PLOT_INSET)).max(1.0);
+    let cuts: Vec<(usize, Cut)> = (0..curves.len())
+        .filter(|&i| !curves[i].hidden)
+        .map(|i| (i, cut(&curves[i], panel, (x_lo, x_hi), y_hi - y_lo, plot_w, style)))
+        .collect();
+    let legend = entries(panel, curves, &cuts, view, style);
+    let (head, plot_area) = area.split_vertically(legend::height(area, panel.title(), &legend, style));
+    legend::draw(&head, panel.title(), &legend, style)?;
+
+    let mut chart = ChartBuilder::on(&plot_area)
+        .margin_left(style.px(6.0))
+        .margin_right(style.px(18.0))
+        .margin_top(style.px(6.0))
+        .margin_bottom(style.px(6.0))
+        .x_label_area_size(style.px(38.0))
+        .y_label_area_size(style.px(58.0))
+        .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
+    // Tick values come from float arithmetic: −5.55e−17 means 0.
+    let fmt_x = |v: &f32| fmt_number(snap(*v, x_hi - x_lo));
+    let fmt_y = |v: &f32| fmt_number(snap(*v, y_hi - y_lo));
+    chart
+        .configure_mesh()
+        .bold_line_style(th.grid.stroke_width(style.px(1.0)))
+        .light_line_style(th.grid.mix(0.45).stroke_width(style.px(1.0)))
+        .max_light_lines(1)
+        .axis_style(th.axis.stroke_width(style.px(1.0)))
+        .set_all_tick_mark_size(style.px(4.0))
+        .x_labels(9)
+        .y_labels(7)
+        .x_label_formatter(&fmt_x)
+        .y_label_formatter(&fmt_y)
+        .label_style(style.text(12.0, th.muted))
+        .axis_desc_style(style.text(12.5, th.text))
+        .x_desc("x")
+        .y_desc(panel.y_desc())
+        .draw()?;
+
+    let base = area.get_base_pixel();
+    let corner = |x: f32, y: f32| {
+        let (px, py) = chart.backend_coord(&(x, y));
+        ((px - base.0) as f64, (py - base.1) as f64)
+    };
+    let (p0, p1) = (corner(x_lo, y_lo), corner(x_hi, y_hi));
+    let frame = Frame { px_x: (p0.0, p1.0), px_y: (p0.1, p1.1), x: (x_lo, x_hi), y: (y_lo, y_hi) };
+    let pen = Pen { area, frame, style };
+
+    // The axes through the origin, where they are in view.
+    if y_lo < 0.0 && y_hi > 0.0 {
+        pen.line(&[pen.at(x_lo, 0.0), pen.at(x_hi, 0.0)], th.axis, 0.6, 1.0, &[])?;
+    }
+    if x_lo < 0.0 && x_hi > 0.0 {
+        pen.line(&[pen.at(0.0, y_lo), pen.at(0.0, y_hi)], th.axis, 0.6, 1.0, &[])?;
+    }
+    match panel {
+        Panel::Forward => forward(&pen, curves, &cuts, view)?,
+        Panel::Backward => backward(&pen, curves, &cuts)?,
+    }
+    if let Some(ch) = view.crosshair.filter(|ch| (x_lo..=x_hi).contains(&ch.x)) {
+        pen.line(&[pen.at(ch.x, y_lo), pen.at(ch.x, y_hi)], th.text, 0.55, 1.0, &[])?;
+        for (i, _) in &cuts {
+            if let Some((y, g)) = curves[*i].at(ch.x) {
+                let v = if panel == Panel::Forward { y } else { g };
+                pen.dot(pen.at(ch.x, v), style.f(4.0), th.curve(*i), false)?;
+            }
+        }
+        let (px, top) = (frame.map_x(ch.x), frame.rect().1);
+        let right_half = px > (frame.rect().0 + frame.rect().2) / 2.0;
+        let pos = Pos::new(if right_half { HPos::Right } else { HPos::Left }, VPos::Top);
+        let dx = if right_half { -style.f(5.0) } else { style.f(5.0) };
+        let label = format!("x = {}", fmt_number(ch.x as f64));
+        area.draw_text(&label, &style.text(12.0, th.text).pos(pos), ((px + dx) as i32, (top + style.f(4.0)) as i32))?;
+    }
+    Ok(())
+}
+
+/// The points of `r` with, at each end, the located jump the run stops at.
+fn run_points<DB: DrawingBackend>(pen: &Pen<DB>, c: &Curve, values: &[f32], r: &Range<usize>, ends: bool) -> Vec<Px> {
+    let mut pts = Vec::with_capacity(r.len() + 2);
+    let jump = |i: usize| if ends { c.jump_after(i) } else { None };
+    if let Some(j) = r.start.checked_sub(1).and_then(jump) {
+        pts.push(pen.at(j.x, j.right));
+    }
+    pts.extend(r.clone().map(|k| pen.at(c.x[k], values[k])));
+    if let Some(j) = (r.end < values.len()).then(|| jump(r.end - 1)).flatten() {
+        pts.push(pen.at(j.x, j.left));
+    }
+    pts
+}
+
+/// Whether a run reaches into the x window (with one sample to spare on each side).
+fn in_window(c: &Curve, r: &Range<usize>, (lo, hi): (f32, f32)) -> bool {
+    let first = c.x[r.start.saturating_sub(1)];
+    let last = c.x[r.end.min(c.x.len() - 1)];
+    last >= lo && first <= hi
+}
+
+fn forward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)], view: &View) -> DrawResult<DB> {
+    let (th, style, win) = (&pen.style.theme, pen.style, pen.frame.x);
+    for (i, _) in cuts {
+        let c = &curves[*i];
+        if let Some(s) = &c.spread {
+            for r in finite_runs(&s.lo, &s.hi).into_iter().filter(|r| r.len() > 1 && in_window(c, r, win)) {
+                let mut poly: Vec<Px> = r.clone().map(|k| pen.at(c.x[k], s.hi[k])).collect();
+                poly.extend(r.clone().rev().map(|k| pen.at(c.x[k], s.lo[k])));
+                pen.fill(&poly, th.curve(*i), 0.2)?;
+            }
+        }
+    }
+    if view.identity {
+        let (lo, hi) = win;
+        pen.line(&[pen.at(lo, lo), pen.at(hi, hi)], th.muted, 0.7, 1.0, &[5.0, 4.0])?;
+    }
+    for (i, k) in cuts {
+        let c = &curves[*i];
+        let color = th.curve(*i);
+        for r in k.parts.iter().filter(|r| in_window(c, r, win)) {
+            let pts = run_points(pen, c, &c.y, r, true);
+            if pts.len() == 1 {
+                pen.dot(pts[0], style.f(1.6), color, true)?;
+            } else {
+                pen.line(&pts, color, 1.0, LINE_W, curve_dash(*i))?;
+            }
+        }
+    }
+    // Level ticks just inside the y axis, in the curve's colour, side by side, over the lines.
+    let len = style.f(8.0);
+    for (k, (i, _)) in cuts.iter().enumerate() {
+        let Some(levels) = &curves[*i].levels else { continue };
+        let stroke = th.curve(*i).stroke_width(style.px(2.0));
+        let x0 = pen.frame.rect().0 + k as f64 * len;
+        for &v in levels.iter().filter(|v| (pen.frame.y.0..=pen.frame.y.1).contains(*v)) {
+            let y = pen.at(win.0, v).1;
+            pen.area.draw(&PathElement::new(to_backend(&[(x0, y), (x0 + len, y)]), stroke))?;
+        }
+    }
+    // Dots on top of every line: filled on the value q takes at the jump, open on the other.
+    for (i, k) in cuts {
+        let Some(r) = k.dot_r else { continue };
+        for j in &k.jumps {
+            pen.dot(pen.at(j.x, j.excluded()), r, th.curve(*i), false)?;
+            pen.dot(pen.at(j.x, j.value()), r, th.curve(*i), true)?;
+        }
+    }
+    Ok(())
+}
+
+fn backward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)]) -> DrawResult<DB> {
+    let (th, style, win) = (&pen.style.theme, pen.style, pen.frame.x);
+    // The pass-band: the area between the gradient and 0, shaded.
+    for (i, k) in cuts {
+        let c = &curves[*i];
+        for r in k.parts.iter().filter(|r| r.len() > 1 && in_window(c, r, win)) {
+            let mut poly = run_points(pen, c, &c.dydx, r, false);
+            poly.push(pen.at(c.x[r.end - 1], 0.0));
+            poly.push(pen.at(c.x[r.start], 0.0));
+            pen.fill(&poly, th.curve(*i), 0.12)?;
+        }
+    }
+    // The true derivative of the forward function, faint and dashed, cut at every jump.
+    for (i, _) in cuts {
+        let c = &curves[*i];
+        let mut piece: Vec<Px> = Vec::new();
+        for (k, &d) in c.true_dydx.iter().enumerate() {
+            if d.is_finite() {
+                piece.push(pen.at(c.x[k], d));
+            }
+            if !d.is_finite() || c.jump_after(k).is_some() || k + 1 == c.true_dydx.len() {
+                pen.line(&piece, th.curve(*i), 0.6, 1.25, TRUE_DERIVATIVE_DASH)?;
+                piece.clear();
+            }
+        }
+    }
+    for (i, k) in cuts {
+        let c = &curves[*i];
+        for r in k.parts.iter().filter(|r| in_window(c, r, win)) {
+            let pts = run_points(pen, c, &c.dydx, r, false);
+            if pts.len() == 1 {
+                pen.dot(pts[0], style.f(1.6), th.curve(*i), true)?;
+            } else {
+                pen.line(&pts, th.curve(*i), 1.0, LINE_W, curve_dash(*i))?;
+            }
+        }
+    }
+    pass_band_label(pen, curves, cuts)
+}
+
+/// "STE pass-band" inside the widest stretch where the first visible estimator passes gradient,
+/// half-way up, when it fits.
+fn pass_band_label<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)]) -> DrawResult<DB> {
+    let Some(c) = cuts.iter().map(|(i, _)| &curves[*i]).find(|c| passes(c)) else { return Ok(()) };
+    let (lo, hi) = pen.frame.x;
+    let mut best: Option<(f64, usize, usize)> = None;
+    let mut start: Option<usize> = None;
+    for k in 0..=c.dydx.len() {
+        let on = k < c.dydx.len() && c.dydx[k].is_finite() && c.dydx[k] != 0.0 && (lo..=hi).contains(&c.x[k]);
+        match (on, start) {
+            (true, None) => start = Some(k),
+            (false, Some(s)) => {
+                let w = pen.frame.map_x(c.x[k - 1]) - pen.frame.map_x(c.x[s]);
+                if best.is_none_or(|b| w > b.0) {
+                    best = Some((w, s, k - 1));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    let Some((w, s, e)) = best else { return Ok(()) };
+    let text = "STE pass-band";
+    let style = pen.style.text(11.5, pen.style.theme.muted).pos(Pos::new(HPos::Center, VPos::Center));
+    let (tw, th) = pen.area.estimate_text_size(text, &style)?;
+    let mid = (s + e) / 2;
+    let x = (pen.frame.map_x(c.x[s]) + pen.frame.map_x(c.x[e])) / 2.0;
+    let (y0, y1) = (pen.at(c.x[mid], 0.0).1, pen.at(c.x[mid], c.dydx[mid]).1);
+    let y = ((y0 + y1) / 2.0).clamp(pen.frame.rect().1, pen.frame.rect().3);
+    if w >= tw as f64 + pen.style.f(8.0) && (y0 - y1).abs() >= th as f64 + pen.style.f(6.0) {
+        pen.area.draw_text(text, &style, (x as i32, y as i32))?;
+    }
+    Ok(())
+}
