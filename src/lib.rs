@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod explore;
+pub mod nn;
 pub mod plot;
 pub mod quant;
 

@@ -99,3 +99,29 @@ fn reference_vectors_hold_in_webassembly() {
         errs.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
     );
 }
+
+#[wasm_bindgen_test]
+fn dense_layer_loops_are_identical_on_both_paths() {
+    use qscope::nn::linalg::{Activation, matmul};
+    let (m, k, n) = (5, 9, 13); // n not a multiple of four: the tail runs too
+    let a: Vec<f32> = (0..m * k).map(|i| ((i * 37 % 101) as f32 - 50.0) / 17.0).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| ((i * 53 % 97) as f32 - 48.0) / 13.0).collect();
+    let run = |scalar: bool| {
+        force_scalar(scalar);
+        let mut c = vec![0.0f32; m * n];
+        matmul(&a, &b, &mut c, m, k, n);
+        let mut outs = vec![c.clone()];
+        for act in [Activation::Relu, Activation::Tanh, Activation::Sigmoid] {
+            let (mut y, mut d) = (vec![0.0; c.len()], vec![0.0; c.len()]);
+            act.apply(&c, &mut y, Some(&mut d));
+            outs.push(y);
+            outs.push(d);
+        }
+        force_scalar(false);
+        outs
+    };
+    let (simd, scalar) = (run(false), run(true));
+    for (s, c) in simd.iter().zip(&scalar) {
+        assert!(s.iter().zip(c).all(|(a, b)| same_bits(*a, *b)), "{s:?} vs {c:?}");
+    }
+}

@@ -1,17 +1,41 @@
-//! The browser explorer (wasm32 with the `web` feature): a Leptos app that parses a spec,
-//! evaluates the quantizer with the kernels in [`crate::quant`] and draws the forward and
-//! backward curves with [`crate::plot`] on HiDPI canvases.
+//! The browser explorer (wasm32 with the `web` feature): a Leptos app that compares up to six
+//! quantizers, forward and backward, with controls generated from their schemas.
 //!
-//! State flows one way: the committed spec text (a signal) → the parse result → the last good
-//! quantizer → its evaluation over the x sweep (memos) → the canvases (the only effects) and
-//! the readout.
+//! State flows one way: the URL hash ⇄ one [`State`](crate::explore::state::State) signal →
+//! memos (the curves, the selected quantizer's report, its run on the sample tensor…) → the
+//! panels; effects sit only at the edges (canvas drawing, the URL, the clipboard, downloads).
+//! Every call into [`crate::plot`] goes through [`figure`].
+//!
+//! - [`shell`] — the page: title bar, banner, the three columns and the sample tensor.
+//! - left: [`picker`], [`compare`] (the list, with [`controls`] / [`widgets`] for the selected
+//!   quantizer, and the [`spec_field`]);
+//! - middle: [`plots`] (toolbar, canvases, crosshair readout) with [`interact`];
+//! - right: [`selected`], [`quality`], [`explain`], [`code`]; bottom: [`sample`];
+//! - [`model`] (signals and memos), [`hash`] (URL sync), [`export`] (PNG/SVG), [`dom`]
+//!   (browser helpers), [`panic`] (a panic shows a banner).
 
-mod canvas;
+mod code;
+mod compare;
+mod controls;
+mod dom;
+mod explain;
+mod export;
+mod figure;
+mod hash;
+mod interact;
+mod model;
 mod panic;
-mod view;
+mod picker;
+mod plots;
+mod quality;
+mod sample;
+mod selected;
+mod shell;
+mod spec_field;
+mod widgets;
 
 /// Installs the panic hook (a visible banner and `console.error`) and mounts the app.
 pub fn start() {
     panic::install();
-    leptos::mount::mount_to_body(view::App);
+    leptos::mount::mount_to_body(shell::App);
 }

@@ -182,6 +182,7 @@ fn list(family: Option<&str>) -> Result<(), String> {
 }
 
 /// What `qscope plot` was asked for.
+#[cfg(not(target_arch = "wasm32"))]
 struct PlotOptions {
     specs: Vec<String>,
     out: String,
@@ -195,10 +196,12 @@ struct PlotOptions {
 }
 
 /// A finite number for option `opt`.
+#[cfg(not(target_arch = "wasm32"))]
 fn parse_f32(opt: &str, v: &str) -> Result<f32, String> {
     v.trim().parse::<f32>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("{opt} {v}: expected a finite number"))
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn plot_options(args: &[String]) -> Result<PlotOptions, String> {
     let mut o = PlotOptions {
         specs: Vec::new(),
@@ -259,10 +262,12 @@ fn plot_options(args: &[String]) -> Result<PlotOptions, String> {
 }
 
 /// The lower-case extension of a file name.
+#[cfg(not(target_arch = "wasm32"))]
 fn extension(path: &str) -> String {
     std::path::Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn plot(args: &[String]) -> Result<(), String> {
     use qscope::plot::export::Figure;
     use qscope::plot::{Crosshair, Theme, read_at};
@@ -289,6 +294,7 @@ fn plot(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn gallery(args: &[String]) -> Result<(), String> {
     use qscope::plot::export::software;
     use qscope::plot::gallery::{figure, index_html, items};
@@ -313,6 +319,18 @@ fn gallery(args: &[String]) -> Result<(), String> {
 
 /// Native throughput of the benchmark kernels and of a plain copy, as JSON rows
 /// (the format of target/bench.json).
+/// Figures are written natively (SVG/PNG files); this binary is not meant for wasm32, where the
+/// test harness still compiles it.
+#[cfg(target_arch = "wasm32")]
+fn plot(_: &[String]) -> Result<(), String> {
+    Err("qscope plot writes files: run the native binary".into())
+}
+
+#[cfg(target_arch = "wasm32")]
+fn gallery(_: &[String]) -> Result<(), String> {
+    Err("qscope gallery writes files: run the native binary".into())
+}
+
 fn bench(args: &[String]) -> Result<(), String> {
     use qscope::bench::{KERNELS, Workload, median};
     use std::time::Instant;

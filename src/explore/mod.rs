@@ -11,6 +11,7 @@
 //!   warnings about configurations that surprise users.
 //! - [`explain`] — the computation at one x, step by step, with the numbers the kernels give.
 //! - [`code`] — "copy as code": QKeras, Larq, PyTorch and `qscope` CLI snippets.
+//! - [`state`] — the whole explorer state as readable `key=value` pairs in the URL hash.
 
 pub mod code;
 pub mod explain;
@@ -18,3 +19,4 @@ pub mod freeze;
 pub mod hardware;
 pub mod metrics;
 pub mod sample;
+pub mod state;

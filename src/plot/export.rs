@@ -10,9 +10,7 @@
 //! installed.
 
 use plotters::prelude::*;
-use plotters_backend::{
-    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
-};
+use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
 
 use super::raster::{RasterText, font};
 use super::{Curve, Style, Theme, View, draw_figure_with, permalink};
@@ -124,7 +122,11 @@ impl Figure {
             desc = xml_escape(&self.description()),
             sw = xml_escape(&software()),
             link = xml_escape(&self.permalink()),
-            specs = self.specs.iter().map(|s| format!("<qscope:spec>{}</qscope:spec>\n", xml_escape(s))).collect::<String>(),
+            specs = self
+                .specs
+                .iter()
+                .map(|s| format!("<qscope:spec>{}</qscope:spec>\n", xml_escape(s)))
+                .collect::<String>(),
         );
         let root = format!(
             r#"<svg width="{w}" height="{h}" viewBox="0 0 {} {}" stroke-linejoin="round"{}>{meta}"#,
@@ -135,15 +137,22 @@ impl Figure {
         Ok(preserve_text_spaces(&(root + &buf[end + 1..])))
     }
 
-    /// The figure as a PNG at twice its size, with tEXt chunks.
+    /// The figure as a PNG at twice its size, with tEXt chunks. plotters' bitmap lines are not
+    /// anti-aliased: the figure is drawn at 4× and averaged down (2 × 2 pixels to 1) when that
+    /// buffer stays under [`SUPERSAMPLE_BYTES`].
     pub fn png(&self) -> Result<Vec<u8>, String> {
         let font = font()?;
         let (w, h) = (2 * self.size.0, 2 * self.size.1);
-        let mut rgb = vec![0u8; w as usize * h as usize * 3];
+        let ss: u32 = if 4 * 3 * w as usize * h as usize <= SUPERSAMPLE_BYTES { 2 } else { 1 };
+        let (dw, dh) = (ss * w, ss * h);
+        let mut rgb = vec![0u8; dw as usize * dh as usize * 3];
         {
-            let area = RasterText { inner: BitMapBackend::with_buffer(&mut rgb, (w, h)), font }.into_drawing_area();
-            let style = Style { theme: self.theme, scale: 2.0, ..Style::default() };
+            let area = RasterText { inner: BitMapBackend::with_buffer(&mut rgb, (dw, dh)), font }.into_drawing_area();
+            let style = Style { theme: self.theme, scale: 2.0 * ss as f64, ..Style::default() };
             draw_figure_with(&area, &self.curves, &self.view, &style).map_err(|e| format!("drawing the PNG: {e}"))?;
+        }
+        if ss == 2 {
+            rgb = halve(&rgb, (dw, dh));
         }
         let texts = [
             ("Title", format!("qscope: {}", self.title())),
@@ -153,6 +162,25 @@ impl Figure {
         ];
         encode_png(&rgb, (w, h), &texts)
     }
+}
+
+/// The largest 4× drawing buffer (bytes) a PNG is supersampled from.
+pub const SUPERSAMPLE_BYTES: usize = 96 << 20;
+
+/// An RGB image at half its size, each pixel the mean of a 2 × 2 block.
+fn halve(rgb: &[u8], (w, h): (u32, u32)) -> Vec<u8> {
+    let (w, h) = (w as usize, h as usize);
+    let (hw, hh) = (w / 2, h / 2);
+    let mut out = vec![0u8; hw * hh * 3];
+    for y in 0..hh {
+        for x in 0..hw {
+            for c in 0..3 {
+                let at = |dx: usize, dy: usize| rgb[((2 * y + dy) * w + 2 * x + dx) * 3 + c] as u32;
+                out[(y * hw + x) * 3 + c] = ((at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1) + 2) / 4) as u8;
+            }
+        }
+    }
+    out
 }
 
 /// Encodes 8-bit RGB pixels as PNG with text chunks (tEXt when the text is Latin-1, else iTXt)
@@ -251,16 +279,30 @@ impl DrawingBackend for SvgText<'_> {
     fn draw_line<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S) -> Result<(), SvgError> {
         self.0.draw_line(a, b, s)
     }
-    fn draw_rect<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S, fill: bool) -> Result<(), SvgError> {
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        a: BackendCoord,
+        b: BackendCoord,
+        s: &S,
+        fill: bool,
+    ) -> Result<(), SvgError> {
         self.0.draw_rect(a, b, s, fill)
     }
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, p: I, s: &S) -> Result<(), SvgError> {
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        p: I,
+        s: &S,
+    ) -> Result<(), SvgError> {
         self.0.draw_path(p, s)
     }
     fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, s: &S, fill: bool) -> Result<(), SvgError> {
         self.0.draw_circle(c, r, s, fill)
     }
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, p: I, s: &S) -> Result<(), SvgError> {
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        p: I,
+        s: &S,
+    ) -> Result<(), SvgError> {
         self.0.fill_polygon(p, s)
     }
     fn draw_text<S: BackendTextStyle>(&mut self, text: &str, s: &S, pos: BackendCoord) -> Result<(), SvgError> {

@@ -33,7 +33,7 @@ pub struct Item {
     pub file: String,
     /// The section of the index it appears in.
     pub section: &'static str,
-    /// The specs it compares.
+    /// The specs it compares, canonical.
     pub specs: Vec<String>,
     /// One line about it.
     pub caption: String,
@@ -86,7 +86,8 @@ pub fn items() -> Result<Vec<Item>, String> {
         caption: caption.to_string(),
         infer: false,
     };
-    let s = |v: &str| v.to_string();
+    // Specs in their canonical form, as the figures embed them.
+    let s = |v: &str| parse(v).map(|q| q.to_string()).unwrap_or_else(|e| format!("{v} ({e})"));
     out.push(notable(
         "quantized_bits-4-0-1",
         vec![s("qkeras.quantized_bits(4,0,1)")],
@@ -125,10 +126,11 @@ pub fn figure(item: &Item) -> Result<Figure, String> {
     Figure::from_specs(&item.specs, X, item.infer, 0)
 }
 
-/// The gallery's `index.html`: the figures by section, each with its specs and caption.
+/// The gallery's `index.html`: the figures by section, each with its specs and caption (void
+/// elements self-closed, so the page also reads as XML).
 pub fn index_html(items: &[Item], software: &str) -> String {
     let mut html = String::from(concat!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n",
         "<title>qscope gallery</title>\n<style>\n",
         "body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}\n",
         ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(380px,1fr));gap:1.5rem}\n",
@@ -153,7 +155,7 @@ pub fn index_html(items: &[Item], software: &str) -> String {
         let specs: Vec<String> = it.specs.iter().map(|s| format!("<code>{}</code>", xml_escape(s))).collect();
         let mode = if it.infer { " (inference mode: the library refuses training here)" } else { "" };
         html.push_str(&format!(
-            "<figure><a href=\"{f}\"><img src=\"{f}\" alt=\"{alt}\" loading=\"lazy\"></a>\n<figcaption>{}<br>{}{}</figcaption></figure>\n",
+            "<figure><a href=\"{f}\"><img src=\"{f}\" alt=\"{alt}\" loading=\"lazy\"/></a>\n<figcaption>{}<br/>{}{}</figcaption></figure>\n",
             specs.join(" · "),
             xml_escape(&it.caption),
             mode,

@@ -104,6 +104,35 @@ pub fn clip(line: &[Px], rect: (f64, f64, f64, f64)) -> Vec<Vec<Px>> {
     out
 }
 
+/// Drops the points of a polyline that lie within `eps` pixels of the line through their
+/// neighbours (Ramer–Douglas–Peucker): a straight stretch sampled 2000 times becomes one
+/// segment, a curve keeps what shows.
+pub fn simplify(line: &[Px], eps: f64) -> Vec<Px> {
+    if line.len() < 3 {
+        return line.to_vec();
+    }
+    let mut keep = vec![false; line.len()];
+    keep[0] = true;
+    keep[line.len() - 1] = true;
+    let mut stack = vec![(0usize, line.len() - 1)];
+    while let Some((a, b)) = stack.pop() {
+        let (p, q) = (line[a], line[b]);
+        let (dx, dy) = (q.0 - p.0, q.1 - p.1);
+        let len = dx.hypot(dy);
+        let dist = |r: Px| {
+            if len == 0.0 { (r.0 - p.0).hypot(r.1 - p.1) } else { ((r.0 - p.0) * dy - (r.1 - p.1) * dx).abs() / len }
+        };
+        let far =
+            (a + 1..b).map(|k| (k, dist(line[k]))).fold((a, 0.0f64), |m, (k, d)| if d > m.1 { (k, d) } else { m });
+        if far.1 > eps {
+            keep[far.0] = true;
+            stack.push((a, far.0));
+            stack.push((far.0, b));
+        }
+    }
+    line.iter().zip(keep).filter(|(_, k)| *k).map(|(p, _)| *p).collect()
+}
+
 /// Cuts a polyline into dashes: `pattern` alternates drawn and skipped lengths in pixels,
 /// starting with a drawn one; an empty pattern keeps the line whole.
 pub fn dash(line: &[Px], pattern: &[f64]) -> Vec<Vec<Px>> {

@@ -105,14 +105,20 @@ impl Bracket {
     }
 }
 
+/// Whether two outputs differ by more than float rounding (16 ulps): a continuous function's
+/// outputs step by ulps where it is flat (tanh near ±1), which is no jump.
+fn visible(a: f32, b: f32) -> bool {
+    (b - a).abs() > 16.0 * f32::EPSILON * a.abs().max(b.abs())
+}
+
 /// The discontinuities of `q` between neighbouring samples `(x, y)` (`x` increasing, `y = q(x)`),
-/// in x order. `q` evaluates a batch of points (each on its own, see the module docs); the
+/// in x order, ignoring differences of a few ulps. `q` evaluates a batch of points (each on its own, see the module docs); the
 /// bisections of all intervals run side by side, one call per halving (at most 32 calls).
 pub fn find_jumps(x: &[f32], y: &[f32], q: &mut dyn FnMut(&[f32]) -> Vec<f32>) -> Vec<Jump> {
     let n = x.len().min(y.len());
     let finite = |i: usize| x[i].is_finite() && y[i].is_finite();
     let mut active: Vec<Bracket> = (0..n.saturating_sub(1))
-        .filter(|&i| finite(i) && finite(i + 1) && y[i] != y[i + 1] && key(x[i]) < key(x[i + 1]))
+        .filter(|&i| finite(i) && finite(i + 1) && key(x[i]) < key(x[i + 1]) && visible(y[i], y[i + 1]))
         .map(|i| Bracket {
             interval: i,
             lo: key(x[i]),

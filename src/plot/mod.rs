@@ -26,7 +26,7 @@ pub mod gallery;
 mod raster;
 
 pub use jumps::{Jump, Side, find_jumps, from_key, key, significant_bits, true_derivative};
-pub use permalink::{permalink, percent_encode};
+pub use permalink::{percent_encode, permalink};
 pub use readout::{Crosshair, Reading, read_at};
 pub use sample::{
     BAND_PERCENTILES, Curve, DRAWS, ISOLATED, SAMPLES, STEEP, Spread, describe_levels, finite_bounds, fmt_number,
@@ -121,7 +121,13 @@ impl Style {
 
 /// The dash pattern of the `i`-th curve (drawn and skipped lengths in layout pixels; the first
 /// is solid), so curves differ by more than colour.
-pub const DASHES: [&[f64]; 6] = [&[], &[9.0, 4.0], &[9.0, 3.0, 2.5, 3.0], &[16.0, 5.0], &[2.5, 3.0], &[9.0, 3.0, 2.5, 3.0, 2.5, 3.0]];
+pub const DASHES: [&[f64]; 6] =
+    [&[], &[9.0, 4.0], &[9.0, 3.0, 2.5, 3.0], &[16.0, 5.0], &[2.5, 3.0], &[9.0, 3.0, 2.5, 3.0, 2.5, 3.0]];
+
+/// How far the plot rectangle of a panel lies inside its left and right edges, in layout
+/// pixels (margin and y labels on the left, margin on the right): what maps a pointer's
+/// position to x.
+pub const PLOT_INSET: (f64, f64) = (6.0 + 58.0, 18.0);
 
 /// The dash pattern of the true derivative (faint, thin).
 pub const TRUE_DERIVATIVE_DASH: &[f64] = &[3.0, 3.0];

@@ -8,19 +8,27 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::geometry::{Frame, Px, clip, dash, to_backend};
+use super::geometry::{Frame, Px, clip, dash, simplify, to_backend};
 use super::legend::{self, Entry, Swatch};
 use super::{
-    BAND_PERCENTILES, Curve, DrawResult, Jump, Panel, Style, TRUE_DERIVATIVE_DASH, View, dash as curve_dash,
-    fmt_number, runs,
+    BAND_PERCENTILES, Curve, DrawResult, Jump, PLOT_INSET, Panel, Style, TRUE_DERIVATIVE_DASH, View,
+    dash as curve_dash, fmt_number, runs,
 };
 
 /// Curve line width, in layout pixels.
 const LINE_W: f64 = 2.25;
+/// The line width of a stochastic quantizer's mean.
+const LINE_W_MEAN: f64 = 1.5;
+/// The opacity of a stochastic quantizer's percentile band.
+const BAND_ALPHA: f64 = 0.2;
+/// The opacity of the pass-band shading.
+const PASS_ALPHA: f64 = 0.12;
 /// Jump dot radius, in layout pixels (smaller where jumps crowd).
 const DOT_R: f64 = 3.2;
-/// Left and right of the plot rectangle, in layout pixels: margins and the y label area.
-const PLOT_INSET: f64 = 6.0 + 58.0 + 18.0;
+/// The panel's left margin; the y label area takes the rest of [`PLOT_INSET`]'s left part.
+const MARGIN_LEFT: f64 = 6.0;
+/// The width of the y label area.
+const Y_LABELS: f64 = PLOT_INSET.0 - MARGIN_LEFT;
 
 /// `v` as a tick value on an axis `span` wide: float noise around zero is zero.
 fn snap(v: f32, span: f32) -> f64 {
@@ -58,8 +66,7 @@ struct Cut<'c> {
 
 fn cut<'c>(c: &'c Curve, panel: Panel, win: (f32, f32), ys: f32, plot_w: f64, style: &Style) -> Cut<'c> {
     let values = panel.values(c);
-    let parts =
-        if c.spread.is_some() { finite_runs(&c.x, values) } else { runs(&c.x, values, win.1 - win.0, ys) };
+    let parts = if c.spread.is_some() { finite_runs(&c.x, values) } else { runs(&c.x, values, win.1 - win.0, ys) };
     let mut jumps = Vec::new();
     if panel == Panel::Forward {
         for w in parts.windows(2).filter(|w| w[0].end == w[1].start) {
@@ -93,7 +100,7 @@ impl<DB: DrawingBackend> Pen<'_, DB> {
         let stroke = color.mix(alpha).stroke_width(self.style.px(width));
         let scaled: Vec<f64> = pattern.iter().map(|v| self.style.f(*v)).collect();
         for piece in clip(pts, self.frame.rect()) {
-            for d in dash(&piece, &scaled) {
+            for d in dash(&simplify(&piece, 0.25), &scaled) {
                 let p = to_backend(&d);
                 if p.len() > 1 {
                     self.area.draw(&PathElement::new(p, stroke))?;
@@ -144,16 +151,19 @@ fn entries(panel: Panel, curves: &[Curve], cuts: &[(usize, Cut)], view: &View, s
                 Some(s) => format!("{} (mean of {} draws)", c.label, s.draws),
                 None => c.label.clone(),
             };
-            Entry { swatch: Swatch::Line { color: th.curve(*i), alpha: 1.0, width: LINE_W, dash: curve_dash(*i) }, text }
+            Entry {
+                swatch: Swatch::Line { color: th.curve(*i), alpha: 1.0, width: LINE_W, dash: curve_dash(*i) },
+                text,
+            }
         })
         .collect();
     let shown = || cuts.iter().map(|(i, _)| &curves[*i]);
     match panel {
         Panel::Forward => {
-            if let Some(s) = shown().find_map(|c| c.spread.as_ref()) {
+            if let Some((i, s)) = cuts.iter().find_map(|(i, _)| curves[*i].spread.as_ref().map(|s| (*i, s))) {
                 let (lo, hi) = BAND_PERCENTILES;
                 let text = format!("{:.0}–{:.0} % of {} draws", lo * 100.0, hi * 100.0, s.draws);
-                out.push(Entry { swatch: Swatch::Fill { color: th.muted, alpha: 0.3 }, text });
+                out.push(Entry { swatch: Swatch::Fill { color: th.curve(i), alpha: BAND_ALPHA }, text });
             }
             if cuts.iter().any(|(_, k)| k.dot_r.is_some()) {
                 out.push(Entry { swatch: Swatch::Dots { color: th.text }, text: "filled: q(x) at a jump".into() });
@@ -169,7 +179,7 @@ fn entries(panel: Panel, curves: &[Curve], cuts: &[(usize, Cut)], view: &View, s
                 out.push(Entry { swatch, text: "true derivative".into() });
             }
             if let Some((i, _)) = cuts.iter().find(|(i, _)| passes(&curves[*i])) {
-                let swatch = Swatch::Fill { color: th.curve(*i), alpha: 0.22 };
+                let swatch = Swatch::Fill { color: th.curve(*i), alpha: 2.0 * PASS_ALPHA };
                 out.push(Entry { swatch, text: "STE pass-band".into() });
             }
         }
@@ -194,7 +204,7 @@ pub(super) fn draw<DB: DrawingBackend>(
     area.fill(&th.background)?;
     let (x_lo, x_hi) = view.x_range(curves);
     let (y_lo, y_hi) = panel.y_range_in(curves, (x_lo, x_hi));
-    let plot_w = (area.dim_in_pixel().0 as f64 - style.f(PLOT_INSET)).max(1.0);
+    let plot_w = (area.dim_in_pixel().0 as f64 - style.f(PLOT_INSET.0 + PLOT_INSET.1)).max(1.0);
     let cuts: Vec<(usize, Cut)> = (0..curves.len())
         .filter(|&i| !curves[i].hidden)
         .map(|i| (i, cut(&curves[i], panel, (x_lo, x_hi), y_hi - y_lo, plot_w, style)))
@@ -204,12 +214,12 @@ pub(super) fn draw<DB: DrawingBackend>(
     legend::draw(&head, panel.title(), &legend, style)?;
 
     let mut chart = ChartBuilder::on(&plot_area)
-        .margin_left(style.px(6.0))
-        .margin_right(style.px(18.0))
+        .margin_left(style.px(MARGIN_LEFT))
+        .margin_right(style.px(PLOT_INSET.1))
         .margin_top(style.px(6.0))
         .margin_bottom(style.px(6.0))
         .x_label_area_size(style.px(38.0))
-        .y_label_area_size(style.px(58.0))
+        .y_label_area_size(style.px(Y_LABELS))
         .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
     // Tick values come from float arithmetic: −5.55e−17 means 0.
     let fmt_x = |v: &f32| fmt_number(snap(*v, x_hi - x_lo));
@@ -264,7 +274,13 @@ pub(super) fn draw<DB: DrawingBackend>(
         let pos = Pos::new(if right_half { HPos::Right } else { HPos::Left }, VPos::Top);
         let dx = if right_half { -style.f(5.0) } else { style.f(5.0) };
         let label = format!("x = {}", fmt_number(ch.x as f64));
-        area.draw_text(&label, &style.text(12.0, th.text).pos(pos), ((px + dx) as i32, (top + style.f(4.0)) as i32))?;
+        let text = style.text(12.0, th.text).pos(pos);
+        let (tw, tht) = area.estimate_text_size(&label, &text)?;
+        let (x0, y0) = ((px + dx) as i32, (top + style.f(4.0)) as i32);
+        let (left, pad) = (if right_half { x0 - tw as i32 } else { x0 }, style.px(3.0) as i32);
+        let rect = [(left - pad, y0 - pad), (left + tw as i32 + pad, y0 + tht as i32 + pad)];
+        area.draw(&Rectangle::new(rect, th.background.mix(0.85).filled()))?;
+        area.draw_text(&label, &text, (x0, y0))?;
     }
     Ok(())
 }
@@ -298,7 +314,7 @@ fn forward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, 
             for r in finite_runs(&s.lo, &s.hi).into_iter().filter(|r| r.len() > 1 && in_window(c, r, win)) {
                 let mut poly: Vec<Px> = r.clone().map(|k| pen.at(c.x[k], s.hi[k])).collect();
                 poly.extend(r.clone().rev().map(|k| pen.at(c.x[k], s.lo[k])));
-                pen.fill(&poly, th.curve(*i), 0.2)?;
+                pen.fill(&poly, th.curve(*i), BAND_ALPHA)?;
             }
         }
     }
@@ -311,10 +327,12 @@ fn forward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, 
         let color = th.curve(*i);
         for r in k.parts.iter().filter(|r| in_window(c, r, win)) {
             let pts = run_points(pen, c, &c.y, r, true);
+            // A random curve's mean is drawn thinner: its noise is not the message.
+            let width = if c.spread.is_some() { LINE_W_MEAN } else { LINE_W };
             if pts.len() == 1 {
                 pen.dot(pts[0], style.f(1.6), color, true)?;
             } else {
-                pen.line(&pts, color, 1.0, LINE_W, curve_dash(*i))?;
+                pen.line(&pts, color, 1.0, width, curve_dash(*i))?;
             }
         }
     }
@@ -342,14 +360,16 @@ fn forward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, 
 
 fn backward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)]) -> DrawResult<DB> {
     let (th, style, win) = (&pen.style.theme, pen.style, pen.frame.x);
-    // The pass-band: the area between the gradient and 0, shaded.
+    // The pass-band: the area between the gradient and 0, shaded (lighter when several overlap).
+    let alpha = PASS_ALPHA / (cuts.iter().filter(|(i, _)| passes(&curves[*i])).count().max(1) as f64).sqrt();
     for (i, k) in cuts {
         let c = &curves[*i];
-        for r in k.parts.iter().filter(|r| r.len() > 1 && in_window(c, r, win)) {
+        let shaded = |r: &&Range<usize>| r.len() > 1 && c.dydx[(*r).clone()].iter().any(|g| *g != 0.0);
+        for r in k.parts.iter().filter(shaded).filter(|r| in_window(c, r, win)) {
             let mut poly = run_points(pen, c, &c.dydx, r, false);
             poly.push(pen.at(c.x[r.end - 1], 0.0));
             poly.push(pen.at(c.x[r.start], 0.0));
-            pen.fill(&poly, th.curve(*i), 0.12)?;
+            pen.fill(&poly, th.curve(*i), alpha)?;
         }
     }
     // The true derivative of the forward function, faint and dashed, cut at every jump.

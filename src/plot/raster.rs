@@ -1,14 +1,13 @@
-//! PNG drawing (native only): plotters' bitmap backend with text rasterised by ab_glyph from the
-//! embedded font, each glyph placed at its own bearing (plotters' ab_glyph text drops the
-//! bearing, which jumbles letter spacing). Text sizes follow the SVG backend's convention
-//! (em = size / 1.24) and its anchors, so PNG and SVG lay out alike.
+//! PNG drawing (native only): plotters' bitmap backend with two things of its own: text
+//! rasterised by ab_glyph from the embedded font, each glyph placed at its own bearing
+//! (plotters' ab_glyph text drops the bearing, which jumbles letter spacing), in the SVG
+//! backend's sizes (em = size / 1.24) and anchors so PNG and SVG lay out alike; and wide lines
+//! stroked with round joins (see [`RasterText::stroke`]).
 
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 use plotters::prelude::BitMapBackend;
 use plotters_backend::text_anchor::{HPos, VPos};
-use plotters_backend::{
-    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
-};
+use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
 
 /// The embedded font: a subset of DejaVu Sans (see `assets/fonts/LICENSE-DejaVu.txt`).
 static FONT: &[u8] = include_bytes!("../../assets/fonts/qscope-sans.ttf");
@@ -51,6 +50,53 @@ impl RasterText<'_> {
     }
 }
 
+impl<'a> RasterText<'a> {
+    /// A wide polyline with round joins and caps: discs stamped along it into a mask, then each
+    /// covered pixel blended once. (plotters fills a wide polyline as one outline polygon, whose
+    /// miter joins spike and whose self-intersections leave holes where a line zigzags.)
+    fn stroke(&mut self, pts: &[BackendCoord], width: u32, color: BackendColor) -> Result<(), Error<'a>> {
+        let (iw, ih) = self.inner.get_size();
+        let r = width as f64 / 2.0;
+        let ri = r.ceil() as i32;
+        let (mut x0, mut y0, mut x1, mut y1) = (i32::MAX, i32::MAX, i32::MIN, i32::MIN);
+        for &(x, y) in pts {
+            (x0, y0, x1, y1) = (x0.min(x - ri), y0.min(y - ri), x1.max(x + ri), y1.max(y + ri));
+        }
+        let (x0, y0, x1, y1) = (x0.max(0), y0.max(0), x1.min(iw as i32 - 1), y1.min(ih as i32 - 1));
+        if pts.is_empty() || x0 > x1 || y0 > y1 {
+            return Ok(());
+        }
+        let (bw, bh) = ((x1 - x0 + 1) as usize, (y1 - y0 + 1) as usize);
+        let mut mask = vec![false; bw * bh];
+        let disc: Vec<(i32, i32)> = (-ri..=ri)
+            .flat_map(|dy| (-ri..=ri).map(move |dx| (dx, dy)))
+            .filter(|&(dx, dy)| ((dx * dx + dy * dy) as f64) <= r * r)
+            .collect();
+        let mut stamp = |cx: f64, cy: f64| {
+            let (cx, cy) = (cx.round() as i32 - x0, cy.round() as i32 - y0);
+            for &(dx, dy) in &disc {
+                let (x, y) = (cx + dx, cy + dy);
+                if x >= 0 && y >= 0 && (x as usize) < bw && (y as usize) < bh {
+                    mask[y as usize * bw + x as usize] = true;
+                }
+            }
+        };
+        stamp(pts[0].0 as f64, pts[0].1 as f64);
+        for w in pts.windows(2) {
+            let (a, b) = ((w[0].0 as f64, w[0].1 as f64), (w[1].0 as f64, w[1].1 as f64));
+            let steps = ((b.0 - a.0).hypot(b.1 - a.1) * 2.0).ceil().max(1.0) as usize;
+            for k in 1..=steps {
+                let t = k as f64 / steps as f64;
+                stamp(a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1));
+            }
+        }
+        for (i, _) in mask.iter().enumerate().filter(|(_, m)| **m) {
+            self.inner.draw_pixel((x0 + (i % bw) as i32, y0 + (i / bw) as i32), color)?;
+        }
+        Ok(())
+    }
+}
+
 impl<'a> DrawingBackend for RasterText<'a> {
     type ErrorType = <BitMapBackend<'a> as DrawingBackend>::ErrorType;
 
@@ -69,16 +115,34 @@ impl<'a> DrawingBackend for RasterText<'a> {
     fn draw_line<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S) -> Result<(), Error<'a>> {
         self.inner.draw_line(a, b, s)
     }
-    fn draw_rect<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S, fill: bool) -> Result<(), Error<'a>> {
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        a: BackendCoord,
+        b: BackendCoord,
+        s: &S,
+        fill: bool,
+    ) -> Result<(), Error<'a>> {
         self.inner.draw_rect(a, b, s, fill)
     }
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, p: I, s: &S) -> Result<(), Error<'a>> {
-        self.inner.draw_path(p, s)
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        p: I,
+        s: &S,
+    ) -> Result<(), Error<'a>> {
+        if s.stroke_width() <= 1 || s.color().alpha == 0.0 {
+            return self.inner.draw_path(p, s);
+        }
+        let pts: Vec<BackendCoord> = p.into_iter().collect();
+        self.stroke(&pts, s.stroke_width(), s.color())
     }
     fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, s: &S, fill: bool) -> Result<(), Error<'a>> {
         self.inner.draw_circle(c, r, s, fill)
     }
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, p: I, s: &S) -> Result<(), Error<'a>> {
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        p: I,
+        s: &S,
+    ) -> Result<(), Error<'a>> {
         self.inner.fill_polygon(p, s)
     }
     fn blit_bitmap(&mut self, pos: BackendCoord, (w, h): (u32, u32), src: &[u8]) -> Result<(), Error<'a>> {

@@ -130,7 +130,7 @@ fn numbers_read_well() {
 }
 
 /// A path the recorder saw: colour, stroke width, points.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(super) struct Path {
     pub color: BackendColor,
     pub width: u32,
@@ -145,7 +145,7 @@ impl Path {
 }
 
 /// A circle the recorder saw.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(super) struct Dot {
     pub center: BackendCoord,
     pub color: BackendColor,
@@ -184,7 +184,8 @@ impl Log {
 
     /// How many points reached the backend in all.
     pub fn points(&self) -> usize {
-        self.paths.iter().map(|p| p.points.len()).sum::<usize>() + self.polygons.iter().map(|p| p.1.len()).sum::<usize>()
+        self.paths.iter().map(|p| p.points.len()).sum::<usize>()
+            + self.polygons.iter().map(|p| p.1.len()).sum::<usize>()
     }
 }
 

@@ -24,11 +24,17 @@ pub fn force_scalar(on: bool) {
 /// Whether this build has the `f32x4` path.
 pub const SIMD: bool = cfg!(all(target_arch = "wasm32", target_feature = "simd128"));
 
+/// Whether the f32x4 path runs: compiled in and not forced scalar.
+#[inline]
+pub fn enabled() -> bool {
+    SIMD && !FORCE_SCALAR.load(Ordering::Relaxed)
+}
+
 /// Runs `op` over the slice: SIMD when available (unless forced scalar), else scalar.
 #[inline]
 pub fn run<O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if !FORCE_SCALAR.load(Ordering::Relaxed) {
+    if enabled() {
         return simd128::run(op, x, y, dydx);
     }
     run_scalar(op, x, y, dydx)

@@ -76,15 +76,17 @@ fn the_backward_panel_shades_and_labels_the_pass_band_and_dashes_the_true_deriva
     assert!(dashes.len() > 50, "{} dashes", dashes.len());
     assert!(dashes.iter().all(|&l| l <= 4.0), "{dashes:?}");
     assert!(rec.has_text("true derivative"));
-    // The estimator itself: solid, 0 then 1 then 0.
-    assert_eq!(rec.paths_in(blue).iter().filter(|p| p.width == CURVE_W && p.length() > 30.0).count(), 3 + 1);
+    // The estimator itself: solid, 0 then 1 then 0 (longer than the legend's sample).
+    assert_eq!(rec.paths_in(blue).iter().filter(|p| p.width == CURVE_W && p.length() > 30.0).count(), 3);
 }
 
 #[test]
 fn compared_curves_differ_by_colour_and_dash_and_hidden_ones_keep_their_slot() {
     let mut curves = vec![curve("larq.ste_sign"), curve("larq.ApproxSign"), curve("qkeras.binary_tanh")];
     let rec = forward(&curves, &View::default());
-    let long = |rec: &Log, i: usize| rec.paths_in(OKABE_ITO[i]).iter().filter(|p| p.width == CURVE_W).count();
+    let long = |rec: &Log, i: usize| {
+        rec.paths_in(OKABE_ITO[i]).iter().filter(|p| p.width == CURVE_W && p.length() > 8.0).count()
+    };
     // The second curve is dashed: many pieces, where the first is two lines and a legend sample.
     assert_eq!(long(&rec, 0), 2 + 1);
     assert!(long(&rec, 1) > 20);
@@ -107,7 +109,8 @@ fn the_x_window_is_the_callers_and_nothing_leaves_the_plot() {
     assert!(!rec.has_text("−1"), "{:?}", rec.text());
     // Every curve point stays between the plot's left and right edges (the y axis and the
     // last tick's pixel).
-    let lines: Vec<_> = rec.paths_in(OKABE_ITO[0]).into_iter().filter(|p| p.width == CURVE_W && p.points.len() > 1).collect();
+    let lines: Vec<_> =
+        rec.paths_in(OKABE_ITO[0]).into_iter().filter(|p| p.width == CURVE_W && p.points.len() > 1).collect();
     let dots = rec.dots_in(OKABE_ITO[0], true);
     let left = dots.iter().map(|d| d.center.0).min().unwrap();
     // 4 jumps in view (0.0625, 0.1875, 0.3125, 0.4375).
@@ -122,10 +125,10 @@ fn a_crosshair_marks_every_curve_and_reads_exact_values() {
     let rec = forward(&curves, &view);
     assert!(rec.has_text("x = 0.1875"));
     // One open marker per curve on the line (beside the jump dots).
-    let vertical = rec.paths.iter().find(|p| p.points.len() == 2 && p.points[0].0 == p.points[1].0 && p.length() > 200.0);
+    let vertical = rec.paths.iter().find(|p| p.points[0].0 == p.points[1].0 && p.color.alpha == 0.55);
     let x = vertical.expect("a vertical line").points[0].0;
-    for i in 0..2 {
-        assert!(rec.dots_in(OKABE_ITO[i], false).iter().any(|d| d.center.0 == x), "no marker for curve {i}");
+    for (i, colour) in OKABE_ITO.iter().take(2).enumerate() {
+        assert!(rec.dots_in(*colour, false).iter().any(|d| d.center.0 == x), "no marker for curve {i}");
     }
     let r = read_at(&curves, 0.1875);
     assert_eq!((r[0].y, r[0].dydx, r[1].y, r[1].dydx), (0.25, 1.0, 1.0, 1.0));
@@ -159,16 +162,17 @@ fn a_stochastic_curve_is_a_mean_inside_a_translucent_band() {
 fn four_curves_of_2000_points_reach_the_backend_in_bounded_work() {
     // Not a timing: a check that every sample reaches the backend a bounded number of times
     // (flat runs collapse, dashes do not multiply points), at 2× on a 1600 × 1200 device.
-    let curves: Vec<Curve> = ["qkeras.quantized_bits(4,0,1)", "larq.ApproxSign", "soft_round(alpha=8)", "qkeras.hard_tanh"]
-        .iter()
-        .map(|s| curve(s))
-        .collect();
+    let curves: Vec<Curve> =
+        ["qkeras.quantized_bits(4,0,1)", "larq.ApproxSign", "soft_round(alpha=8)", "qkeras.hard_tanh"]
+            .iter()
+            .map(|s| curve(s))
+            .collect();
     assert!(curves.iter().all(|c| c.x.len() == SAMPLES));
     let style = Style { scale: 2.0, ..Style::default() };
     let rec = record_sized((1600, 1200), |area| draw_figure(area, &curves, &style).unwrap());
     let calls = rec.paths.len() + rec.dots.len() + rec.polygons.len() + rec.texts.len();
-    assert!(rec.points() < 4 * 2 * SAMPLES * 2, "{} points", rec.points());
-    assert!(calls < 2500, "{calls} draw calls");
+    assert!(rec.points() < 2 * 4 * SAMPLES, "{} points", rec.points());
+    assert!(calls < 2000, "{calls} draw calls");
 }
 
 #[test]

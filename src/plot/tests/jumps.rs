@@ -75,19 +75,23 @@ fn quantized_bits_jumps_sit_on_the_ties_and_alternate_owners() {
 
 #[test]
 fn signs_differ_in_who_owns_zero() {
-    // (spec, value at 0, value just left, value just right)
-    for (spec, owner, at0, other) in [
-        ("larq.ste_sign", Side::Right, 1.0, -1.0),
-        ("qkeras.binary_tanh", Side::Left, -1.0, 1.0),
-        ("larq.SteHeaviside", Side::Left, 0.0, 1.0),
+    // (spec, where the jump is, its owner, q there, the other value)
+    for (spec, x, owner, value, other) in [
+        ("larq.ste_sign", 0.0, Side::Right, 1.0, -1.0),
+        ("larq.SteHeaviside", 0.0, Side::Left, 0.0, 1.0),
+        // binary_tanh rounds 0.5 + 0.5·x in float32: up to x = 2⁻²⁴ that is still 0.5, which
+        // rounds to even 0, so −1 holds from 0 up to and including 2⁻²⁴.
+        ("qkeras.binary_tanh", 2f32.powi(-24), Side::Left, -1.0, 1.0),
     ] {
         let c = sampled(spec);
         assert_eq!(c.jumps.len(), 1, "{spec}: {:?}", c.jumps);
         let j = c.jumps[0];
-        assert_eq!(j.x, 0.0, "{spec}");
-        assert_eq!((j.owner, j.value(), j.excluded()), (owner, at0, other), "{spec}");
-        assert_eq!(at(spec, 0.0), at0, "{spec}");
+        assert_eq!(j.x, x, "{spec}");
+        assert_eq!((j.owner, j.value(), j.excluded()), (owner, value, other), "{spec}");
+        let beside = if owner == Side::Left { next_up(x) } else { from_key(key(x) - 1) };
+        assert_eq!((at(spec, x), at(spec, beside)), (value, other), "{spec}");
     }
+    assert_eq!(at("qkeras.binary_tanh", 0.0), -1.0);
 }
 
 #[test]
@@ -96,7 +100,9 @@ fn continuous_curves_have_no_jumps() {
         let c = sampled(spec);
         assert!(c.jumps.is_empty(), "{spec}: {:?}", &c.jumps[..c.jumps.len().min(3)]);
     }
-    let c = Curve::sample("tanh(40x)", -2.0, 2.0, SAMPLES, |x| (x.iter().map(|v| (40.0 * v).tanh()).collect(), vec![0.0; x.len()]));
+    let c = Curve::sample("tanh(40x)", -2.0, 2.0, SAMPLES, |x| {
+        (x.iter().map(|v| (40.0 * v).tanh()).collect(), vec![0.0; x.len()])
+    });
     assert!(c.jumps.is_empty());
 }
 

@@ -1,0 +1,144 @@
+//! Controls generated from the selected quantizer's schema: one labelled row per parameter
+//! (axis and name parameters have none), the library default beside it (a click restores it),
+//! and a refused value's message under it. Every change goes through `Quantizer::set` and
+//! `validate`; a refused one keeps the last good quantizer.
+
+use leptos::prelude::*;
+
+use super::dom::NextFrame;
+use super::model::Model;
+use super::widgets::Widget;
+use crate::quant::{ENTRIES, Kind, Literal, ParamDef, Quantizer};
+
+/// Parameters whose doc says they change nothing (kept under "more").
+fn inert(def: &ParamDef) -> bool {
+    def.doc.contains("no effect")
+}
+
+fn has_control(def: &ParamDef) -> bool {
+    !matches!(def.kind, Kind::Axis | Kind::Text)
+}
+
+/// The library default of every parameter of `q`'s entry.
+fn default_of(q: &Quantizer, name: &str) -> Literal {
+    ENTRIES.iter().find(|e| std::ptr::eq(e.info, q.info())).and_then(|e| (e.default)().get(name)).unwrap_or_default()
+}
+
+/// How a control applies a value: set, validate, keep or refuse.
+#[derive(Clone, Copy)]
+pub struct Apply {
+    model: Model,
+    frame: NextFrame,
+}
+
+impl Apply {
+    /// Applies `value` to parameter `name` now.
+    pub fn now(&self, name: &'static str, value: Literal) {
+        let model = self.model;
+        let mut q = model.current.get_untracked();
+        if q.get(name).as_ref() == Some(&value) {
+            model.control_error.set(None);
+            return;
+        }
+        let refused = match q.set(name, &value) {
+            Err(m) => Some(format!("{name}={value}: {m}")),
+            Ok(()) => q.validate().err().map(|(p, m)| {
+                let v = q.get(p).map(|v| format!("={v}")).unwrap_or_default();
+                format!("{p}{v}: {m}")
+            }),
+        };
+        match refused {
+            Some(m) => model.control_error.set(Some((name.to_string(), m))),
+            None => model.set_current(q),
+        }
+    }
+
+    /// Applies `value` on the next animation frame (the latest value of a drag wins).
+    pub fn on_frame(&self, name: &'static str, value: Literal) {
+        let this = *self;
+        self.frame.schedule(move || this.now(name, value));
+    }
+
+    /// Refuses text that is not a value of the right kind.
+    pub fn refuse(&self, name: &'static str, message: String) {
+        self.model.control_error.set(Some((name.to_string(), format!("{name}: {message}"))));
+    }
+
+    /// The parameter's current value.
+    pub fn value(&self, name: &'static str) -> Signal<Literal> {
+        let current = self.model.current;
+        Signal::derive(move || current.with(|q| q.get(name)).unwrap_or_default())
+    }
+}
+
+#[component]
+pub fn Controls(model: Model) -> impl IntoView {
+    let apply = Apply { model, frame: NextFrame::new() };
+    // The rows are rebuilt only when another quantizer is chosen, never while a value changes
+    // (a slider being dragged must stay the same element).
+    let entry = Memo::new(move |_| model.current.with(|q| q.info().qualified()));
+    let rows = move || {
+        entry.track();
+        let (params, defaults): (Vec<ParamDef>, Vec<Literal>) = model.current.with_untracked(|q| {
+            q.params().iter().filter(|d| has_control(d)).map(|d| (*d, default_of(q, d.name))).unzip()
+        });
+        let row =
+            |(def, default): (ParamDef, Literal)| view! { <Row model=model apply=apply def=def default=default /> };
+        let (main, more): (Vec<_>, Vec<_>) = params.into_iter().zip(defaults).partition(|(d, _)| !inert(d));
+        let more_count = more.len();
+        let more = (more_count > 0).then(|| {
+            view! {
+                <details class="more">
+                    <summary>{format!("{more_count} parameter{} with no effect here", if more_count == 1 { "" } else { "s" })}</summary>
+                    {more.into_iter().map(row).collect_view()}
+                </details>
+            }
+        });
+        let empty = main.is_empty() && more_count == 0;
+        view! {
+            {empty.then(|| view! { <p class="muted small">"No parameters."</p> })}
+            {main.into_iter().map(row).collect_view()}
+            {more}
+        }
+    };
+    view! { <div class="controls" data-testid="controls">{rows}</div> }
+}
+
+#[component]
+fn Row(model: Model, apply: Apply, def: ParamDef, default: Literal) -> impl IntoView {
+    let name = def.name;
+    let id = format!("param-{name}");
+    let value = apply.value(name);
+    let default_text = format!("default {default}");
+    let is_default = {
+        let default = default.clone();
+        Memo::new(move |_| value.with(|v| *v == default))
+    };
+    let error = move || model.control_error.with(|e| e.as_ref().filter(|(p, _)| p == name).map(|(_, m)| m.clone()));
+    let hidden = model.hides(name);
+    let reset = {
+        let default = default.clone();
+        move |_| apply.now(name, default.clone())
+    };
+    view! {
+        <div class="param" class:hidden=move || hidden.get() class:changed=move || !is_default.get() data-param=name title=def.doc>
+            <div class="param-head">
+                <label for=id.clone() class="param-name">{name}</label>
+                <button
+                    type="button"
+                    class="default"
+                    aria-label=format!("Reset {name} to its {default_text}")
+                    title=move || if is_default.get() { "the library default" } else { "click to restore the library default" }
+                    prop:disabled=is_default
+                    on:click=reset
+                >
+                    {default_text.clone()}
+                </button>
+            </div>
+            <Widget apply=apply def=def default=default id=id />
+            <p class="control-error" role="alert" data-testid="control-error" class:hidden=move || error().is_none()>
+                {error}
+            </p>
+        </div>
+    }
+}

@@ -1,0 +1,251 @@
+//! Exporting the figure as the canvases show it: PNG at 2× (an offscreen canvas drawn at twice
+//! the pixels, its `toBlob` bytes with the specs, permalink and version added as PNG text
+//! chunks and a 144 dpi density) and SVG (the same 2× image in an SVG document whose `<title>`,
+//! `<desc>` and `<metadata>` carry the specs, permalink and version).
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::{Closure, JsValue};
+
+use super::dom::{download, settle};
+use super::figure::{self, Frame};
+use super::hash;
+use super::model::Model;
+
+/// `qscope <version>`.
+fn software() -> String {
+    format!("qscope {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// What is embedded in an exported file.
+struct Meta {
+    specs: Vec<String>,
+    title: String,
+    description: String,
+    permalink: String,
+}
+
+fn meta(model: Model) -> Meta {
+    let specs: Vec<String> =
+        model.curves.with_untracked(|c| c.iter().filter(|c| !c.hidden).map(|c| c.label.clone()).collect());
+    let (lo, hi) = model.x.get_untracked();
+    let mode = if model.mode.get_untracked().training() { "training" } else { "inference" };
+    let permalink = hash::permalink();
+    let description = format!(
+        "Forward y = q(x) and backward dy/dx of {} for x from {lo} to {hi} ({mode}, seed {}). Open in qscope: {permalink}",
+        specs.join("; "),
+        model.seed.get_untracked()
+    );
+    Meta { title: format!("qscope: {}", specs.join("; ")), specs, description, permalink }
+}
+
+/// A file name from the first quantizer's name.
+fn file_name(model: Model, ext: &str) -> String {
+    let first = model.current.with_untracked(|q| q.info().name.trim_start_matches('_').to_lowercase());
+    let more = model.slots.with_untracked(|s| s.iter().filter(|s| !s.hidden).count()).saturating_sub(1);
+    if more > 0 { format!("qscope-{first}-and-{more}-more.{ext}") } else { format!("qscope-{first}.{ext}") }
+}
+
+/// The figure's size in layout pixels: the forward canvas' width, both canvases' height.
+fn figure_size() -> (u32, u32) {
+    let size = |id: &str| {
+        document()
+            .query_selector(&format!("[data-testid=\"{id}\"]"))
+            .ok()
+            .flatten()
+            .map(|e| (e.client_width().max(0) as u32, e.client_height().max(0) as u32))
+    };
+    match (size("plot-forward"), size("plot-backward")) {
+        (Some((w, h1)), Some((_, h2))) if w > 0 && h1 + h2 > 0 => (w, h1 + h2),
+        _ => (720, 640),
+    }
+}
+
+/// Renders the figure at 2× and hands the PNG bytes (with metadata) to `done`.
+fn render_png(model: Model, done: impl FnOnce(Result<Vec<u8>, String>) + 'static) {
+    let frame = Frame { x: model.x.get_untracked(), crosshair: None, dark: model.dark.get_untracked() };
+    let canvas = match model.curves.with_untracked(|c| figure::draw_figure_2x(figure_size(), c, &frame)) {
+        Ok(c) => c,
+        Err(e) => return done(Err(e)),
+    };
+    let m = meta(model);
+    let texts =
+        vec![("Title", m.title), ("Description", m.description), ("Software", software()), ("Source", m.permalink)];
+    let on_blob = Closure::once_into_js(move |blob: JsValue| {
+        let Ok(blob) = blob.dyn_into::<web_sys::Blob>() else {
+            return done(Err("the browser made no PNG".into()));
+        };
+        let done = std::rc::Rc::new(std::cell::Cell::new(Some(done)));
+        let failed = done.clone();
+        settle(
+            &blob.array_buffer(),
+            move |buffer: JsValue| {
+                if let Some(done) = done.take() {
+                    done(with_metadata(&js_sys::Uint8Array::new(&buffer).to_vec(), &texts));
+                }
+            },
+            move |_| {
+                if let Some(done) = failed.take() {
+                    done(Err("the browser could not read the PNG".into()));
+                }
+            },
+        );
+    });
+    if canvas.to_blob(on_blob.unchecked_ref()).is_err() {
+        web_sys::console::error_1(&"canvas.toBlob failed".into());
+    }
+}
+
+/// Saves the figure as a PNG at 2×.
+pub fn save_png(model: Model, status: RwSignal<String>) {
+    status.set("rendering PNG…".into());
+    render_png(model, move |png| {
+        let result = png.and_then(|bytes| download(&bytes, "image/png", &file_name(model, "png")));
+        status.set(match result {
+            Ok(()) => "PNG saved".into(),
+            Err(e) => format!("PNG export failed: {e}"),
+        });
+    });
+}
+
+/// Saves the figure as an SVG document (the 2× image, with metadata).
+pub fn save_svg(model: Model, status: RwSignal<String>) {
+    status.set("rendering SVG…".into());
+    let size = figure_size();
+    render_png(model, move |png| {
+        let result = png.and_then(|bytes| {
+            let svg = svg_document(&meta(model), size, &bytes);
+            download(svg.as_bytes(), "image/svg+xml", &file_name(model, "svg"))
+        });
+        status.set(match result {
+            Ok(()) => "SVG saved".into(),
+            Err(e) => format!("SVG export failed: {e}"),
+        });
+    });
+}
+
+fn svg_document(m: &Meta, (w, h): (u32, u32), png: &[u8]) -> String {
+    let specs: String = m.specs.iter().map(|s| format!("<qscope:spec>{}</qscope:spec>\n", xml_escape(s))).collect();
+    format!(
+        concat!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" ",
+            "width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n",
+            "<title>{title}</title>\n<desc>{desc}</desc>\n<metadata>\n",
+            "<qscope:figure xmlns:qscope=\"urn:qscope:figure\" software=\"{sw}\" permalink=\"{link}\">\n",
+            "{specs}</qscope:figure>\n</metadata>\n",
+            "<image width=\"{w}\" height=\"{h}\" href=\"data:image/png;base64,{data}\"/>\n</svg>\n"
+        ),
+        w = w,
+        h = h,
+        title = xml_escape(&m.title),
+        desc = xml_escape(&m.description),
+        sw = xml_escape(&software()),
+        link = xml_escape(&m.permalink),
+        specs = specs,
+        data = base64(png),
+    )
+}
+
+/// `s` with `& < > " '` escaped for XML text and attributes.
+fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(ABC[(n >> shift & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// CRC-32 (ISO 3309, as PNG uses it) of `data`.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { 0xEDB8_8320 ^ (crc >> 1) } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+/// One PNG chunk: length, type, data, CRC of type and data.
+fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + 12);
+    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    out.extend_from_slice(kind);
+    out.extend_from_slice(data);
+    let mut crc_input = kind.to_vec();
+    crc_input.extend_from_slice(data);
+    out.extend_from_slice(&crc32(&crc_input).to_be_bytes());
+    out
+}
+
+/// A text chunk: `tEXt` when the text is Latin-1, else `iTXt` (UTF-8, uncompressed).
+fn text_chunk(key: &str, text: &str) -> Vec<u8> {
+    let mut data = key.as_bytes().to_vec();
+    data.push(0);
+    if text.chars().all(|c| (c as u32) < 256) {
+        data.extend(text.chars().map(|c| c as u8));
+        chunk(b"tEXt", &data)
+    } else {
+        // Compression flag and method, empty language tag and translated keyword.
+        data.extend_from_slice(&[0, 0, 0, 0]);
+        data.extend_from_slice(text.as_bytes());
+        chunk(b"iTXt", &data)
+    }
+}
+
+/// `png` with a 144 dpi density (a 2× image shows at its layout size) and the text chunks
+/// inserted right after the header chunk.
+fn with_metadata(png: &[u8], texts: &[(&str, String)]) -> Result<Vec<u8>, String> {
+    const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+    const IHDR_END: usize = 8 + 4 + 4 + 13 + 4;
+    if png.len() < IHDR_END || &png[..8] != SIGNATURE || &png[12..16] != b"IHDR" {
+        return Err("the browser's PNG has an unexpected layout".into());
+    }
+    let mut out = png[..IHDR_END].to_vec();
+    // 5669 pixels per metre = 144 dpi.
+    let mut phys = Vec::with_capacity(9);
+    phys.extend_from_slice(&5669u32.to_be_bytes());
+    phys.extend_from_slice(&5669u32.to_be_bytes());
+    phys.push(1);
+    out.extend(chunk(b"pHYs", &phys));
+    for (key, text) in texts {
+        out.extend(text_chunk(key, text));
+    }
+    // Chromium writes no pHYs of its own; drop one if a browser does.
+    let mut rest = &png[IHDR_END..];
+    while rest.len() >= 12 {
+        let len = u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        let end = (12 + len).min(rest.len());
+        if &rest[4..8] != b"pHYs" {
+            out.extend_from_slice(&rest[..end]);
+        }
+        rest = &rest[end..];
+    }
+    Ok(out)
+}

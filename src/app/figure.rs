@@ -1,0 +1,186 @@
+//! The app's only door into [`crate::plot`]: evaluating a compared quantizer into a curve,
+//! drawing a panel on a canvas, drawing the whole figure at 2× for export, mapping a pointer to
+//! x, and the colours and dash patterns the legend uses. Everything else in the app goes
+//! through these functions, so a change of the plot API is absorbed here.
+
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use web_sys::HtmlCanvasElement;
+
+pub use crate::plot::{Curve, Reading, describe_levels, fmt_number};
+
+use crate::explore::freeze::freeze;
+use crate::explore::sample::{SampleSpec, is_data_dependent};
+use crate::plot::{self, Crosshair, DRAWS, Panel, SAMPLES, Style, Theme, View};
+use crate::quant::{Ctx, Levels, Quantizer, Report};
+
+/// The two panels, as the app names them.
+pub use crate::plot::Panel as Which;
+
+/// What a curve was evaluated from: the same inputs give the same curve, so an unchanged
+/// quantizer is not evaluated again when another one changes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inputs {
+    pub quantizer: Quantizer,
+    pub x: (f32, f32),
+    pub training: bool,
+    pub seed: u64,
+    /// The sample tensor, for a data-dependent quantizer (None otherwise).
+    pub sample: Option<SampleSpec>,
+}
+
+/// One compared quantizer, evaluated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluated {
+    pub inputs: Inputs,
+    pub curve: Curve,
+    /// The data-dependent numbers: from the sample tensor for a data-dependent quantizer (the
+    /// curve is drawn for them), else from the x sweep.
+    pub report: Report,
+    pub levels: Levels,
+    /// Why the library refuses this configuration in the current mode (the curve then shows
+    /// the inference behaviour).
+    pub unsupported: Option<String>,
+    /// For a data-dependent quantizer: what the curve is frozen at.
+    pub frozen: Option<String>,
+}
+
+fn context(training: bool, seed: u64) -> Ctx {
+    if training { Ctx::new(seed) } else { Ctx::inference(seed) }
+}
+
+/// Evaluates `inputs` over its x range: a data-dependent quantizer takes its scale or threshold
+/// from the sample tensor `values` (which `inputs.sample` generates) and is drawn frozen at it;
+/// any other quantizer is evaluated over the sweep as one tensor.
+pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
+    let q = &inputs.quantizer;
+    let (lo, hi) = inputs.x;
+    let unsupported = q.unsupported(inputs.training);
+    let mut ctx = context(inputs.training, inputs.seed);
+    if inputs.sample.is_some() && is_data_dependent(q) {
+        let report = q.eval(values, &mut context(inputs.training, inputs.seed)).2;
+        let frozen = freeze(q, &report);
+        let label = q.to_string();
+        let mut point = |x: &[f32]| frozen.eval(x, &mut ctx);
+        let curve = if q.is_stochastic(inputs.training) || !frozen.is_frozen() {
+            Curve::sample_draws(label, lo, hi, SAMPLES, DRAWS, point)
+        } else {
+            Curve::sample(label, lo, hi, SAMPLES, &mut point)
+        };
+        let levels = frozen.levels(&report);
+        let curve = curve.with_levels(levels.list(64));
+        let frozen = Some(frozen.describe());
+        return Evaluated { inputs, curve, report, levels, unsupported, frozen };
+    }
+    let (curve, report) = Curve::evaluate(q, lo, hi, SAMPLES, &mut ctx);
+    let levels = q.levels(&report);
+    Evaluated { inputs, curve, report, levels, unsupported, frozen: None }
+}
+
+/// The value and gradient of every visible curve at `x`.
+pub fn read_at(curves: &[Curve], x: f32) -> Vec<Reading> {
+    plot::read_at(curves, x)
+}
+
+/// What the canvases show besides the curves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frame {
+    pub x: (f32, f32),
+    pub crosshair: Option<f32>,
+    pub dark: bool,
+}
+
+impl Frame {
+    fn view(&self) -> View {
+        View { x: Some(self.x), crosshair: self.crosshair.map(|x| Crosshair { x }), ..View::default() }
+    }
+
+    fn style(&self, scale: f64) -> Style {
+        Style { theme: theme(self.dark), scale, ..Style::default() }
+    }
+}
+
+fn theme(dark: bool) -> Theme {
+    if dark { Theme::DARK } else { Theme::LIGHT }
+}
+
+fn device_pixel_ratio() -> f64 {
+    web_sys::window().map(|w| w.device_pixel_ratio()).filter(|r| r.is_finite() && *r > 0.0).unwrap_or(1.0)
+}
+
+/// Sizes the canvas' backing store to its CSS box times devicePixelRatio (crisp on HiDPI
+/// screens) and draws `panel` of `curves` on it. A canvas not laid out yet is left alone.
+pub fn draw_panel(canvas: &HtmlCanvasElement, panel: Which, curves: &[Curve], frame: &Frame) -> Result<(), String> {
+    let dpr = device_pixel_ratio();
+    let (w, h) = (canvas.client_width(), canvas.client_height());
+    if w <= 0 || h <= 0 {
+        return Ok(());
+    }
+    let (bw, bh) = ((w as f64 * dpr).round() as u32, (h as f64 * dpr).round() as u32);
+    if canvas.width() != bw {
+        canvas.set_width(bw);
+    }
+    if canvas.height() != bh {
+        canvas.set_height(bh);
+    }
+    let backend =
+        CanvasBackend::with_canvas_object(canvas.clone()).ok_or_else(|| "the canvas has no 2D context".to_string())?;
+    plot::draw_panel_with(&backend.into_drawing_area(), panel, curves, &frame.view(), &frame.style(dpr))
+        .map_err(|e| format!("drawing the {panel:?} panel failed: {e:?}"))
+}
+
+/// Both panels, forward above backward, on a new (detached) canvas of `size` layout pixels
+/// drawn at twice the pixels, without the crosshair: the figure as exported.
+pub fn draw_figure_2x(size: (u32, u32), curves: &[Curve], frame: &Frame) -> Result<HtmlCanvasElement, String> {
+    use wasm_bindgen::JsCast;
+    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let canvas: HtmlCanvasElement = document
+        .create_element("canvas")
+        .map_err(|_| "cannot create a canvas")?
+        .dyn_into()
+        .map_err(|_| "not a canvas")?;
+    canvas.set_width(2 * size.0.max(1));
+    canvas.set_height(2 * size.1.max(1));
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("the canvas has no 2D context")?;
+    let frame = Frame { crosshair: None, ..*frame };
+    plot::draw_figure_with(&backend.into_drawing_area(), curves, &frame.view(), &frame.style(2.0))
+        .map_err(|e| format!("drawing the figure failed: {e:?}"))?;
+    Ok(canvas)
+}
+
+/// The plot rectangle's left edge and right margin inside a panel, in layout pixels (the
+/// panel's chart margins and y label area, see `plot::panel`).
+const PLOT_LEFT: f64 = 6.0 + 58.0;
+const PLOT_RIGHT: f64 = 18.0;
+
+/// The x value under a pointer `px` layout pixels from the left of a panel `width` wide.
+pub fn x_at(px: f64, width: f64, (lo, hi): (f32, f32)) -> f32 {
+    let w = (width - PLOT_LEFT - PLOT_RIGHT).max(1.0);
+    let t = ((px - PLOT_LEFT) / w).clamp(0.0, 1.0);
+    (lo as f64 + t * (hi as f64 - lo as f64)) as f32
+}
+
+/// The x units per layout pixel of a panel `width` wide.
+pub fn x_per_px(width: f64, (lo, hi): (f32, f32)) -> f32 {
+    ((hi as f64 - lo as f64) / (width - PLOT_LEFT - PLOT_RIGHT).max(1.0)) as f32
+}
+
+/// The CSS colour of the `i`-th curve.
+pub fn colour(i: usize, dark: bool) -> String {
+    let c = theme(dark).curve(i);
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+/// The SVG `stroke-dasharray` of the `i`-th curve ("none" for a solid line).
+pub fn dasharray(i: usize) -> String {
+    let d = plot::dash(i);
+    if d.is_empty() { "none".into() } else { d.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" ") }
+}
+
+/// The title of a panel.
+pub fn title(panel: Which) -> &'static str {
+    panel.title()
+}
+
+/// Both panels, for iteration.
+pub const PANELS: [(Which, &str); 2] = [(Panel::Forward, "plot-forward"), (Panel::Backward, "plot-backward")];

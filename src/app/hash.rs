@@ -1,0 +1,72 @@
+//! The URL hash ⇄ the state: read on load and on `hashchange`, rewritten with
+//! `history.replaceState` (no history entry, no scroll) on every change. Problems in a hash
+//! show in a dismissable banner; the page keeps working with defaults for the bad parts.
+
+use leptos::ev;
+use leptos::prelude::*;
+use wasm_bindgen::JsValue;
+
+use super::model::Model;
+use crate::explore::state::State;
+
+/// The current hash, `#…` (empty when there is none).
+pub fn current() -> String {
+    window().location().hash().unwrap_or_default()
+}
+
+/// The permalink of the page as it is now.
+pub fn permalink() -> String {
+    window().location().href().unwrap_or_default()
+}
+
+/// Keeps the hash in step with the state, both ways.
+pub fn sync(model: Model) {
+    Effect::new(move |_| {
+        let hash = model.state.with(State::to_hash);
+        if current() != hash
+            && let Ok(history) = window().history()
+        {
+            let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&hash));
+        }
+    });
+    let handle = window_event_listener(ev::hashchange, move |_| {
+        let hash = current();
+        if model.state.with_untracked(State::to_hash) == hash {
+            return;
+        }
+        let (state, problems) = State::parse(&hash);
+        model.notices.set(problems);
+        model.control_error.set(None);
+        model.spec_error.set(None);
+        model.state.set(state);
+    });
+    // The listener lives as long as the page.
+    std::mem::forget(handle);
+}
+
+/// The problems found in a hash, each on its own line, until dismissed.
+#[component]
+pub fn HashBanner(notices: RwSignal<Vec<String>>) -> impl IntoView {
+    let shown = move || notices.with(|n| !n.is_empty());
+    view! {
+        <Show when=shown>
+            <div class="banner" role="alert" data-testid="hash-errors">
+                <div class="banner-text">
+                    <strong>"Parts of this link could not be read; they were reset to defaults:"</strong>
+                    <ul>
+                        {move || notices.get().into_iter().map(|m| view! { <li>{m}</li> }).collect_view()}
+                    </ul>
+                </div>
+                <button
+                    type="button"
+                    class="icon-button"
+                    aria-label="Dismiss these messages"
+                    data-testid="dismiss-hash-errors"
+                    on:click=move |_| notices.set(Vec::new())
+                >
+                    "✕"
+                </button>
+            </div>
+        </Show>
+    }
+}

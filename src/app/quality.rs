@@ -1,0 +1,54 @@
+//! The error panel: what the selected quantizer loses on the sample tensor (SQNR, MSE, levels
+//! used, clipped inputs).
+
+use leptos::prelude::*;
+
+use super::figure::fmt_number;
+use super::model::Model;
+
+/// A dB figure with one decimal (∞ for a lossless quantizer).
+fn db(v: f64) -> String {
+    if v.is_infinite() && v > 0.0 {
+        "∞ dB (lossless)".into()
+    } else {
+        format!("{} dB", fmt_number((v * 10.0).round() / 10.0))
+    }
+}
+
+#[component]
+pub fn Quality(model: Model) -> impl IntoView {
+    let metrics = Memo::new(move |_| model.sample_run.with(|r| r.metrics.clone()));
+    let total = Memo::new(move |_| model.sample_run.with(|r| r.levels.count()));
+    let sample = move || {
+        let s = model.sample_spec.get();
+        format!(
+            "{} × {} ({} {}), seed {}",
+            s.n,
+            s.dist.name(),
+            s.dist.spread_name(),
+            fmt_number(s.spread as f64),
+            s.seed
+        )
+    };
+    view! {
+        <section class="card side" aria-labelledby="quality-h">
+            <h2 id="quality-h">"Error on the sample"</h2>
+            <dl class="facts" data-testid="sqnr">
+                <dt>"SQNR"</dt>
+                <dd class="num big">{move || db(metrics.get().sqnr_db)}</dd>
+                <dt>"MSE"</dt>
+                <dd class="num">{move || fmt_number(metrics.get().mse)}</dd>
+                <dt>"levels used"</dt>
+                <dd class="num">
+                    {move || match total.get() {
+                        Some(t) => format!("{} of {t}", metrics.get().levels_used),
+                        None => metrics.get().levels_used.to_string(),
+                    }}
+                </dd>
+                <dt>"clipped"</dt>
+                <dd class="num">{move || format!("{} %", fmt_number(metrics.get().clip_fraction * 100.0))}</dd>
+            </dl>
+            <p class="muted small">{sample}</p>
+        </section>
+    }
+}

@@ -1,0 +1,109 @@
+//! The page: the title bar (views, share link, exports, theme), the banner for a link's
+//! problems, and the explorer's columns.
+
+use leptos::prelude::*;
+
+use super::code::CodePanel;
+use super::compare::CompareList;
+use super::dom::{copy_text, prefers_dark, resize_ticks, set_page_theme};
+use super::explain::ExplainPanel;
+use super::export::{save_png, save_svg};
+use super::hash::{self, HashBanner};
+use super::model::{Model, ThemeChoice};
+use super::picker::Picker;
+use super::plots::Plots;
+use super::quality::Quality;
+use super::sample::SamplePanel;
+use super::selected::SelectedPanel;
+use crate::explore::state::State;
+
+#[component]
+pub fn App() -> impl IntoView {
+    let (initial, problems) = State::parse(&hash::current());
+    let model = Model::new(initial, prefers_dark().into());
+    model.notices.set(problems);
+    hash::sync(model);
+    Effect::new(move |_| {
+        set_page_theme(match model.theme.get() {
+            ThemeChoice::System => None,
+            ThemeChoice::Light => Some("light"),
+            ThemeChoice::Dark => Some("dark"),
+        })
+    });
+    let resized = resize_ticks();
+    let picker_hidden = model.hides("picker");
+    view! {
+        <Header model=model />
+        <HashBanner notices=model.notices />
+        <main class="explorer">
+            <div class="column left">
+                <Show when=move || !picker_hidden.get()>
+                    <Picker model=model />
+                </Show>
+                <CompareList model=model />
+            </div>
+            <div class="column middle">
+                <Plots model=model resized=resized />
+                <SamplePanel model=model resized=resized />
+            </div>
+            <div class="column right">
+                <SelectedPanel model=model />
+                <Quality model=model />
+                <ExplainPanel model=model />
+                <CodePanel model=model />
+            </div>
+        </main>
+    }
+}
+
+#[component]
+fn Header(model: Model) -> impl IntoView {
+    let status = RwSignal::new(String::new());
+    let share = move |_| {
+        let link = hash::permalink();
+        let shown = link.clone();
+        copy_text(&link, move |ok| {
+            status.set(if ok { "link copied".into() } else { format!("copy this link: {shown}") })
+        });
+    };
+    let theme_label = move || match model.theme.get() {
+        ThemeChoice::System => "theme: system",
+        ThemeChoice::Light => "theme: light",
+        ThemeChoice::Dark => "theme: dark",
+    };
+    let next_theme = move |_| {
+        model.theme.update(|t| {
+            *t = match t {
+                ThemeChoice::System => ThemeChoice::Light,
+                ThemeChoice::Light => ThemeChoice::Dark,
+                ThemeChoice::Dark => ThemeChoice::System,
+            }
+        })
+    };
+    view! {
+        <header class="bar">
+            <span class="brand">"qscope"</span>
+            <nav class="views" aria-label="Views">
+                <span class="view current" aria-current="page">"Explorer"</span>
+            </nav>
+            <span class="tagline">"what a quantizer computes, forward and backward"</span>
+            <span class="status muted" role="status" data-testid="status">{move || status.get()}</span>
+            <div class="actions">
+                <button type="button" class="button" data-testid="share-link" on:click=share>"Copy link"</button>
+                <button type="button" class="button" data-testid="export-png" title="the figure at 2×, with the specs and link inside" on:click=move |_| save_png(model, status)>
+                    "PNG"
+                </button>
+                <button type="button" class="button" data-testid="export-svg" title="the figure with the specs and link in its metadata" on:click=move |_| save_svg(model, status)>
+                    "SVG"
+                </button>
+                <button type="button" class="button" data-testid="theme" aria-label=theme_label on:click=next_theme>
+                    {move || match model.theme.get() {
+                        ThemeChoice::System => "◐",
+                        ThemeChoice::Light => "☀",
+                        ThemeChoice::Dark => "☾",
+                    }}
+                </button>
+            </div>
+        </header>
+    }
+}

@@ -1,0 +1,277 @@
+//! `qscope plot` and `qscope gallery`: the files they write and how they fail.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn qscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_qscope")).args(args).output().expect("qscope runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh directory for one test's files, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn join(&self, file: &str) -> PathBuf {
+        self.0.join(file)
+    }
+    fn to_str(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
+    let dir = std::env::temp_dir().join(format!("qscope-plot-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    Scratch(dir)
+}
+
+/// Renders `args` to `file` in a scratch directory and returns the file's bytes.
+fn plot(name: &str, file: &str, args: &[&str]) -> Vec<u8> {
+    let dir = scratch(name);
+    let out = dir.join(file);
+    let mut all = vec!["plot"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-o", out.to_str().unwrap()]);
+    let o = qscope(&all);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::read(&out).unwrap()
+}
+
+/// Checks that every element is closed in order (enough XML to trust the file) and returns
+/// the start tags with their attribute text.
+fn tags(xml: &str) -> Vec<(String, String)> {
+    let mut stack: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    let mut rest = xml;
+    while let Some(i) = rest.find('<') {
+        let end = rest[i..].find('>').expect("an unclosed tag") + i;
+        let tag = &rest[i + 1..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('!') || tag.starts_with('?') {
+            continue;
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(stack.pop().as_deref(), Some(name.trim()), "</{name}> closes the wrong element");
+            continue;
+        }
+        let name = tag.split_whitespace().next().unwrap().trim_end_matches('/').to_string();
+        if !tag.ends_with('/') {
+            stack.push(name.clone());
+        }
+        out.push((name, tag.to_string()));
+    }
+    assert!(stack.is_empty(), "unclosed: {stack:?}");
+    out
+}
+
+/// The value of attribute `key` in a start tag's text.
+fn attr<'a>(tag: &'a str, key: &str) -> Option<&'a str> {
+    let at = tag.find(&format!(" {key}=\""))? + key.len() + 3;
+    Some(&tag[at..at + tag[at..].find('"')?])
+}
+
+const SPEC: &str = "qkeras.quantized_bits(4,0,1)";
+const CANONICAL: &str = "qkeras.quantized_bits(bits=4, symmetric=True)";
+const BLUE: &str = "#0072B2";
+
+#[test]
+fn an_svg_figure_is_well_formed_and_carries_its_specs_permalink_and_version() {
+    let svg = String::from_utf8(plot("svg", "q.svg", &[SPEC, "--x", "-2,2"])).unwrap();
+    let tags = tags(&svg);
+    assert_eq!(tags[0].0, "svg");
+    assert_eq!((attr(&tags[0].1, "width"), attr(&tags[0].1, "height")), (Some("720"), Some("640")));
+    let meta = &svg[svg.find("<metadata>").expect("<metadata>")..svg.find("</metadata>").unwrap()];
+    assert!(meta.contains(&format!("<qscope:spec>{CANONICAL}</qscope:spec>")), "{meta}");
+    assert!(meta.contains(&format!("software=\"qscope {}\"", env!("CARGO_PKG_VERSION"))), "{meta}");
+    assert!(meta.contains("permalink=\"#q=qkeras.quantized_bits(bits%3D4,%20symmetric%3DTrue)&amp;x=-2,2\""), "{meta}");
+    assert!(svg.contains(&format!("<title>qscope: {CANONICAL}</title>")));
+}
+
+#[test]
+fn an_svg_figure_draws_every_step_and_every_jump() {
+    let svg = String::from_utf8(plot("steps", "q.svg", &[SPEC])).unwrap();
+    let tags = tags(&svg);
+    let (_, h) = (1440.0, 1280.0);
+    // The forward panel (top half of the 2× viewBox): one flat polyline per level, 15.
+    let points = |t: &str| -> Vec<(f64, f64)> {
+        attr(t, "points")
+            .unwrap()
+            .split_whitespace()
+            .map(|p| {
+                let (x, y) = p.split_once(',').unwrap();
+                (x.parse().unwrap(), y.parse().unwrap())
+            })
+            .collect()
+    };
+    let mut flat: Vec<f64> = tags
+        .iter()
+        .filter(|(n, t)| n == "polyline" && attr(t, "stroke") == Some(BLUE) && attr(t, "stroke-width") == Some("5"))
+        .map(|(_, t)| points(t))
+        .filter(|p| p.iter().all(|q| q.1 < h / 2.0 && q.1 == p[0].1) && p.last().unwrap().0 - p[0].0 > 20.0)
+        .map(|p| p[0].1)
+        .collect();
+    // The topmost is the legend's sample line, above the plot.
+    flat.sort_by(f64::total_cmp);
+    assert_eq!(flat.len() - 1, 15, "{flat:?}");
+    flat.dedup();
+    assert_eq!(flat.len() - 1, 15, "one height per level");
+    // 14 jumps: a filled and an open dot each.
+    let circles = |fill: &str, stroke: &str| {
+        tags.iter()
+            .filter(|(n, t)| n == "circle" && attr(t, "fill") == Some(fill) && attr(t, "stroke") == Some(stroke))
+            .count()
+    };
+    assert_eq!(circles(BLUE, "none"), 14);
+    assert_eq!(circles("none", BLUE), 14);
+    assert!(svg.contains(">STE pass-band</text>") && svg.contains(">true derivative</text>"));
+}
+
+#[test]
+fn compared_specs_share_one_figure() {
+    let svg = String::from_utf8(plot("compare", "c.svg", &[SPEC, "larq.ste_sign", "larq.ApproxSign"])).unwrap();
+    for (spec, colour) in [(CANONICAL, BLUE), ("larq.SteSign", "#D55E00"), ("larq.ApproxSign", "#009E73")] {
+        assert!(svg.contains(&format!(">{spec}</text>")), "no legend for {spec}");
+        assert!(svg.contains(&format!("stroke=\"{colour}\"")), "no {colour} curve");
+        assert!(svg.contains(&format!("<qscope:spec>{spec}</qscope:spec>")));
+    }
+    assert!(svg.contains(
+        "#q=qkeras.quantized_bits(bits%3D4,%20symmetric%3DTrue)&amp;q=larq.SteSign&amp;q=larq.ApproxSign&amp;x=-2,2"
+    ));
+}
+
+/// The chunks of a PNG after its signature: (type, data), each CRC checked.
+fn chunks(png: &[u8]) -> Vec<(String, Vec<u8>)> {
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
+    let mut out = Vec::new();
+    let mut at = 8;
+    while at < png.len() {
+        let len = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        let body = &png[at + 4..at + 8 + len];
+        let crc = u32::from_be_bytes(png[at + 8 + len..at + 12 + len].try_into().unwrap());
+        assert_eq!(crc32(body), crc, "chunk CRC");
+        out.push((String::from_utf8_lossy(&body[..4]).into_owned(), body[4..].to_vec()));
+        at += 12 + len;
+    }
+    out
+}
+
+/// CRC-32 (IEEE, reflected), as PNG chunks use it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn a_png_figure_is_twice_the_size_with_text_chunks() {
+    let png = plot("png", "q.png", &[SPEC, "larq.ste_sign", "--width", "300", "--height", "240", "--x", "-1.5,1.5"]);
+    let chunks = chunks(&png);
+    assert_eq!(chunks[0].0, "IHDR");
+    let ihdr = &chunks[0].1;
+    let (w, h) =
+        (u32::from_be_bytes(ihdr[0..4].try_into().unwrap()), u32::from_be_bytes(ihdr[4..8].try_into().unwrap()));
+    assert_eq!((w, h), (600, 480));
+    assert_eq!(chunks.last().unwrap().0, "IEND");
+    let text: Vec<(String, String)> = chunks
+        .iter()
+        .filter(|(t, _)| t == "tEXt")
+        .map(|(_, d)| {
+            let nul = d.iter().position(|&b| b == 0).unwrap();
+            (String::from_utf8_lossy(&d[..nul]).into_owned(), d[nul + 1..].iter().map(|&b| b as char).collect())
+        })
+        .collect();
+    let get =
+        |k: &str| text.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str()).unwrap_or_else(|| panic!("no {k}"));
+    assert_eq!(get("Title"), format!("qscope: {CANONICAL}; larq.SteSign"));
+    assert_eq!(get("Software"), format!("qscope {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(get("Source"), "#q=qkeras.quantized_bits(bits%3D4,%20symmetric%3DTrue)&q=larq.SteSign&x=-1.5,1.5");
+    assert!(get("Description").contains("for x from -1.5 to 1.5"), "{}", get("Description"));
+}
+
+#[test]
+fn a_crosshair_prints_every_curve_at_x() {
+    let dir = scratch("crosshair");
+    let out = dir.join("x.svg");
+    let o = qscope(&["plot", SPEC, "larq.ste_sign", "--crosshair", "0.1875", "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(text, format!("x 0.1875\n{CANONICAL} y 0.25 dydx 1\nlarq.SteSign y 1 dydx 1\n"));
+    assert!(std::fs::read_to_string(&out).unwrap().contains(">x = 0.1875</text>"));
+}
+
+#[test]
+fn bad_arguments_fail_with_one_line() {
+    let dir = scratch("bad");
+    let svg = dir.join("bad.svg");
+    let svg = svg.to_str().unwrap();
+    for (args, needle) in [
+        (vec!["plot", SPEC], "-o FILE"),
+        (vec!["plot", "-o", svg], "needs a SPEC"),
+        (vec!["plot", SPEC, "-o", "out.pdf"], ".svg or .png"),
+        (vec!["plot", "qkeras.quantized_bit", "-o", svg], "did you mean"),
+        (vec!["plot", SPEC, "--x", "2,-2", "-o", svg], "LO must be less than HI"),
+        (vec!["plot", SPEC, "--x", "a,b", "-o", svg], "--x a"),
+        (vec!["plot", SPEC, "--width", "10", "-o", svg], "200 to 4000"),
+        (vec!["plot", SPEC, "--wat", "-o", svg], "unknown option '--wat'"),
+        (vec!["plot", "ste", "ste", "ste", "ste", "ste", "ste", "ste", "-o", svg], "at most 6"),
+        (vec!["plot", "qkeras.stochastic_ternary", "-o", svg], "stochastic_ternary"),
+        (vec!["gallery"], "needs a directory"),
+        (vec!["gallery", "a", "b"], "unexpected argument 'b'"),
+    ] {
+        let o = qscope(&args);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("qscope: ") && err.contains(needle), "{args:?}: {err}");
+    }
+    assert!(!std::path::Path::new(svg).exists(), "no file is written on error");
+}
+
+#[test]
+fn the_gallery_writes_a_figure_per_entry_and_an_index() {
+    let dir = scratch("gallery");
+    let o = qscope(&["gallery", dir.to_str()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let items = qscope::plot::gallery::items().unwrap();
+    assert!(items.len() > qscope::quant::ENTRIES.len(), "catalogue defaults and notable configurations");
+    let svgs: Vec<String> = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    assert_eq!(svgs.len(), items.len());
+    let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    tags(&index);
+    for it in &items {
+        assert!(index.contains(&format!("href=\"{}\"", it.file)), "index links {}", it.file);
+        let svg = std::fs::read_to_string(dir.join(&it.file)).unwrap();
+        tags(&svg);
+        for spec in &it.specs {
+            let escaped = spec.replace('&', "&amp;").replace('\'', "&apos;").replace('"', "&quot;");
+            assert!(index.contains(&escaped), "index shows {spec}");
+            assert!(svg.contains(&format!("<qscope:spec>{escaped}</qscope:spec>")), "{} embeds {spec}", it.file);
+        }
+    }
+    // The alpha='auto' configuration is frozen at a sample tensor's scale, so its jumps are exact.
+    let auto = items.iter().find(|i| i.specs[0].contains("alpha='auto'")).expect("a frozen 'auto' figure");
+    assert!(auto.specs[0].contains("post_training_scale="));
+    let svg = std::fs::read_to_string(dir.join(&auto.file)).unwrap();
+    assert!(svg.matches(&format!("fill=\"{BLUE}\" stroke=\"none\"")).count() >= 10, "jump dots");
+}
