@@ -16,6 +16,13 @@ enum Copied {
     Refused,
 }
 
+fn status(last: &Option<(String, Copied)>, text: &str) -> Copied {
+    match last {
+        Some((t, c)) if t == text => *c,
+        _ => Copied::Not,
+    }
+}
+
 #[component]
 pub fn CodePanel(model: Model) -> impl IntoView {
     let snippets = Memo::new(move |_| model.current.with(snippet));
@@ -25,13 +32,11 @@ pub fn CodePanel(model: Model) -> impl IntoView {
         let want = wanted.get();
         snippets.with(|s| s.iter().find(|(f, _)| *f == want).or(s.first()).cloned())
     });
-    let copied = RwSignal::new(Copied::Not);
+    let text = move || shown.with(|s| s.as_ref().map(|(_, t)| t.clone()).unwrap_or_default());
+    // The last text copied and how it went: a confirmation is about that text only.
+    let last = RwSignal::new(None::<(String, Copied)>);
+    let copied = Memo::new(move |_| last.with(|l| status(l, &text())));
     let fallback = NodeRef::<leptos::html::Textarea>::new();
-    Effect::new(move |_| {
-        // Any change of the text makes an old confirmation stale.
-        shown.track();
-        copied.set(Copied::Not);
-    });
     Effect::new(move |_| {
         if copied.get() == Copied::Refused
             && let Some(t) = fallback.get()
@@ -42,11 +47,11 @@ pub fn CodePanel(model: Model) -> impl IntoView {
     });
     let copy = move |_| {
         if let Some((_, text)) = shown.get_untracked() {
-            copy_text(&text, move |ok| copied.set(if ok { Copied::Done } else { Copied::Refused }));
+            let copy = text.clone();
+            copy_text(&text, move |ok| last.set(Some((copy, if ok { Copied::Done } else { Copied::Refused }))));
         }
     };
     let hidden = model.hides("code");
-    let text = move || shown.get().map(|(_, t)| t).unwrap_or_default();
     view! {
         <section class="card side" class:hidden=move || hidden.get() aria-labelledby="code-h">
             <h2 id="code-h">"Copy as code"</h2>

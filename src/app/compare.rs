@@ -79,7 +79,7 @@ fn SlotRow(model: Model, index: usize) -> impl IntoView {
                     title=move || if hidden() { "show this curve" } else { "hide this curve" }
                     on:click=move |_| model.update(|s| s.toggle_hidden(index))
                 >
-                    {move || if hidden() { "◌" } else { "◉" }}
+                    <Eye open=Signal::derive(move || !hidden()) />
                 </button>
                 <button
                     type="button"
@@ -102,5 +102,17 @@ fn SlotRow(model: Model, index: usize) -> impl IntoView {
                 <Controls model=model />
             </Show>
         </li>
+    }
+}
+
+/// An eye (the curve is shown) or a struck-through eye (hidden).
+#[component]
+fn Eye(open: Signal<bool>) -> impl IntoView {
+    view! {
+        <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="1.4">
+            <path d="M1.5 8c1.6-3 3.9-4.5 6.5-4.5S12.9 5 14.5 8c-1.6 3-3.9 4.5-6.5 4.5S3.1 11 1.5 8z" />
+            <circle cx="8" cy="8" r="2" />
+            <line x1="2.5" y1="13.5" x2="13.5" y2="2.5" class:hidden=move || open.get() />
+        </svg>
     }
 }

@@ -78,7 +78,8 @@ pub fn Controls(model: Model) -> impl IntoView {
     // (a slider being dragged must stay the same element).
     let entry = Memo::new(move |_| model.current.with(|q| q.info().qualified()));
     let rows = move || {
-        entry.track();
+        // Read, not only tracked: a memo computes (and follows its inputs) when read.
+        let _entry = entry.get();
         let (params, defaults): (Vec<ParamDef>, Vec<Literal>) = model.current.with_untracked(|q| {
             q.params().iter().filter(|d| has_control(d)).map(|d| (*d, default_of(q, d.name))).unzip()
         });

@@ -7,6 +7,15 @@ use super::figure::fmt_number;
 use super::model::Model;
 use crate::explore::explain::explain;
 
+/// A number for the field: at most 4 decimals (or 4 significant digits when small).
+fn field(v: f32) -> String {
+    let v = v as f64;
+    let digits = if v == 0.0 || v.abs() >= 1e-3 { 4 } else { (3.0 - v.abs().log10().floor()) as usize };
+    let s = format!("{v:.digits$}");
+    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    if s == "-0" { "0".into() } else { s }
+}
+
 #[component]
 pub fn ExplainPanel(model: Model) -> impl IntoView {
     let at = model.reading_x();
@@ -32,7 +41,7 @@ pub fn ExplainPanel(model: Model) -> impl IntoView {
                     type="number"
                     step="any"
                     class="num-input"
-                    prop:value=move || at.get().to_string()
+                    prop:value=move || field(at.get())
                     on:change=move |ev| set_probe(event_target_value(&ev))
                 />
                 <span class="muted small">{move || if model.hover.get().is_some() { "following the crosshair" } else { "click a plot to pin x" }}</span>

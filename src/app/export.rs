@@ -1,7 +1,7 @@
 //! Exporting the figure as the canvases show it: PNG at 2× (an offscreen canvas drawn at twice
 //! the pixels, its `toBlob` bytes with the specs, permalink and version added as PNG text
-//! chunks and a 144 dpi density) and SVG (the same 2× image in an SVG document whose `<title>`,
-//! `<desc>` and `<metadata>` carry the specs, permalink and version).
+//! chunks and a 144 dpi density) and vector SVG (plotters' SVG backend through the same
+//! drawing code; `<title>`, `<desc>` and `<metadata>` carry the specs, permalink and version).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -39,10 +39,12 @@ fn meta(model: Model) -> Meta {
     Meta { title: format!("qscope: {}", specs.join("; ")), specs, description, permalink }
 }
 
-/// A file name from the first quantizer's name.
+/// A file name from the first shown quantizer's name.
 fn file_name(model: Model, ext: &str) -> String {
-    let first = model.current.with_untracked(|q| q.info().name.trim_start_matches('_').to_lowercase());
-    let more = model.slots.with_untracked(|s| s.iter().filter(|s| !s.hidden).count()).saturating_sub(1);
+    let (first, more) = model.slots.with_untracked(|s| {
+        let shown: Vec<&str> = s.iter().filter(|s| !s.hidden).map(|s| s.quantizer.info().name).collect();
+        (shown.first().map_or("figure", |n| n.trim_start_matches('_')).to_lowercase(), shown.len().saturating_sub(1))
+    });
     if more > 0 { format!("qscope-{first}-and-{more}-more.{ext}") } else { format!("qscope-{first}.{ext}") }
 }
 
@@ -108,76 +110,21 @@ pub fn save_png(model: Model, status: RwSignal<String>) {
     });
 }
 
-/// Saves the figure as an SVG document (the 2× image, with metadata).
+/// Saves the figure as a vector SVG document (drawn by the same code as the canvases, with the
+/// specs, permalink and version in its `<title>`, `<desc>` and `<metadata>`).
 pub fn save_svg(model: Model, status: RwSignal<String>) {
-    status.set("rendering SVG…".into());
-    let size = figure_size();
-    render_png(model, move |png| {
-        let result = png.and_then(|bytes| {
-            let svg = svg_document(&meta(model), size, &bytes);
-            download(svg.as_bytes(), "image/svg+xml", &file_name(model, "svg"))
-        });
-        status.set(match result {
-            Ok(()) => "SVG saved".into(),
-            Err(e) => format!("SVG export failed: {e}"),
-        });
+    let frame = Frame { x: model.x.get_untracked(), crosshair: None, dark: model.dark.get_untracked() };
+    let specs = meta(model).specs;
+    let infer = !model.mode.get_untracked().training();
+    let seed = model.seed.get_untracked();
+    let result = model
+        .curves
+        .with_untracked(|c| figure::svg_document(figure_size(), c, &frame, specs, infer, seed))
+        .and_then(|svg| download(svg.as_bytes(), "image/svg+xml", &file_name(model, "svg")));
+    status.set(match result {
+        Ok(()) => "SVG saved".into(),
+        Err(e) => format!("SVG export failed: {e}"),
     });
-}
-
-fn svg_document(m: &Meta, (w, h): (u32, u32), png: &[u8]) -> String {
-    let specs: String = m.specs.iter().map(|s| format!("<qscope:spec>{}</qscope:spec>\n", xml_escape(s))).collect();
-    format!(
-        concat!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" ",
-            "width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n",
-            "<title>{title}</title>\n<desc>{desc}</desc>\n<metadata>\n",
-            "<qscope:figure xmlns:qscope=\"urn:qscope:figure\" software=\"{sw}\" permalink=\"{link}\">\n",
-            "{specs}</qscope:figure>\n</metadata>\n",
-            "<image width=\"{w}\" height=\"{h}\" href=\"data:image/png;base64,{data}\"/>\n</svg>\n"
-        ),
-        w = w,
-        h = h,
-        title = xml_escape(&m.title),
-        desc = xml_escape(&m.description),
-        sw = xml_escape(&software()),
-        link = xml_escape(&m.permalink),
-        specs = specs,
-        data = base64(png),
-    )
-}
-
-/// `s` with `& < > " '` escaped for XML text and attributes.
-fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
-        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                out.push(ABC[(n >> shift & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 /// CRC-32 (ISO 3309, as PNG uses it) of `data`.

@@ -148,10 +148,9 @@ pub fn draw_figure_2x(size: (u32, u32), curves: &[Curve], frame: &Frame) -> Resu
     Ok(canvas)
 }
 
-/// The plot rectangle's left edge and right margin inside a panel, in layout pixels (the
-/// panel's chart margins and y label area, see `plot::panel`).
-const PLOT_LEFT: f64 = 6.0 + 58.0;
-const PLOT_RIGHT: f64 = 18.0;
+/// The plot rectangle's left edge and right margin inside a panel, in layout pixels.
+const PLOT_LEFT: f64 = plot::PLOT_INSET.0;
+const PLOT_RIGHT: f64 = plot::PLOT_INSET.1;
 
 /// The x value under a pointer `px` layout pixels from the left of a panel `width` wide.
 pub fn x_at(px: f64, width: f64, (lo, hi): (f32, f32)) -> f32 {
@@ -184,3 +183,19 @@ pub fn title(panel: Which) -> &'static str {
 
 /// Both panels, for iteration.
 pub const PANELS: [(Which, &str); 2] = [(Panel::Forward, "plot-forward"), (Panel::Backward, "plot-backward")];
+
+/// The figure as a vector SVG document: the same drawing code into plotters' SVG backend, with
+/// the specs, permalink and version in its metadata (see [`plot::svg::Figure`]).
+pub fn svg_document(
+    size: (u32, u32),
+    curves: &[Curve],
+    frame: &Frame,
+    specs: Vec<String>,
+    infer: bool,
+    seed: u64,
+) -> Result<String, String> {
+    let view = View { x: Some(frame.x), ..View::default() };
+    let figure =
+        plot::svg::Figure { specs, curves: curves.to_vec(), view, infer, seed, size, theme: theme(frame.dark) };
+    figure.svg()
+}

@@ -1,4 +1,5 @@
-//! `qscope`, the native command-line tool: evaluate, list and plot quantizers.
+//! `qscope`, the native command-line tool: evaluate, list and plot quantizers, train small
+//! quantized networks.
 
 use std::io::{self, BufWriter, Read, Write};
 use std::process::ExitCode;
@@ -15,6 +16,8 @@ USAGE:
     qscope plot SPEC... -o FILE.svg|FILE.png [options] forward + backward figure, up to 6 specs
     qscope gallery DIR                                 one SVG per quantizer, and an index.html
     qscope bench [--n 1000000,4000000] [--reps 15]     native throughput as JSON rows
+    qscope train [options] [--json]                    train a small quantized MLP, per-epoch metrics
+    qscope train --bench [--arch 2-8-8-1,...]          training throughput as JSON rows
     qscope help | --help | --version
 
 SPEC examples:
@@ -39,6 +42,28 @@ permalink and the version are embedded in the file.
   --identity        draw y = x faintly in the forward panel
   --dark            dark theme
   --seed N, --infer as for eval
+
+train trains an MLP on a generated 2-D dataset (TF Playground's) and prints, per epoch, the
+train and test loss and accuracy (evaluation mode); the same options give the same numbers.
+  --dataset NAME      circle, xor, gaussian, spiral, moons, checkerboard, sine (default circle)
+  --hidden W,W,...    hidden widths (default 4,2; `--hidden ''` for none)
+  --activation A      tanh, relu, sigmoid, linear, or a quantizer SPEC (default tanh)
+  --wq SPEC           weight quantizer of every hidden layer (one tensor per layer)
+  --aq SPEC           activation quantizer after every hidden activation
+  --quantize-output   also quantize the output layer's weights with --wq
+  --loss L            mse (tanh output, labels ±1), bce (sigmoid), softmax (default mse)
+  --optimizer O       sgd or adam (default sgd); --momentum M for sgd (default 0)
+  --lr X --batch N    learning rate (default 0.03) and batch size (default 10)
+  --l1 X --l2 X       weight penalties (default 0)
+  --init I            auto, glorot or he (default auto: he for relu, else glorot)
+  --features F,...    x1, x2, x1sq, x2sq, x1x2, sinx1, sinx2 (default x1,x2)
+  --noise X           0 to 0.5 as Playground's 0–50 % (default 0)
+  --samples N         points generated (default 500); --train-ratio X (default 0.5)
+  --epochs N          (default 100); --seed N (default 0)
+  --json              one JSON object per epoch: epoch, train_loss, test_loss, train_acc, test_acc
+  --bench             instead, measure training throughput (samples/s) of --arch networks
+                      (default 2-8-8-1,2-64-64-64-1) at --batch (default 10) for --seconds
+                      (default 1) each; --quantized adds 4-bit rows
 ";
 
 fn main() -> ExitCode {
@@ -59,6 +84,7 @@ fn run(args: &[String]) -> Result<(), String> {
         Some("plot") => plot(&args[1..]),
         Some("gallery") => gallery(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("train") => train(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())
@@ -385,4 +411,225 @@ fn bench(args: &[String]) -> Result<(), String> {
         eprintln!("(checksum {sink})");
     }
     Ok(())
+}
+
+/// What `qscope train` was asked for.
+struct TrainOptions {
+    config: qscope::nn::Config,
+    epochs: usize,
+    json: bool,
+    bench: Option<BenchOptions>,
+}
+
+/// `qscope train --bench`: architectures, seconds per row, 4-bit rows too.
+struct BenchOptions {
+    archs: Vec<Vec<usize>>,
+    seconds: f64,
+    quantized: bool,
+}
+
+/// A comma-separated list (empty text: none).
+fn parse_list<T>(opt: &str, v: &str, f: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
+    v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| f(s).map_err(|e| format!("{opt} {v}: {e}"))).collect()
+}
+
+fn parse_num<T: std::str::FromStr>(opt: &str, v: &str, what: &str) -> Result<T, String> {
+    v.trim().parse().map_err(|_| format!("{opt} {v}: expected {what}"))
+}
+
+fn train_options(args: &[String]) -> Result<TrainOptions, String> {
+    use qscope::nn::{Act, Config, DatasetKind, Feature, Hidden, Init, Loss, Optimizer};
+    use qscope::quant::Quantizer;
+    let mut dataset = DatasetKind::Circle;
+    let (mut hidden, mut activation) = (vec![4, 2], Act::parse("tanh")?);
+    let (mut wq, mut aq, mut quantize_output): (Option<Quantizer>, Option<Quantizer>, bool) = (None, None, false);
+    let (mut optimizer, mut momentum) = ("sgd".to_string(), 0.0f32);
+    let mut features = None;
+    let mut c = Config::new(DatasetKind::Circle);
+    let (mut epochs, mut json) = (100usize, false);
+    let (mut bench, mut archs, mut seconds, mut quantized) = (false, None, 1.0f64, false);
+    let spec = |opt: &str, v: &str| qscope::quant::parse(v).map_err(|e| format!("{opt}: {e}"));
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        let mut value = |what: &str| -> Result<String, String> {
+            inline.clone().or_else(|| it.next().cloned()).ok_or_else(|| format!("{name} needs a value ({what})"))
+        };
+        match name {
+            "--dataset" => dataset = DatasetKind::parse(&value("a dataset name")?)?,
+            "--hidden" => {
+                let v = value("widths, e.g. 8,8")?;
+                hidden = parse_list("--hidden", &v, |s| parse_num("--hidden", s, "positive widths, e.g. 8,8"))?;
+            }
+            "--activation" => activation = Act::parse(&value("tanh, relu, sigmoid, linear or a SPEC")?)?,
+            "--wq" => wq = Some(spec("--wq", &value("a quantizer SPEC")?)?),
+            "--aq" => aq = Some(spec("--aq", &value("a quantizer SPEC")?)?),
+            "--quantize-output" => quantize_output = true,
+            "--loss" => c.loss = Loss::parse(&value("mse, bce or softmax")?)?,
+            "--optimizer" => optimizer = value("sgd or adam")?,
+            "--momentum" => momentum = parse_num(name, &value("a number")?, "a number from 0 to 1")?,
+            "--lr" => c.learning_rate = parse_num(name, &value("a number")?, "a positive number")?,
+            "--batch" => c.batch = parse_num(name, &value("a count")?, "a positive integer")?,
+            "--l1" => c.l1 = parse_num(name, &value("a number")?, "a non-negative number")?,
+            "--l2" => c.l2 = parse_num(name, &value("a number")?, "a non-negative number")?,
+            "--init" => {
+                c.init = match value("auto, glorot or he")?.as_str() {
+                    "auto" => Init::Auto,
+                    "glorot" => Init::Glorot,
+                    "he" => Init::He,
+                    v => return Err(format!("--init {v}: expected auto, glorot or he")),
+                }
+            }
+            "--features" => features = Some(parse_list(name, &value("e.g. x1,x2,x1x2")?, Feature::parse)?),
+            "--noise" => c.noise = parse_num(name, &value("a number")?, "a number from 0 to 0.5")?,
+            "--samples" => c.samples = parse_num(name, &value("a count")?, "a positive integer")?,
+            "--train-ratio" => c.train_ratio = parse_num(name, &value("a number")?, "a number between 0 and 1")?,
+            "--epochs" => epochs = parse_num(name, &value("a count")?, "a non-negative integer")?,
+            "--seed" => c.seed = parse_num(name, &value("a non-negative integer")?, "a non-negative integer")?,
+            "--json" => json = true,
+            "--bench" => bench = true,
+            "--arch" => {
+                let v = value("e.g. 2-8-8-1,2-64-64-64-1")?;
+                archs = Some(parse_list(name, &v, |a| {
+                    a.split('-').map(|w| parse_num("--arch", w, "widths joined by '-', e.g. 2-8-8-1")).collect()
+                })?);
+            }
+            "--seconds" => seconds = parse_num(name, &value("a number")?, "a positive number of seconds")?,
+            "--quantized" => quantized = true,
+            s if s.starts_with('-') => return Err(format!("unknown option '{s}' for train")),
+            s => return Err(format!("unexpected argument '{s}' for train (options start with --)")),
+        }
+    }
+    c.dataset = dataset;
+    c.features = features.unwrap_or_else(|| Config::new(dataset).features);
+    c.optimizer = Optimizer::parse(&optimizer, momentum)?;
+    if quantize_output && wq.is_none() {
+        return Err("--quantize-output needs --wq SPEC (the weight quantizer to use)".into());
+    }
+    c.output_weights = if quantize_output { wq.clone() } else { None };
+    c.hidden = Hidden::uniform(&hidden, activation, wq, aq);
+    let bench = bench.then(|| BenchOptions {
+        archs: archs.unwrap_or_else(|| vec![vec![2, 8, 8, 1], vec![2, 64, 64, 64, 1]]),
+        seconds,
+        quantized,
+    });
+    if let Some(b) = &bench
+        && !(b.seconds.is_finite() && b.seconds > 0.0)
+    {
+        return Err(format!("--seconds {}: expected a positive number of seconds", b.seconds));
+    }
+    if bench.is_none() {
+        c.check()?;
+    }
+    Ok(TrainOptions { config: c, epochs, json, bench })
+}
+
+/// A float for output: shortest text that reads back the same, `null` for None.
+fn json_num(v: Option<f64>) -> String {
+    match v {
+        Some(x) if x.is_finite() => format!("{x}"),
+        _ => "null".into(),
+    }
+}
+
+fn train(args: &[String]) -> Result<(), String> {
+    use qscope::nn::Trainer;
+    let o = train_options(args)?;
+    if let Some(b) = o.bench {
+        return train_bench(&b, o.config.batch);
+    }
+    let mut t = Trainer::new(o.config)?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    let w = |e: io::Error| e.to_string();
+    if !o.json {
+        let c = t.config();
+        let arch: Vec<String> = c.widths().iter().map(usize::to_string).collect();
+        let feats: Vec<&str> = c.features.iter().map(|f| f.name()).collect();
+        writeln!(
+            out,
+            "# {} {} ({}), {} train / {} test points",
+            c.dataset.name(),
+            arch.join("-"),
+            feats.join(","),
+            t.dataset().train.len(),
+            t.dataset().test.len()
+        )
+        .map_err(w)?;
+        if let Some(h) = c.hidden.first() {
+            let q = |q: &Option<qscope::quant::Quantizer>| q.as_ref().map_or("float".to_string(), |q| q.to_string());
+            writeln!(
+                out,
+                "# activation {}, weights {}, activations {}, output layer {}",
+                h.activation,
+                q(&h.weights),
+                q(&h.output),
+                q(&c.output_weights)
+            )
+            .map_err(w)?;
+        }
+    }
+    for _ in 0..o.epochs {
+        let m = match t.step_epoch() {
+            Ok(m) => m,
+            Err(e) => {
+                out.flush().map_err(w)?;
+                return Err(e);
+            }
+        };
+        if o.json {
+            writeln!(
+                out,
+                r#"{{"epoch":{},"train_loss":{},"test_loss":{},"train_acc":{},"test_acc":{}}}"#,
+                m.epoch,
+                json_num(Some(m.train_loss)),
+                json_num(Some(m.test_loss)),
+                json_num(m.train_acc),
+                json_num(m.test_acc)
+            )
+            .map_err(w)?;
+        } else {
+            let pct = |a: Option<f64>| a.map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a));
+            writeln!(
+                out,
+                "epoch {:>4}  train loss {:.6}  test loss {:.6}  train acc {:>6}  test acc {:>6}",
+                m.epoch,
+                m.train_loss,
+                m.test_loss,
+                pct(m.train_acc),
+                pct(m.test_acc)
+            )
+            .map_err(w)?;
+        }
+    }
+    out.flush().map_err(w)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn train_bench(o: &BenchOptions, batch: usize) -> Result<(), String> {
+    use qscope::nn::bench::{measure, native_clock, trainer};
+    let mut rows = Vec::new();
+    for arch in &o.archs {
+        let name: Vec<String> = arch.iter().map(usize::to_string).collect();
+        for quantized in [false, true].into_iter().filter(|&q| !q || o.quantized) {
+            let mut t = trainer(arch, batch, quantized).map_err(|e| format!("--arch {}: {e}", name.join("-")))?;
+            measure(&mut t, o.seconds / 10.0, native_clock())?; // warm-up
+            let r = measure(&mut t, o.seconds, native_clock())?;
+            let kernel = format!("mlp:{}{}", name.join("-"), if quantized { ":q4" } else { "" });
+            rows.push(format!(
+                r#"{{"kernel":"{kernel}","pass":"train","impl":"native","runtime":"native","n":{},"batch":{batch},"elements_per_s":{:.0}}}"#,
+                r.samples,
+                r.per_second()
+            ));
+        }
+    }
+    println!("[\n{}\n]", rows.join(",\n"));
+    Ok(())
+}
+
+#[cfg(target_arch = "wasm32")]
+fn train_bench(_: &BenchOptions, _: usize) -> Result<(), String> {
+    Err("qscope train --bench measures the native build".into())
 }

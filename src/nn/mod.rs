@@ -1,4 +1,30 @@
-//! Small multilayer perceptrons with quantized weights and activations (pure Rust, shared by
-//! the browser trainer and the CLI). [`linalg`] holds the dense-layer loops (f32x4 in WASM).
+//! Small multilayer perceptrons with quantized weights and activations, trained live (pure
+//! Rust, shared by the browser trainer and `qscope train`).
+//!
+//! - [`data`]: TF Playground's datasets (and moons, checkerboard, sine) and input features;
+//! - [`config`]: what to train ([`Config`]), checked before training;
+//! - [`layer`]: a dense layer whose weights and activations pass through any [`crate::quant`]
+//!   quantizer, gradients through its straight-through estimator;
+//! - [`learnable`]: LSQ's step and PACT's clip as trained parameters;
+//! - [`loss`], [`optim`]: squared error / cross-entropies; SGD with momentum, Adam;
+//! - [`trainer`]: the training loop in slices ([`Trainer`]); [`bench`]: its throughput;
+//! - [`linalg`]: the dense-layer loops (f32x4 in WASM).
 
+pub mod bench;
+pub mod config;
+pub mod data;
+pub mod layer;
+pub mod learnable;
 pub mod linalg;
+pub mod loss;
+mod network;
+pub mod optim;
+pub mod trainer;
+
+pub use config::{Act, Config, Hidden, Init};
+pub use data::{Dataset, DatasetKind, Feature, Point};
+pub use layer::{Layer, Learned, Site, Slot};
+pub use linalg::Activation;
+pub use loss::Loss;
+pub use optim::Optimizer;
+pub use trainer::{Metrics, Trainer};

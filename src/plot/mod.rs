@@ -24,6 +24,7 @@ pub mod export;
 pub mod gallery;
 #[cfg(not(target_arch = "wasm32"))]
 mod raster;
+pub mod svg;
 
 pub use jumps::{Jump, Side, find_jumps, from_key, key, significant_bits, true_derivative};
 pub use permalink::{percent_encode, permalink};

@@ -7,7 +7,8 @@
 // Prints `N passed, M failed` and exits non-zero on any failure. Screenshots go to target/e2e/.
 // Environment: QSCOPE_DIST (default dist), CHROMIUM (default /usr/bin/chromium).
 
-import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, existsSync, readFileSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,8 +21,9 @@ const SHOTS = join(ROOT, 'target', 'e2e');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const TIMEOUT_MS = 10_000;
 
-const FIRST = 'qkeras.quantized_bits(4,0,1)';
-const SECOND = 'qkeras.quantized_bits(2,0,1)';
+const DEFAULT_CANONICAL = 'qkeras.quantized_bits(bits=4, symmetric=True)';
+const SHARED = '#q=qkeras.quantized_bits(4,0,1)&q=larq.approx_sign&x=-2,2';
+const CORRUPT = '#q=quantized_bitz(4)&x=oops';
 const BAD = 'qkeras.quantized_bits(bits=0)';
 
 // ── checks ───────────────────────────────────────────────────────────
@@ -80,6 +82,37 @@ async function applySpec(page, spec) {
   await input.press('Enter', { timeout: TIMEOUT_MS });
 }
 
+const hashOf = (page) => page.evaluate(() => location.hash);
+const decodedHash = async (page) => decodeURIComponent(await hashOf(page));
+const levelsText = (page) => text(page, 'levels').catch(() => '');
+const items = (page) => page.locator('[data-testid="compare-item"]');
+
+// The chunks of a PNG file: type, data and whether the stored CRC matches (zlib.crc32).
+function pngChunks(buf) {
+  const out = [];
+  if (buf.subarray(0, 8).toString('latin1') !== '\x89PNG\r\n\x1a\n') return null;
+  let at = 8;
+  while (at + 12 <= buf.length) {
+    const len = buf.readUInt32BE(at);
+    const type = buf.subarray(at + 4, at + 8).toString('latin1');
+    const data = buf.subarray(at + 8, at + 8 + len);
+    const crc = buf.readUInt32BE(at + 8 + len);
+    out.push({ type, data, crcOk: crc32(buf.subarray(at + 4, at + 8 + len)) === crc });
+    at += 12 + len;
+  }
+  return out;
+}
+
+// A download started by clicking `testid`: its suggested name and saved bytes.
+async function downloadOf(page, testid, saveAs) {
+  const [download] = await Promise.all([
+    page.waitForEvent('download', { timeout: TIMEOUT_MS }),
+    page.locator(`[data-testid="${testid}"]`).click({ timeout: TIMEOUT_MS }),
+  ]);
+  await download.saveAs(saveAs);
+  return { name: download.suggestedFilename(), bytes: readFileSync(saveAs) };
+}
+
 async function run(browser, url) {
   const errors = [];
   const wasmTypes = [];
@@ -88,14 +121,18 @@ async function run(browser, url) {
       if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
     });
     page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+    page.on('requestfailed', (r) => {
+      // A revoked Blob URL of a finished download is not a failure of the page.
+      if (!r.url().startsWith('blob:')) errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
+    });
     page.on('response', (r) => {
       if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`);
       if (r.url().endsWith('.wasm')) wasmTypes.push(r.headers()['content-type']);
     });
   };
+  await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url.replace(/\/$/, '') });
 
-  // ── light theme, 2× device pixels ──
+  // ── the default page, light theme, 2× device pixels ──
   const page = await browser.newPage();
   watch(page);
   await page.emulateMedia({ colorScheme: 'light' });
@@ -103,10 +140,11 @@ async function run(browser, url) {
 
   const title = await page.locator('.brand').innerText({ timeout: TIMEOUT_MS }).catch(() => '');
   check('the title bar says qscope', title.trim() === 'qscope', JSON.stringify(title));
-
-  const input = await page.locator('[data-testid="spec-input"]').inputValue({ timeout: TIMEOUT_MS }).catch(() => '');
-  check('the spec field starts with the default spec', input === FIRST, JSON.stringify(input));
-
+  const input = await until(
+    () => page.locator('[data-testid="spec-input"]').inputValue({ timeout: TIMEOUT_MS }).catch(() => ''),
+    (v) => v === DEFAULT_CANONICAL,
+  );
+  check('the spec field shows the canonical default spec', input === DEFAULT_CANONICAL, JSON.stringify(input));
   const fwd0 = await until(() => canvasStats(page, 'plot-forward'), inked);
   const bwd0 = await until(() => canvasStats(page, 'plot-backward'), inked);
   check('the forward canvas has pixels drawn', inked(fwd0), JSON.stringify(fwd0 && { ink: fwd0.ink, w: fwd0.width, h: fwd0.height }));
@@ -117,65 +155,274 @@ async function run(browser, url) {
     dpr === 2 && fwd0 && fwd0.width === Math.round(fwd0.cssWidth * dpr) && fwd0.height === Math.round(fwd0.cssHeight * dpr),
     JSON.stringify(fwd0 && { dpr, backing: [fwd0.width, fwd0.height], css: [fwd0.cssWidth, fwd0.cssHeight] }),
   );
-  check(
-    'the light theme draws on a light background',
-    fwd0 && fwd0.background.slice(0, 3).every((v) => v > 200),
-    JSON.stringify(fwd0?.background),
-  );
-
-  const levels0 = await until(() => text(page, 'levels').catch(() => ''), (t) => /\d+ levels/.test(t));
-  check('the levels readout shows 15 levels for 4 bits', /^15 levels\b/.test(levels0), JSON.stringify(levels0));
+  check('the light theme draws on a light background', fwd0 && fwd0.background.slice(0, 3).every((v) => v > 200), JSON.stringify(fwd0?.background));
+  const levels0 = await until(() => levelsText(page), (t) => /\d+ levels/.test(t));
+  check('the levels readout shows 15 levels for 4 bits', /^15 levels, −0\.875 … 0\.875/.test(levels0), JSON.stringify(levels0));
   const canonical0 = await text(page, 'canonical').catch(() => '');
-  check('the canonical spec is shown', canonical0 === 'qkeras.quantized_bits(bits=4, symmetric=True)', JSON.stringify(canonical0));
+  check('the canonical spec is shown', canonical0 === DEFAULT_CANONICAL, JSON.stringify(canonical0));
   const formula = await text(page, 'formula-forward').catch(() => '');
   check('the forward formula is shown', formula.trim().length > 3, JSON.stringify(formula));
+  const hash0 = await decodedHash(page);
+  check('the URL hash holds the state', hash0 === '#q=qkeras.quantized_bits(bits=4,symmetric=True)&x=-2,2', JSON.stringify(hash0));
+  const sqnr0 = await text(page, 'sqnr').catch(() => '');
+  check('the error panel shows SQNR, MSE and levels used', /SQNR\s+[\d.]+ dB/.test(sqnr0) && /MSE/.test(sqnr0) && /levels used\s+\d+ of 15/.test(sqnr0), JSON.stringify(sqnr0));
+  const hw0 = await text(page, 'hardware').catch(() => '');
+  check('the hardware view names the fixed-point type', /ap_fixed<4,1>/.test(hw0) && /ac_fixed<4,1,true>/.test(hw0), JSON.stringify(hw0));
+  const explain0 = await text(page, 'explain').catch(() => '');
+  check('the Explain panel explains x = 0.3 step by step', /round half to even/.test(explain0) && /y = 0\.25/.test(explain0), JSON.stringify(explain0.slice(0, 120)));
   await page.screenshot({ path: join(SHOTS, 'explorer-light.png') });
 
-  // ── a different spec ──
-  await applySpec(page, SECOND);
-  const levels1 = await until(() => text(page, 'levels').catch(() => ''), (t) => t !== levels0);
-  check('a new spec + Enter updates the levels readout', /^3 levels\b/.test(levels1), `${JSON.stringify(levels0)} → ${JSON.stringify(levels1)}`);
-  const fwd1 = await until(() => canvasStats(page, 'plot-forward'), (s) => s && s.hash !== fwd0.hash);
-  check('a new spec + Enter redraws the forward canvas', fwd1 && fwd1.hash !== fwd0.hash && inked(fwd1), JSON.stringify(fwd1 && { ink: fwd1.ink }));
-  const err1 = await text(page, 'spec-error').catch(() => 'missing');
-  check('a good spec shows no error', err1.trim() === '', JSON.stringify(err1));
+  // ── a shared link ──
+  await page.goto(url + SHARED, { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await page.reload({ waitUntil: 'load', timeout: TIMEOUT_MS });
+  const listed = await until(() => items(page).allInnerTexts().catch(() => []), (t) => t.length === 2);
+  check(
+    'a shared link lists both quantizers',
+    listed.length === 2 && /quantized_bits/.test(listed[0]) && /ApproxSign/.test(listed[1]),
+    JSON.stringify(listed),
+  );
+  const hash1 = await until(() => decodedHash(page), (h) => h.includes('ApproxSign'));
+  check(
+    'the shared link is rewritten in its canonical form',
+    hash1 === '#q=qkeras.quantized_bits(bits=4,symmetric=True)&q=larq.ApproxSign&x=-2,2',
+    JSON.stringify(hash1),
+  );
+  const readout1 = await text(page, 'readout').catch(() => '');
+  check('the readout reads both curves at the pinned x', /quantized_bits/.test(readout1) && /ApproxSign/.test(readout1), JSON.stringify(readout1));
+  const fwd1 = await until(() => canvasStats(page, 'plot-forward'), inked);
+  const historyLength1 = await page.evaluate(() => history.length);
+  await page.screenshot({ path: join(SHOTS, 'explorer-shared.png') });
+
+  // ── bits by keyboard: canvas, levels and hash follow ──
+  const bits = page.locator('#param-bits');
+  await bits.focus({ timeout: TIMEOUT_MS });
+  await bits.press('ArrowLeft', { timeout: TIMEOUT_MS });
+  const levels2 = await until(() => levelsText(page), (t) => /^7 levels/.test(t));
+  check('the bits slider moves by keyboard and the levels follow (3 bits: 7 levels)', /^7 levels/.test(levels2), JSON.stringify(levels2));
+  const valuetext = await bits.getAttribute('aria-valuetext').catch(() => '');
+  check('the slider says its value (aria-valuetext)', valuetext === 'bits = 3', JSON.stringify(valuetext));
+  const fwd2 = await until(() => canvasStats(page, 'plot-forward'), (s) => s && s.hash !== fwd1.hash);
+  check('changing bits redraws the forward canvas', fwd2 && fwd2.hash !== fwd1.hash && inked(fwd2));
+  const hash2 = await until(() => decodedHash(page), (h) => h.includes('bits=3'));
+  check('changing bits rewrites the hash', hash2.startsWith('#q=qkeras.quantized_bits(bits=3,symmetric=True)&q=larq.ApproxSign'), JSON.stringify(hash2));
+  const historyLength2 = await page.evaluate(() => history.length);
+  const spec2 = await page.locator('[data-testid="spec-input"]').inputValue().catch(() => '');
+  check('the spec field follows the controls', spec2 === 'qkeras.quantized_bits(bits=3, symmetric=True)', JSON.stringify(spec2));
+
+  // the number field beside the slider (applies on Enter)
+  const bitsField = page.locator('[data-param="bits"] input[type="number"]');
+  await bitsField.fill('6', { timeout: TIMEOUT_MS });
+  await bitsField.press('Enter', { timeout: TIMEOUT_MS });
+  const levels3 = await until(() => levelsText(page), (t) => /^63 levels/.test(t));
+  check('the number field sets bits (6 bits: 63 levels)', /^63 levels/.test(levels3), JSON.stringify(levels3));
+  check('hash updates add no history entries (replaceState)', historyLength2 === historyLength1, `${historyLength1} → ${historyLength2}`);
+
+  // an invalid combination: the message shows, the last good quantizer stays
+  const integerField = page.locator('[data-param="integer"] input[type="number"]');
+  await integerField.fill('9', { timeout: TIMEOUT_MS });
+  await integerField.press('Enter', { timeout: TIMEOUT_MS });
+  const controlError = await until(() => page.locator('[data-param="integer"] [data-testid="control-error"]').innerText().catch(() => ''), (t) => t.trim() !== '');
+  check('an invalid combination shows its message beside the control', /integer=9/.test(controlError) && /bits=6/.test(controlError), JSON.stringify(controlError));
+  const levels4 = await levelsText(page);
+  check('an invalid combination keeps the last good quantizer', /^63 levels/.test(levels4), JSON.stringify(levels4));
+
+  // ── reload restores it ──
+  await page.reload({ waitUntil: 'load', timeout: TIMEOUT_MS });
+  const levels5 = await until(() => levelsText(page), (t) => /^63 levels/.test(t));
+  const listed5 = await until(() => items(page).count().catch(() => 0), (n) => n === 2);
+  check('a reload restores the quantizers and their parameters', /^63 levels/.test(levels5) && listed5 === 2, `${JSON.stringify(levels5)} ${listed5}`);
 
   // ── a bad spec: the error shows, the figure stays ──
+  const fwd5 = await until(() => canvasStats(page, 'plot-forward'), inked);
   await applySpec(page, BAD);
-  const err2 = await until(() => text(page, 'spec-error').catch(() => ''), (t) => t.trim() !== '');
-  check('a bad spec shows the parse error beside the field', /bits/.test(err2) && /range|expected/.test(err2), JSON.stringify(err2));
+  const err6 = await until(() => text(page, 'spec-error').catch(() => ''), (t) => t.trim() !== '');
+  check('a bad spec shows the parse error beside the field', /bits/.test(err6) && /range|expected/.test(err6), JSON.stringify(err6));
   await page.waitForTimeout(300); // give a (wrong) redraw the chance to happen
-  const fwd2 = await canvasStats(page, 'plot-forward');
-  check('a bad spec keeps the forward canvas as it was', fwd2 && fwd2.hash === fwd1.hash && inked(fwd2), JSON.stringify(fwd2 && { ink: fwd2.ink }));
-  const levels2 = await text(page, 'levels').catch(() => '');
-  check('a bad spec keeps the last good readout', levels2 === levels1, JSON.stringify(levels2));
+  const fwd6 = await canvasStats(page, 'plot-forward');
+  check('a bad spec keeps the forward canvas as it was', fwd6 && fwd6.hash === fwd5.hash && inked(fwd6), JSON.stringify(fwd6 && { ink: fwd6.ink }));
+  check('a bad spec keeps the last good readout', (await levelsText(page)) === levels5);
+  await applySpec(page, 'qkeras.quantized_bit(4)');
+  const err7 = await until(() => text(page, 'spec-error').catch(() => ''), (t) => /did you mean/.test(t));
+  check('a misspelt name gets a suggestion', /did you mean 'qkeras\.quantized_bits'/.test(err7), JSON.stringify(err7));
   await page.screenshot({ path: join(SHOTS, 'explorer-bad-spec.png') });
+  // a Keras config dict applies too
+  await applySpec(page, '{"class_name": "quantized_bits", "config": {"bits": 2, "integer": 0, "symmetric": 1}}');
+  const levels8 = await until(() => levelsText(page), (t) => /^3 levels/.test(t));
+  check('a Keras config dict applies and clears the error', /^3 levels/.test(levels8) && (await text(page, 'spec-error').catch(() => 'x')).trim() === '', JSON.stringify(levels8));
 
-  // ── an example button ──
-  await page.locator('button.example', { hasText: 'larq.ste_sign' }).click({ timeout: TIMEOUT_MS });
-  const canonical3 = await until(() => text(page, 'canonical').catch(() => ''), (t) => t === 'larq.SteSign');
-  const levels3 = await text(page, 'levels').catch(() => '');
-  check('an example button applies its spec', canonical3 === 'larq.SteSign' && /^2 levels\b/.test(levels3), `${JSON.stringify(canonical3)} ${JSON.stringify(levels3)}`);
-  const err3 = await text(page, 'spec-error').catch(() => 'missing');
-  check('applying a good spec clears the error', err3.trim() === '', JSON.stringify(err3));
-  const bwd3 = await until(() => canvasStats(page, 'plot-backward'), (s) => s && s.hash !== bwd0.hash);
-  check('the backward canvas shows the new gradient', bwd3 && bwd3.hash !== bwd0.hash && inked(bwd3));
-  await page.screenshot({ path: join(SHOTS, 'explorer-ste-sign.png') });
+  // ── picker: search, choose, add ──
+  await page.locator('[data-testid="picker-search"]').fill('ternary', { timeout: TIMEOUT_MS });
+  const found = await until(() => page.locator('[data-testid="picker-entry"]:visible').count(), (n) => n > 0 && n < 10);
+  check('the picker search narrows the catalogue', found > 0 && found < 10, `${found} visible`);
+  await page.locator('[data-testid="picker-entry"][data-name="larq.SteTern"]').click({ timeout: TIMEOUT_MS });
+  const canonical9 = await until(() => text(page, 'canonical').catch(() => ''), (t) => t === 'larq.SteTern');
+  check('choosing an entry puts it in the selected slot', canonical9 === 'larq.SteTern', JSON.stringify(canonical9));
+  const params9 = await until(
+    () => page.evaluate(() => [...document.querySelectorAll('[data-param]')].map((e) => e.dataset.param)),
+    (p) => p.includes('threshold_value'),
+  );
+  check('the controls follow the chosen quantizer\'s schema', params9.includes('threshold_value') && !params9.includes('bits'), JSON.stringify(params9));
+  await page.locator('[data-testid="add-compare"]').click({ timeout: TIMEOUT_MS });
+  const count10 = await until(() => items(page).count(), (n) => n === 3);
+  check('"+ add to compare" adds a third curve', count10 === 3, `${count10}`);
+  await page.locator('[data-testid="remove-compare"]').nth(2).click({ timeout: TIMEOUT_MS });
+  const count11 = await until(() => items(page).count(), (n) => n === 2);
+  check('✕ removes it again', count11 === 2, `${count11}`);
+
+  // ── hide a curve, switch mode ──
+  const fwd12 = await canvasStats(page, 'plot-forward');
+  await page.locator('[data-testid="toggle-visible"]').nth(1).click({ timeout: TIMEOUT_MS });
+  const hash12 = await until(() => decodedHash(page), (h) => h.includes('q=!larq.ApproxSign'));
+  const fwd12b = await until(() => canvasStats(page, 'plot-forward'), (s) => s && s.hash !== fwd12.hash);
+  check('hiding a curve redraws without it and marks it q=! in the hash', hash12.includes('q=!larq.ApproxSign') && fwd12b.hash !== fwd12.hash, JSON.stringify(hash12));
+  await page.locator('[data-testid="mode-infer"]').click({ timeout: TIMEOUT_MS });
+  const hash13 = await until(() => decodedHash(page), (h) => h.includes('mode=infer'));
+  check('the mode switch goes into the hash', hash13.includes('mode=infer'), JSON.stringify(hash13));
+  await page.locator('[data-testid="mode-train"]').click({ timeout: TIMEOUT_MS });
+
+  // ── zoom, pan and hover on the canvas ──
+  const box = await page.locator('[data-testid="plot-forward"]').boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const hover = await until(() => text(page, 'readout').catch(() => ''), (t) => /crosshair/i.test(t));
+  check('hovering a plot shows the crosshair readout', /crosshair/i.test(hover), JSON.stringify(hover.slice(0, 60)));
+  await page.mouse.wheel(0, -400);
+  const lo14 = await until(() => page.locator('[data-testid="x-lo"]').inputValue(), (v) => Number(v) > -2);
+  check('the wheel zooms in', Number(lo14) > -2, JSON.stringify(lo14));
+  const lo14b = Number(lo14);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 - 150, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  const lo15 = await until(() => page.locator('[data-testid="x-lo"]').inputValue(), (v) => Number(v) > lo14b);
+  check('a drag pans', Number(lo15) > lo14b, `${lo14b} → ${lo15}`);
+  await page.mouse.move(0, 0);
+  await page.locator('[data-testid="x-lo"]').fill('5', { timeout: TIMEOUT_MS });
+  await page.locator('[data-testid="x-lo"]').press('Enter');
+  const xErr = await until(() => page.locator('.toolbar .tool-error').innerText().catch(() => ''), (t) => t.trim() !== '');
+  check('an impossible x range is refused with a message', /lo < hi/.test(xErr), JSON.stringify(xErr));
+  await page.locator('[data-testid="plot-forward"]').dblclick({ timeout: TIMEOUT_MS });
+  const hash16 = await until(() => decodedHash(page), (h) => h.includes('x=-2,2'));
+  check('a double-click resets the range', hash16.includes('x=-2,2'), JSON.stringify(hash16));
+
+  // ── exports (of the first curve as quantized_bits(2,0,1); the second is hidden) ──
+  await items(page).nth(0).locator('.slot-name').click({ timeout: TIMEOUT_MS });
+  await applySpec(page, 'qkeras.quantized_bits(2,0,1)');
+  await until(() => text(page, 'canonical').catch(() => ''), (t) => t.startsWith('qkeras.quantized_bits(bits=2'));
+  const png = await downloadOf(page, 'export-png', join(SHOTS, 'export.png')).catch((e) => ({ error: String(e) }));
+  const chunks = png.bytes ? pngChunks(png.bytes) : null;
+  const texts = Object.fromEntries((chunks ?? []).filter((c) => c.type === 'tEXt').map((c) => {
+    const z = c.data.indexOf(0);
+    return [c.data.subarray(0, z).toString('latin1'), c.data.subarray(z + 1).toString('latin1')];
+  }));
+  check('PNG export downloads a PNG', chunks && png.name === 'qscope-quantized_bits.png' && chunks[0].type === 'IHDR', JSON.stringify(png.name ?? png.error));
+  check('every PNG chunk has a valid CRC', chunks && chunks.every((c) => c.crcOk), JSON.stringify(chunks?.map((c) => `${c.type}:${c.crcOk}`)));
+  const pngWidth = chunks ? chunks[0].data.readUInt32BE(0) : 0;
+  const cssWidth = (await canvasStats(page, 'plot-forward')).cssWidth;
+  check('the PNG is drawn at 2×', pngWidth === 2 * cssWidth, `${pngWidth} vs 2 × ${cssWidth}`);
+  check(
+    'the PNG carries the spec, permalink and version as text chunks',
+    /quantized_bits\(bits=2/.test(texts.Title ?? '') && /#q=/.test(texts.Source ?? '') && /^qscope \d/.test(texts.Software ?? ''),
+    JSON.stringify(texts),
+  );
+  const svg = await downloadOf(page, 'export-svg', join(SHOTS, 'export.svg')).catch((e) => ({ error: String(e) }));
+  const svgText = svg.bytes ? svg.bytes.toString('utf8') : '';
+  const parsed = await page.evaluate((t) => {
+    const doc = new DOMParser().parseFromString(t, 'image/svg+xml');
+    return {
+      error: doc.getElementsByTagName('parsererror').length > 0,
+      root: doc.documentElement.nodeName,
+      specs: [...doc.getElementsByTagNameNS('urn:qscope:figure', 'spec')].map((e) => e.textContent),
+    };
+  }, svgText);
+  check('SVG export downloads a well-formed SVG', svg.name?.endsWith('.svg') && !parsed.error && parsed.root === 'svg', JSON.stringify({ name: svg.name ?? svg.error, parsed }));
+  check('the SVG metadata holds the spec', parsed.specs.some((s) => /^qkeras\.quantized_bits\(bits=2/.test(s)), JSON.stringify(parsed.specs));
+
+  // ── copy as code ──
+  await page.locator('[data-testid="copy-code"]').click({ timeout: TIMEOUT_MS });
+  const copied = await until(() => text(page, 'copied').catch(() => ''), (t) => /copied/.test(t));
+  const clip = await page.evaluate(() => navigator.clipboard.readText()).catch((e) => `error: ${e}`);
+  check('copy-code confirms visibly', /copied/.test(copied), JSON.stringify(copied));
+  check('copy-code puts QKeras text on the clipboard', /from qkeras import quantized_bits/.test(clip) && /quantized_bits\(2, 0, 1\)/.test(clip), JSON.stringify(clip));
+
+  // ── a hash typed into the address bar (hashchange) ──
+  await page.evaluate(() => { location.hash = '#q=larq.ste_sign&x=-1,1'; });
+  const canonical17 = await until(() => text(page, 'canonical').catch(() => ''), (t) => t === 'larq.SteSign');
+  const levels17 = await levelsText(page);
+  check('a new hash is read on hashchange', canonical17 === 'larq.SteSign' && /^2 levels/.test(levels17), `${JSON.stringify(canonical17)} ${JSON.stringify(levels17)}`);
+
+  // ── data-dependent: the sample tensor sets the scale ──
+  await page.evaluate(() => { location.hash = "#q=qkeras.quantized_bits(4,0,1,alpha='auto')&x=-2,2"; });
+  const numbers18 = await until(() => text(page, 'sample-numbers').catch(() => ''), (t) => /scale/.test(t));
+  const spread = page.locator('[data-testid="sample-spread"]');
+  await spread.focus();
+  for (let i = 0; i < 3; i++) await spread.press('ArrowRight');
+  const numbers19 = await until(() => text(page, 'sample-numbers').catch(() => ''), (t) => t !== numbers18);
+  check('a wider sample gives alpha=\'auto\' another scale', /scale/.test(numbers18) && numbers19 !== numbers18, `${JSON.stringify(numbers18)} → ${JSON.stringify(numbers19)}`);
+  const hash19 = await decodedHash(page);
+  check('the sample goes into the hash', /sample=normal,[\d.]+/.test(hash19), JSON.stringify(hash19));
+  await page.screenshot({ path: join(SHOTS, 'explorer-auto.png') });
+
+  // ── refused by the library in training: a message, still a figure ──
+  await page.evaluate(() => { location.hash = '#q=qkeras.stochastic_ternary&x=-2,2'; });
+  const note = await until(() => text(page, 'unsupported').catch(() => ''), (t) => t.trim() !== '');
+  const fwd20 = await until(() => canvasStats(page, 'plot-forward'), inked);
+  check('a configuration the library refuses in training says so and still draws', /stochastic_ternary/.test(note) && inked(fwd20), JSON.stringify(note.slice(0, 100)));
+
+  // ── a corrupt link: a message and a working page ──
+  const bad = await browser.newPage();
+  watch(bad);
+  await bad.emulateMedia({ colorScheme: 'light' });
+  await bad.goto(url + CORRUPT, { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const banner = await until(() => text(bad, 'hash-errors').catch(() => ''), (t) => t.trim() !== '');
+  check(
+    'a corrupt link shows what was wrong',
+    /quantized_bitz/.test(banner) && /did you mean/.test(banner) && /x=oops/.test(banner),
+    JSON.stringify(banner),
+  );
+  const badFwd = await until(() => canvasStats(bad, 'plot-forward'), inked);
+  const badLevels = await until(() => levelsText(bad), (t) => /levels/.test(t));
+  check('a corrupt link still gives a working page with defaults', inked(badFwd) && /^15 levels/.test(badLevels), JSON.stringify(badLevels));
+  const bannerHtml = await bad.locator('[data-testid="hash-errors"]').innerHTML().catch(() => '');
+  check('hash text is shown as text, never as HTML', !/<script|<img/i.test(bannerHtml));
+  await bad.screenshot({ path: join(SHOTS, 'explorer-corrupt-link.png') });
+  await bad.locator('[data-testid="dismiss-hash-errors"]').click({ timeout: TIMEOUT_MS });
+  const gone = await until(() => bad.locator('[data-testid="hash-errors"]').count(), (n) => n === 0);
+  check('the banner can be dismissed', gone === 0);
+  await bad.goto(url + '#q=<img src=x onerror=alert(1)>&x=1,2', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const injectedText = await until(() => text(bad, 'hash-errors').catch(() => ''), (t) => t.trim() !== '');
+  const injected = await bad.locator('.banner img').count();
+  check('markup in a hash stays text', injected === 0 && /<img/.test(injectedText), `${injected} <img> in the banner; ${JSON.stringify(injectedText.slice(0, 120))}`);
+
+  // ── a lesson link hides controls ──
+  await bad.goto(url + '#q=qkeras.quantized_bits(4,0,1)&hide=alpha,picker', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await until(() => levelsText(bad), (t) => /levels/.test(t));
+  const alphaShown = await bad.locator('[data-param="alpha"]').isVisible().catch(() => true);
+  const bitsShown = await bad.locator('[data-param="bits"]').isVisible().catch(() => false);
+  const pickerCount = await bad.locator('[data-testid="picker"]').count();
+  check('hide= hides the named controls and sections', !alphaShown && bitsShown && pickerCount === 0, JSON.stringify({ alphaShown, bitsShown, pickerCount }));
 
   // ── dark theme ──
   const dark = await browser.newPage();
   watch(dark);
   await dark.emulateMedia({ colorScheme: 'dark' });
-  await dark.goto(url, { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await dark.goto(url + SHARED, { waitUntil: 'load', timeout: TIMEOUT_MS });
   const fwdDark = await until(() => canvasStats(dark, 'plot-forward'), inked);
-  check(
-    'the dark theme draws on a dark background',
-    inked(fwdDark) && fwdDark.background.slice(0, 3).every((v) => v < 60),
-    JSON.stringify(fwdDark?.background),
-  );
+  check('the dark theme draws on a dark background', inked(fwdDark) && fwdDark.background.slice(0, 3).every((v) => v < 60), JSON.stringify(fwdDark?.background));
   await dark.screenshot({ path: join(SHOTS, 'explorer-dark.png') });
 
-  const banners = (await page.locator('[data-testid="panic"]').count()) + (await dark.locator('[data-testid="panic"]').count());
+  // ── a narrow window still works ──
+  const narrow = await browser.newPage();
+  watch(narrow);
+  await narrow.setViewportSize({ width: 700, height: 900 });
+  await narrow.goto(url + SHARED, { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const fwdNarrow = await until(() => canvasStats(narrow, 'plot-forward'), inked);
+  check('a narrow window draws the figure', inked(fwdNarrow));
+  await narrow.screenshot({ path: join(SHOTS, 'explorer-narrow.png'), fullPage: true });
+
+  const timing = await text(page, 'timing').catch(() => '');
+  console.log(`timing: ${timing}`);
+  const pages = [page, bad, dark, narrow];
+  let banners = 0;
+  for (const p of pages) banners += await p.locator('[data-testid="panic"]').count();
   check('the .wasm is served as application/wasm', wasmTypes.length > 0 && wasmTypes.every((t) => t === 'application/wasm'), JSON.stringify(wasmTypes));
   check('no panic banner', banners === 0, `${banners}`);
   check('no console errors, page errors or failed requests', errors.length === 0, errors.join(' | '));

@@ -1,0 +1,369 @@
+//! One dense layer with quantized weights and activations: forward, backward (straight-through
+//! estimators from the kernels' `dydx`), update, and its preallocated buffers.
+//!
+//! Forward over a batch of `m` rows: `z = x·Wq + b`, `h = act(z)`, `a = q_a(h)`, where
+//! `Wq = q_w(W)` is the quantized copy of the latent float weights `W` (quantized once after
+//! every update, as one tensor). Backward, from `δ = ∂L/∂a`: `∂L/∂h = δ ⊙ q_a'(h)`,
+//! `∂L/∂z = ∂L/∂h ⊙ act'(z)`, `∂L/∂Wq = xᵀ·∂L/∂z`, `∂L/∂W = ∂L/∂Wq ⊙ q_w'(W)` and
+//! `∂L/∂x = ∂L/∂z·Wqᵀ`; `q'` is each quantizer's pseudo-gradient. Learnable quantizer parameters
+//! get `Σᵢ gᵢ·∂yᵢ/∂θ` with the upstream gradient `g` at their site ([`super::learnable`]).
+
+use super::config::Act;
+use super::learnable;
+use super::linalg::{axpy, matmul, matmul_a_bt, matmul_at_b};
+use super::optim::{Slots, Step};
+use crate::quant::{Ctx, Quantizer};
+
+/// Which quantizer of a layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// The weight quantizer `q_w`.
+    Weights,
+    /// The activation quantizer `q_a` after the activation function.
+    Activation,
+}
+
+/// Which quantizer a learnable parameter belongs to (so: its input, and the upstream gradient
+/// it is trained from).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Site {
+    /// The weight quantizer (input `W`, upstream `∂L/∂Wq`).
+    Weights,
+    /// A quantizer used as the activation function (input `z`, upstream `∂L/∂h`).
+    ActivationFn,
+    /// The activation quantizer (input `h`, upstream `∂L/∂a`).
+    Output,
+}
+
+/// A learnable quantizer parameter's value and its gradient from the last backward pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Learned {
+    pub site: Site,
+    pub name: &'static str,
+    pub value: f32,
+    /// `∂L/∂θ = Σᵢ gᵢ·∂yᵢ/∂θ` (see [`super::learnable`]).
+    pub grad: f32,
+}
+
+/// A learnable quantizer parameter and its optimizer state.
+#[derive(Clone, Debug)]
+struct Learnable {
+    site: Site,
+    name: &'static str,
+    grad: f32,
+    slots: Slots,
+}
+
+/// A dense layer `n_in → n_out`, its parameters, gradients and batch buffers.
+pub struct Layer {
+    pub(crate) n_in: usize,
+    pub(crate) n_out: usize,
+    w: Vec<f32>,
+    b: Vec<f32>,
+    /// `q_w(W)` and `∂q_w/∂W` for the training forward pass; `wq_next` receives the next one.
+    wq: Vec<f32>,
+    wq_next: Vec<f32>,
+    dwq: Vec<f32>,
+    /// `q_w(W)` in inference mode, for evaluation.
+    wq_eval: Vec<f32>,
+    gw: Vec<f32>,
+    gb: Vec<f32>,
+    /// None for the output layer (the loss applies its link function).
+    act: Option<Act>,
+    wquant: Option<Quantizer>,
+    aquant: Option<Quantizer>,
+    // batch × n_out: pre-activation, activation, quantized activation, the activation's and
+    // the activation quantizer's derivatives, and ∂L/∂(output) (overwritten going backward).
+    z: Vec<f32>,
+    h: Vec<f32>,
+    a: Vec<f32>,
+    dh: Vec<f32>,
+    da: Vec<f32>,
+    pub(crate) delta: Vec<f32>,
+    sw: Slots,
+    sb: Slots,
+    learn: Vec<Learnable>,
+    flips: usize,
+}
+
+impl Layer {
+    /// A layer with the given latent weights (`n_in × n_out`, row-major) and zero biases,
+    /// buffers for batches of up to `batch` rows. Call [`Layer::quantize`] before use.
+    pub(crate) fn new(n_in: usize, n_out: usize, w: Vec<f32>, act: Option<Act>, batch: usize) -> Layer {
+        let (nw, nb) = (n_in * n_out, batch * n_out);
+        assert_eq!(w.len(), nw, "layer: weight shape");
+        let mut layer = Layer {
+            n_in,
+            n_out,
+            wq: w.clone(),
+            wq_next: vec![0.0; nw],
+            dwq: vec![1.0; nw],
+            wq_eval: w.clone(),
+            w,
+            b: vec![0.0; n_out],
+            gw: vec![0.0; nw],
+            gb: vec![0.0; n_out],
+            act,
+            wquant: None,
+            aquant: None,
+            z: vec![0.0; nb],
+            h: vec![0.0; nb],
+            a: vec![0.0; nb],
+            dh: vec![0.0; nb],
+            da: vec![0.0; nb],
+            delta: vec![0.0; nb],
+            sw: Slots::new(nw),
+            sb: Slots::new(n_out),
+            learn: Vec::new(),
+            flips: 0,
+        };
+        layer.relearn();
+        layer
+    }
+
+    /// `(inputs, outputs)`.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.n_in, self.n_out)
+    }
+
+    /// Latent float weights, `n_in × n_out` row-major.
+    pub fn weights(&self) -> &[f32] {
+        &self.w
+    }
+
+    /// The weights the training forward pass uses: `q_w(W)`, or `W` when float.
+    pub fn quantized(&self) -> &[f32] {
+        if self.wquant.is_some() { &self.wq } else { &self.w }
+    }
+
+    pub fn bias(&self) -> &[f32] {
+        &self.b
+    }
+
+    /// `∂L/∂W` (data loss, through the weight quantizer's STE) of the last backward pass.
+    pub fn weight_grad(&self) -> &[f32] {
+        &self.gw
+    }
+
+    pub fn bias_grad(&self) -> &[f32] {
+        &self.gb
+    }
+
+    /// How many quantized weights changed level in the last update.
+    pub fn flips(&self) -> usize {
+        self.flips
+    }
+
+    /// The hidden activation (None for the output layer).
+    pub fn activation(&self) -> Option<&Act> {
+        self.act.as_ref()
+    }
+
+    pub fn quantizer(&self, slot: Slot) -> Option<&Quantizer> {
+        match slot {
+            Slot::Weights => self.wquant.as_ref(),
+            Slot::Activation => self.aquant.as_ref(),
+        }
+    }
+
+    /// The layer's learnable quantizer parameters (LSQ steps, PACT clips).
+    pub fn learned(&self) -> Vec<Learned> {
+        let learned = |l: &Learnable| {
+            let q = self.site(l.site)?;
+            Some(Learned { site: l.site, name: l.name, value: learnable::value(q, l.name), grad: l.grad })
+        };
+        self.learn.iter().filter_map(learned).collect()
+    }
+
+    fn site(&self, site: Site) -> Option<&Quantizer> {
+        match site {
+            Site::Weights => self.wquant.as_ref(),
+            Site::Output => self.aquant.as_ref(),
+            Site::ActivationFn => match &self.act {
+                Some(Act::Quantizer(q)) => Some(q),
+                _ => None,
+            },
+        }
+    }
+
+    fn site_mut(&mut self, site: Site) -> Option<&mut Quantizer> {
+        match site {
+            Site::Weights => self.wquant.as_mut(),
+            Site::Output => self.aquant.as_mut(),
+            Site::ActivationFn => match &mut self.act {
+                Some(Act::Quantizer(q)) => Some(q),
+                _ => None,
+            },
+        }
+    }
+
+    /// Rebuilds the list of learnable parameters after a quantizer changed.
+    fn relearn(&mut self) {
+        self.learn.clear();
+        for site in [Site::Weights, Site::ActivationFn, Site::Output] {
+            if let Some(q) = self.site(site) {
+                for &name in learnable::names(q) {
+                    self.learn.push(Learnable { site, name, grad: 0.0, slots: Slots::new(1) });
+                }
+            }
+        }
+    }
+
+    pub(crate) fn set_quantizer(&mut self, slot: Slot, q: Option<Quantizer>) {
+        match slot {
+            Slot::Weights => self.wquant = q,
+            Slot::Activation => self.aquant = q,
+        }
+        self.relearn();
+    }
+
+    pub(crate) fn set_activation(&mut self, act: Act) {
+        self.act = Some(act);
+        self.relearn();
+    }
+
+    pub(crate) fn set_params(&mut self, w: &[f32], b: &[f32]) {
+        self.w.copy_from_slice(w);
+        self.b.copy_from_slice(b);
+    }
+
+    /// `Wq = q_w(W)` and `∂Wq/∂W` for the next training step (training mode); with `count`,
+    /// counts the weights whose quantized value changed (else the count is 0). LSQ without a
+    /// step gets its step here.
+    pub(crate) fn quantize(&mut self, ctx: &mut Ctx, count: bool) {
+        self.flips = 0;
+        if let Some(q) = &mut self.wquant {
+            let report = q.apply(&self.w, &mut self.wq_next, Some(&mut self.dwq), ctx);
+            learnable::freeze(q, &report);
+            if count {
+                self.flips = self.wq_next.iter().zip(&self.wq).filter(|(n, o)| n.to_bits() != o.to_bits()).count();
+            }
+            std::mem::swap(&mut self.wq, &mut self.wq_next);
+        }
+    }
+
+    /// `q_w(W)` in inference mode, for [`Layer::forward`] with `training = false`.
+    pub(crate) fn quantize_eval(&mut self, ctx: &mut Ctx) {
+        if let Some(q) = &self.wquant {
+            q.apply(&self.w, &mut self.wq_eval, None, ctx);
+        }
+    }
+
+    /// Forward pass over `m` rows of `x` (`m × n_in`); derivatives are kept in training.
+    pub(crate) fn forward(&mut self, x: &[f32], m: usize, training: bool, ctx: &mut Ctx) {
+        let n = m * self.n_out;
+        let w = match (&self.wquant, training) {
+            (None, _) => &self.w,
+            (Some(_), true) => &self.wq,
+            (Some(_), false) => &self.wq_eval,
+        };
+        let z = &mut self.z[..n];
+        matmul(&x[..m * self.n_in], w, z, m, self.n_in, self.n_out);
+        for row in z.chunks_exact_mut(self.n_out) {
+            axpy(1.0, &self.b, row);
+        }
+        let (h, dh) = (&mut self.h[..n], training.then_some(&mut self.dh[..n]));
+        match &mut self.act {
+            None => return,
+            Some(Act::Float(f)) => f.apply(z, h, dh),
+            Some(Act::Quantizer(q)) => {
+                let report = q.apply(z, h, dh, ctx);
+                if training {
+                    learnable::freeze(q, &report);
+                }
+            }
+        }
+        if let Some(q) = &mut self.aquant {
+            let report = q.apply(h, &mut self.a[..n], training.then_some(&mut self.da[..n]), ctx);
+            if training {
+                learnable::freeze(q, &report);
+            }
+        }
+    }
+
+    /// The layer's output for `m` rows: `a`, `h` or (output layer) `z`.
+    pub fn output(&self, m: usize) -> &[f32] {
+        let n = m * self.n_out;
+        match (&self.act, &self.aquant) {
+            (None, _) => &self.z[..n],
+            (Some(_), None) => &self.h[..n],
+            (Some(_), Some(_)) => &self.a[..n],
+        }
+    }
+
+    /// The output for `m` rows and the buffer for `∂L/∂(output)` beside it.
+    pub(crate) fn output_and_delta(&mut self, m: usize) -> (&[f32], &mut [f32]) {
+        let n = m * self.n_out;
+        let out = match (&self.act, &self.aquant) {
+            (None, _) => &self.z[..n],
+            (Some(_), None) => &self.h[..n],
+            (Some(_), Some(_)) => &self.a[..n],
+        };
+        (out, &mut self.delta[..n])
+    }
+
+    /// Backward pass for `m` rows from `self.delta = ∂L/∂(output)` (overwritten with `∂L/∂z`):
+    /// weight, bias and quantizer-parameter gradients, and `∂L/∂x` into `dx` if given.
+    pub(crate) fn backward(&mut self, x: &[f32], m: usize, dx: Option<&mut [f32]>) {
+        let n = m * self.n_out;
+        let delta = &mut self.delta[..n];
+        for l in &mut self.learn {
+            l.grad = 0.0;
+        }
+        if self.act.is_some() {
+            if let Some(q) = &self.aquant {
+                for l in self.learn.iter_mut().filter(|l| l.site == Site::Output) {
+                    l.grad = learnable::weighted_grad(q, l.name, &self.h[..n], delta);
+                }
+                mul_into(delta, &self.da[..n]);
+            }
+            if let Some(Act::Quantizer(q)) = &self.act {
+                for l in self.learn.iter_mut().filter(|l| l.site == Site::ActivationFn) {
+                    l.grad = learnable::weighted_grad(q, l.name, &self.z[..n], delta);
+                }
+            }
+            mul_into(delta, &self.dh[..n]);
+        }
+        let (n_in, n_out) = (self.n_in, self.n_out);
+        matmul_at_b(&x[..m * n_in], delta, &mut self.gw, m, n_in, n_out);
+        self.gb.fill(0.0);
+        for row in delta.chunks_exact(n_out) {
+            axpy(1.0, row, &mut self.gb);
+        }
+        if let Some(dx) = dx {
+            let w = if self.wquant.is_some() { &self.wq } else { &self.w };
+            matmul_a_bt(delta, w, &mut dx[..m * n_in], m, n_out, n_in);
+        }
+        if let Some(q) = &self.wquant {
+            for l in self.learn.iter_mut().filter(|l| l.site == Site::Weights) {
+                l.grad = learnable::weighted_grad(q, l.name, &self.w, &self.gw);
+            }
+            mul_into(&mut self.gw, &self.dwq);
+        }
+    }
+
+    /// One optimizer step on weights (with penalties), biases and learnable parameters.
+    pub(crate) fn update(&mut self, step: &Step) -> Result<(), String> {
+        step.apply(&mut self.w, &self.gw, &mut self.sw);
+        let plain = step.unregularized();
+        plain.apply(&mut self.b, &self.gb, &mut self.sb);
+        for i in 0..self.learn.len() {
+            let (site, name, grad) = (self.learn[i].site, self.learn[i].name, self.learn[i].grad);
+            let mut slots = std::mem::take(&mut self.learn[i].slots);
+            if let Some(q) = self.site_mut(site) {
+                let mut v = [learnable::value(q, name)];
+                plain.apply(&mut v, &[grad], &mut slots);
+                learnable::set_value(q, name, v[0])?;
+            }
+            self.learn[i].slots = slots;
+        }
+        Ok(())
+    }
+}
+
+/// `d ← d ⊙ f`.
+fn mul_into(d: &mut [f32], f: &[f32]) {
+    for (di, fi) in d.iter_mut().zip(f) {
+        *di *= fi;
+    }
+}

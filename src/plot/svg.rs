@@ -1,0 +1,245 @@
+//! Figures as SVG documents, on every target (the browser's "download SVG" and the CLI): the
+//! quantizers of some specs drawn by the same code as the canvas, with the specs, the
+//! permalink and the qscope version embedded (`<title>`, `<desc>` and `<metadata>`).
+//!
+//! SVG text is left to the viewer's fonts: [`SvgText`] wraps plotters' SVG backend and
+//! estimates text extents (0.6 em per character) instead of measuring a font.
+
+use plotters::prelude::*;
+use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
+
+use super::{Curve, Style, Theme, View, draw_figure_with, permalink};
+use crate::quant::{Ctx, parse};
+
+/// The most curves a figure compares (one per Okabe–Ito colour).
+pub const MAX_CURVES: usize = 6;
+
+/// `qscope <version>`.
+pub fn software() -> String {
+    format!("qscope {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// A figure ready to export: the curves and what produced them.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    /// The canonical specs, one per curve.
+    pub specs: Vec<String>,
+    pub curves: Vec<Curve>,
+    /// The x range shown, crosshair and reference lines.
+    pub view: View,
+    pub infer: bool,
+    pub seed: u64,
+    /// Width and height in layout pixels (the PNG has twice as many).
+    pub size: (u32, u32),
+    pub theme: Theme,
+}
+
+impl Figure {
+    /// Parses and evaluates `specs` (1 to [`MAX_CURVES`]) over `x` with [`Curve::evaluate`],
+    /// each from its own random stream seeded with `seed`, in training or inference mode.
+    pub fn from_specs(specs: &[String], x: (f32, f32), infer: bool, seed: u64) -> Result<Figure, String> {
+        if specs.is_empty() {
+            return Err("no spec to plot".into());
+        }
+        if specs.len() > MAX_CURVES {
+            return Err(format!("{} specs: a figure compares at most {MAX_CURVES}", specs.len()));
+        }
+        if !(x.0.is_finite() && x.1.is_finite() && x.0 < x.1) {
+            return Err(format!("x range {},{}: expected two finite numbers lo < hi", x.0, x.1));
+        }
+        let mut curves = Vec::with_capacity(specs.len());
+        let mut canonical = Vec::with_capacity(specs.len());
+        for s in specs {
+            let q = parse(s).map_err(|e| e.to_string())?;
+            if let Some(why) = q.unsupported(!infer) {
+                return Err(why);
+            }
+            let mut ctx = if infer { Ctx::inference(seed) } else { Ctx::new(seed) };
+            let (mut c, _) = Curve::evaluate(&q, x.0, x.1, super::SAMPLES, &mut ctx);
+            if infer {
+                c.label.push_str("  (inference)");
+            }
+            canonical.push(q.to_string());
+            curves.push(c);
+        }
+        let view = View { x: Some(x), ..View::default() };
+        Ok(Figure { specs: canonical, curves, view, infer, seed, size: (720, 640), theme: Theme::LIGHT })
+    }
+
+    /// The x range shown.
+    pub fn x(&self) -> (f32, f32) {
+        self.view.x_range(&self.curves)
+    }
+
+    /// The permalink hash of this figure.
+    pub fn permalink(&self) -> String {
+        permalink(&self.specs, self.x(), self.infer, self.seed)
+    }
+
+    /// A one-line title: the specs.
+    pub fn title(&self) -> String {
+        self.specs.join("; ")
+    }
+
+    /// What the figure shows, in words (ASCII).
+    pub fn description(&self) -> String {
+        let (lo, hi) = self.x();
+        let mode = if self.infer { "inference" } else { "training" };
+        format!(
+            "Forward y = q(x) and backward dy/dx of {} for x from {lo} to {hi} ({mode}, seed {}). Open in qscope: {}",
+            self.title(),
+            self.seed,
+            self.permalink()
+        )
+    }
+
+    /// The figure as an SVG document (text measured by estimate, drawn at 2× and viewed at 1×
+    /// so curve points keep half-pixel precision).
+    pub fn svg(&self) -> Result<String, String> {
+        let (w, h) = self.size;
+        let mut buf = String::new();
+        {
+            let area = SvgText(SVGBackend::with_string(&mut buf, (2 * w, 2 * h))).into_drawing_area();
+            let style = Style { theme: self.theme, scale: 2.0, ..Style::default() };
+            draw_figure_with(&area, &self.curves, &self.view, &style).map_err(|e| format!("drawing the SVG: {e}"))?;
+        }
+        let head = format!(r#"<svg width="{}" height="{}" viewBox="0 0 {} {}""#, 2 * w, 2 * h, 2 * w, 2 * h);
+        let Some(end) = buf.find('>').filter(|_| buf.starts_with(&head)) else {
+            return Err("unexpected SVG header from plotters".into());
+        };
+        let meta = format!(
+            concat!(
+                "\n<title>{title}</title>\n<desc>{desc}</desc>\n<metadata>\n",
+                "<qscope:figure xmlns:qscope=\"urn:qscope:figure\" software=\"{sw}\" permalink=\"{link}\">\n",
+                "{specs}</qscope:figure>\n</metadata>"
+            ),
+            title = xml_escape(&format!("qscope: {}", self.title())),
+            desc = xml_escape(&self.description()),
+            sw = xml_escape(&software()),
+            link = xml_escape(&self.permalink()),
+            specs = self
+                .specs
+                .iter()
+                .map(|s| format!("<qscope:spec>{}</qscope:spec>\n", xml_escape(s)))
+                .collect::<String>(),
+        );
+        let root = format!(
+            r#"<svg width="{w}" height="{h}" viewBox="0 0 {} {}" stroke-linejoin="round"{}>{meta}"#,
+            2 * w,
+            2 * h,
+            &buf[head.len()..end],
+        );
+        Ok(preserve_text_spaces(&(root + &buf[end + 1..])))
+    }
+}
+
+/// plotters writes `<text …>\nTEXT\n</text>`: the newlines would show as spaces, and SVG collapses
+/// runs of spaces. Each text element gets its content alone, with `xml:space="preserve"`.
+fn preserve_text_spaces(svg: &str) -> String {
+    const CLOSE: &str = "\n</text>";
+    let mut out = String::with_capacity(svg.len() + svg.len() / 16);
+    let mut rest = svg;
+    while let Some(i) = rest.find("<text ") {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let (Some(open), Some(close)) = (rest.find(">\n"), rest.find(CLOSE)) else { break };
+        if close < open {
+            break;
+        }
+        out.push_str(&rest[..open]);
+        out.push_str(" xml:space=\"preserve\">");
+        out.push_str(&rest[open + 2..close]);
+        out.push_str("</text>");
+        rest = &rest[close + CLOSE.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `s` with `& < > " '` escaped for XML text and attributes.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// plotters' SVG backend with text extents estimated (0.6 em per character, 1 em high), so no
+/// font file is needed; text is written as `<text>` for the viewer's fonts. Presenting is
+/// deferred to the end (dropping the backend closes the document), so several panels can be
+/// drawn into one SVG.
+pub struct SvgText<'a>(pub SVGBackend<'a>);
+
+impl SvgText<'_> {
+    /// The estimated `(width, height)` of `text` at font size `size` (plotters' size; the
+    /// SVG em is `size / 1.24`).
+    pub fn extent(text: &str, size: f64) -> (u32, u32) {
+        let em = size / 1.24;
+        ((0.6 * em * text.chars().count() as f64).round() as u32, em.round() as u32)
+    }
+}
+
+type SvgError = DrawingErrorKind<std::io::Error>;
+
+impl DrawingBackend for SvgText<'_> {
+    type ErrorType = std::io::Error;
+
+    fn get_size(&self) -> (u32, u32) {
+        self.0.get_size()
+    }
+    fn ensure_prepared(&mut self) -> Result<(), SvgError> {
+        self.0.ensure_prepared()
+    }
+    fn present(&mut self) -> Result<(), SvgError> {
+        Ok(())
+    }
+    fn draw_pixel(&mut self, p: BackendCoord, c: BackendColor) -> Result<(), SvgError> {
+        self.0.draw_pixel(p, c)
+    }
+    fn draw_line<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S) -> Result<(), SvgError> {
+        self.0.draw_line(a, b, s)
+    }
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        a: BackendCoord,
+        b: BackendCoord,
+        s: &S,
+        fill: bool,
+    ) -> Result<(), SvgError> {
+        self.0.draw_rect(a, b, s, fill)
+    }
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        p: I,
+        s: &S,
+    ) -> Result<(), SvgError> {
+        self.0.draw_path(p, s)
+    }
+    fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, s: &S, fill: bool) -> Result<(), SvgError> {
+        self.0.draw_circle(c, r, s, fill)
+    }
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        p: I,
+        s: &S,
+    ) -> Result<(), SvgError> {
+        self.0.fill_polygon(p, s)
+    }
+    fn draw_text<S: BackendTextStyle>(&mut self, text: &str, s: &S, pos: BackendCoord) -> Result<(), SvgError> {
+        self.0.draw_text(text, s, pos)
+    }
+    fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, s: &S) -> Result<(u32, u32), SvgError> {
+        Ok(Self::extent(text, s.size()))
+    }
+    fn blit_bitmap(&mut self, pos: BackendCoord, (w, h): (u32, u32), src: &[u8]) -> Result<(), SvgError> {
+        self.0.blit_bitmap(pos, (w, h), src)
+    }
+}
