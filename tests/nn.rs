@@ -6,7 +6,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::process::{Command, Output};
 
-use qscope::nn::{Act, Activation, Config, DatasetKind, Feature, Hidden, Loss, Metrics, Optimizer, Site, Slot, Trainer};
+use qscope::nn::{
+    Act, Activation, Config, DatasetKind, Feature, Hidden, Loss, Metrics, Optimizer, Site, Slot, Trainer,
+};
 use qscope::quant::{Quantizer, parse};
 
 /// Counts this thread's allocations (tests run on several threads).
@@ -123,7 +125,11 @@ fn check_gradients(t: &mut Trainer, rows: &[usize], what: &str) {
         for k in 0..w.len() + b.len() {
             let mut at = |delta: f32| {
                 let (mut w2, mut b2) = (w.clone(), b.clone());
-                if k < w.len() { w2[k] += delta } else { b2[k - w.len()] += delta }
+                if k < w.len() {
+                    w2[k] += delta
+                } else {
+                    b2[k - w.len()] += delta
+                }
                 t.set_params(li, &w2, &b2).unwrap();
                 t.loss_and_gradients(rows).unwrap()
             };
@@ -169,7 +175,7 @@ fn learnable_quantizer_gradients_follow_the_chain_rule() {
         let mut c = config(DatasetKind::Xor, &[6], "tanh", None, None);
         c.seed = 5;
         let mut t = Trainer::new(c).unwrap();
-        let mut set = |t: &mut Trainer, a: f32| match site {
+        let set = |t: &mut Trainer, a: f32| match site {
             Site::Weights => t.set_quantizer(0, Slot::Weights, Some(pact(a))).unwrap(),
             Site::ActivationFn => t.set_activation(0, Act::Quantizer(pact(a))).unwrap(),
             Site::Output => t.set_quantizer(0, Slot::Activation, Some(pact(a))).unwrap(),
@@ -185,16 +191,23 @@ fn learnable_quantizer_gradients_follow_the_chain_rule() {
         };
         let numeric = (loss_at(alpha + eps) - loss_at(alpha - eps)) / (2.0 * eps as f64);
         let analytic = learned[0].grad as f64;
-        assert!(analytic != 0.0 && (numeric - analytic).abs() <= 1e-3 + 0.02 * numeric.abs(), "{site:?}: {analytic} vs {numeric}");
+        assert!(
+            analytic != 0.0 && (numeric - analytic).abs() <= 1e-3 + 0.02 * numeric.abs(),
+            "{site:?}: {analytic} vs {numeric}"
+        );
     }
 }
 
 #[test]
 fn learnable_steps_and_clips_are_trained() {
-    let c = adam(config(DatasetKind::Circle, &[8, 8], "relu", Some("lsq(bits=4)"), Some("pact(bits=4, alpha=2)")), 0.01);
+    let c =
+        adam(config(DatasetKind::Circle, &[8, 8], "relu", Some("lsq(bits=4)"), Some("pact(bits=4, alpha=2)")), 0.01);
     let mut t = Trainer::new(c).unwrap();
     let first = t.layers()[0].learned();
-    assert_eq!(first.iter().map(|l| (l.site, l.name)).collect::<Vec<_>>(), [(Site::Weights, "step"), (Site::Output, "alpha")]);
+    assert_eq!(
+        first.iter().map(|l| (l.site, l.name)).collect::<Vec<_>>(),
+        [(Site::Weights, "step"), (Site::Output, "alpha")]
+    );
     assert!(first[0].value > 0.0, "LSQ's step is initialised from the weights: {first:?}");
     let m = (0..60).map(|_| t.step_epoch().unwrap()).last().unwrap();
     let last = t.layers()[0].learned();
@@ -220,7 +233,13 @@ fn ste_gradients_pass_where_the_estimator_passes() {
 #[test]
 fn the_same_config_gives_the_same_numbers_bit_for_bit() {
     // Stochastic weights and activations: the draws are seeded too.
-    let mut c = config(DatasetKind::Moons, &[8, 8], "relu", Some("qkeras.stochastic_binary()"), Some("qkeras.stochastic_round"));
+    let mut c = config(
+        DatasetKind::Moons,
+        &[8, 8],
+        "relu",
+        Some("qkeras.stochastic_binary()"),
+        Some("qkeras.stochastic_round"),
+    );
     c.noise = 0.2;
     let run = |c: Config| {
         let mut t = Trainer::new(c).unwrap();
@@ -243,7 +262,8 @@ fn training_never_produces_nan_with_quantized_layers() {
         ("qkeras.quantized_tanh(2)", "larq.DoReFa(k_bit=2, mode='weights')", "softround"),
         ("sigmoid", "qkeras.quantized_po2(4)", "lsq(bits=3, signed=False)"),
     ] {
-        let mut t = Trainer::new(adam(config(DatasetKind::Checkerboard, &[16, 8], act, Some(wq), Some(aq)), 0.01)).unwrap();
+        let mut t =
+            Trainer::new(adam(config(DatasetKind::Checkerboard, &[16, 8], act, Some(wq), Some(aq)), 0.01)).unwrap();
         for _ in 0..10 {
             let m = t.step_epoch().unwrap_or_else(|e| panic!("{wq}/{aq}: {e}"));
             assert!(m.train_loss.is_finite() && m.test_loss.is_finite(), "{wq}/{aq}: {m:?}");
@@ -278,7 +298,9 @@ fn flips_count_the_quantized_weights_that_changed_level() {
         total += t.flips();
     }
     assert!(total > 0);
-    let mut t = Trainer::new(Config { learning_rate: 1e-9, ..config(DatasetKind::Circle, &[8], "tanh", Some(W4), None) }).unwrap();
+    let mut t =
+        Trainer::new(Config { learning_rate: 1e-9, ..config(DatasetKind::Circle, &[8], "tanh", Some(W4), None) })
+            .unwrap();
     t.steps(5).unwrap();
     assert_eq!(t.flips(), 0);
 }
@@ -353,8 +375,28 @@ fn qscope(args: &[&str]) -> Output {
 #[test]
 fn cli_train_prints_the_same_json_lines_twice() {
     let args = [
-        "train", "--dataset", "spiral", "--hidden", "16,16", "--activation", "tanh", "--wq", W4, "--aq", TANH4,
-        "--epochs", "5", "--seed", "3", "--optimizer", "adam", "--lr", "0.01", "--noise", "0.1", "--json",
+        "train",
+        "--dataset",
+        "spiral",
+        "--hidden",
+        "16,16",
+        "--activation",
+        "tanh",
+        "--wq",
+        W4,
+        "--aq",
+        TANH4,
+        "--epochs",
+        "5",
+        "--seed",
+        "3",
+        "--optimizer",
+        "adam",
+        "--lr",
+        "0.01",
+        "--noise",
+        "0.1",
+        "--json",
     ];
     let (a, b) = (qscope(&args), qscope(&args));
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
@@ -366,7 +408,18 @@ fn cli_train_prints_the_same_json_lines_twice() {
     for key in ["train_loss", "test_loss", "train_acc", "test_acc"] {
         assert!(lines.iter().all(|l| l.contains(&format!(r#""{key}":"#))), "{key}");
     }
-    let plain = qscope(&["train", "--dataset", "xor", "--epochs", "2", "--features", "x1,x2,x1*x2", "--quantize-output", "--wq", W4]);
+    let plain = qscope(&[
+        "train",
+        "--dataset",
+        "xor",
+        "--epochs",
+        "2",
+        "--features",
+        "x1,x2,x1*x2",
+        "--quantize-output",
+        "--wq",
+        W4,
+    ]);
     let plain = String::from_utf8(plain.stdout).unwrap();
     assert!(plain.starts_with("# xor 3-4-2-1 (x1,x2,x1x2)"), "{plain}");
     assert!(plain.lines().nth(3).unwrap().starts_with("epoch    2  train loss "), "{plain}");
@@ -396,7 +449,10 @@ fn cli_train_bench_prints_mlp_rows() {
     let o = qscope(&["train", "--bench", "--arch", "2-8-8-1", "--seconds", "0.05"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8(o.stdout).unwrap();
-    assert!(text.contains(r#"{"kernel":"mlp:2-8-8-1","pass":"train","impl":"native","runtime":"native","n":"#), "{text}");
+    assert!(
+        text.contains(r#"{"kernel":"mlp:2-8-8-1","pass":"train","impl":"native","runtime":"native","n":"#),
+        "{text}"
+    );
     assert!(text.contains(r#","batch":10,"elements_per_s":"#), "{text}");
     assert!(qscope::nn::bench::train_throughput(&[2, 8, 8, 1], 10, 0.02) > 0.0);
 }
