@@ -159,3 +159,13 @@ fn random_configurations_are_mostly_valid_so_the_laws_are_exercised() {
     let valid = (0..2000u64).filter(|&s| random_instance(s as usize, s).is_some()).count();
     assert!(valid > 1400, "only {valid} of 2000 random configurations are valid");
 }
+
+#[test]
+fn po2_levels_stop_at_max_value() {
+    let q = parse("qkeras.quantized_po2(4, 1)").unwrap();
+    let x: Vec<f32> = (-400..=400).map(|k| k as f32 / 20.0).collect();
+    let (y, _, r) = q.eval(&x, &mut Ctx::inference(0));
+    let (lo, hi) = q.levels(&r).bounds().unwrap();
+    assert_eq!((lo, hi), (-1.0, 1.0));
+    assert!(y.iter().all(|v| v.abs() <= 1.0));
+}

@@ -422,6 +422,7 @@ struct TrainOptions {
 }
 
 /// `qscope train --bench`: architectures, seconds per row, 4-bit rows too.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))] // the benchmark runs natively only
 struct BenchOptions {
     archs: Vec<Vec<usize>>,
     seconds: f64,

@@ -10,7 +10,7 @@
 
 use super::config::Act;
 use super::learnable;
-use super::linalg::{axpy, matmul, matmul_a_bt, matmul_at_b};
+use super::linalg::{axpy, matmul, matmul_at_b, transpose};
 use super::optim::{Slots, Step};
 use crate::quant::{Ctx, Quantizer};
 
@@ -66,6 +66,8 @@ pub struct Layer {
     dwq: Vec<f32>,
     /// `q_w(W)` in inference mode, for evaluation.
     wq_eval: Vec<f32>,
+    /// The forward weights transposed (`n_out × n_in`), for `∂L/∂x`.
+    wt: Vec<f32>,
     gw: Vec<f32>,
     gb: Vec<f32>,
     /// None for the output layer (the loss applies its link function).
@@ -79,7 +81,7 @@ pub struct Layer {
     a: Vec<f32>,
     dh: Vec<f32>,
     da: Vec<f32>,
-    pub(crate) delta: Vec<f32>,
+    delta: Vec<f32>,
     sw: Slots,
     sb: Slots,
     learn: Vec<Learnable>,
@@ -101,6 +103,7 @@ impl Layer {
             wq_eval: w.clone(),
             w,
             b: vec![0.0; n_out],
+            wt: vec![0.0; nw],
             gw: vec![0.0; nw],
             gb: vec![0.0; n_out],
             act,
@@ -332,7 +335,10 @@ impl Layer {
         }
         if let Some(dx) = dx {
             let w = if self.wquant.is_some() { &self.wq } else { &self.w };
-            matmul_a_bt(delta, w, &mut dx[..m * n_in], m, n_out, n_in);
+            // δ·Wᵀ as a plain product with Wᵀ: the same sums in the same order as
+            // `matmul_a_bt`, but the inner loop runs along rows (vectorized).
+            transpose(w, &mut self.wt, n_in, n_out);
+            matmul(delta, &self.wt, &mut dx[..m * n_in], m, n_out, n_in);
         }
         if let Some(q) = &self.wquant {
             for l in self.learn.iter_mut().filter(|l| l.site == Site::Weights) {

@@ -54,6 +54,16 @@ pub fn matmul_a_bt(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: u
     }
 }
 
+/// `t = aᵀ` for row-major `a` (m×n); `t` (n×m) is overwritten.
+pub fn transpose(a: &[f32], t: &mut [f32], m: usize, n: usize) {
+    assert!(a.len() == m * n && t.len() == m * n, "transpose: shapes");
+    for (i, row) in a.chunks_exact(n).enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            t[j * m + i] = v;
+        }
+    }
+}
+
 /// `y += a·x` over a row.
 #[inline]
 pub fn axpy(a: f32, x: &[f32], y: &mut [f32]) {
@@ -188,6 +198,12 @@ mod tests {
         matmul_a_bt(&a2, &b2, &mut c2, m, k, n);
         let bt: Vec<f32> = (0..k * n).map(|idx| b2[(idx % n) * k + idx / n]).collect();
         assert_eq!(c2, naive(&a2, &bt, m, k, n));
+        let mut t = vec![0.0; k * n];
+        transpose(&b2, &mut t, n, k);
+        assert_eq!(t, bt);
+        // a·bᵀ as a plain product with the transpose: the same bits.
+        matmul(&a2, &t, &mut c, m, k, n);
+        assert_eq!(c, c2);
     }
 
     #[test]

@@ -328,7 +328,8 @@ impl Trainer {
     }
 
     /// Forward and backward (training mode, no update) on the given training points; the
-    /// mean loss. The gradients are then in [`Layer::weight_grad`] and [`Layer::bias_grad`].
+    /// mean loss. The gradients are then in [`Layer::weight_grad`], [`Layer::bias_grad`] and
+    /// [`Layer::learned`]. Stochastic quantizers draw from the training stream, as a step does.
     pub fn loss_and_gradients(&mut self, rows: &[usize]) -> Result<f64, String> {
         let (d, n) = (self.net.inputs, self.train_y.len());
         if rows.is_empty() || rows.len() > self.net.batch || rows.iter().any(|&i| i >= n) {

@@ -108,6 +108,13 @@ impl Po2Rule {
         let hi = self.min_exp.max(self.max_exp).ceil() as i32 + 1;
         let mut v = vec![exp2(self.min_exp)];
         v.extend((lo..=hi).map(|e| exp2(f * (e as f32).max(self.min_exp).min(self.max_exp))));
+        // |x| ≥ max_value is quantized as max_value: nothing above its own level (one power
+        // more when stochastic rounding may round it up).
+        if let Some(mv) = self.max_value {
+            let top = self.exponent_rnd(mv) + if self.stochastic { f } else { 0.0 };
+            let cap = exp2(top.min(f * self.max_exp).max(self.min_exp));
+            v.retain(|&l| l <= cap);
+        }
         v
     }
 }
