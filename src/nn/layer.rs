@@ -152,7 +152,8 @@ impl Layer {
         &self.gb
     }
 
-    /// How many quantized weights changed level in the last update.
+    /// How many quantized weights changed value in the last update (0 for float weights; for
+    /// a stochastic quantizer, re-drawn values count too).
     pub fn flips(&self) -> usize {
         self.flips
     }

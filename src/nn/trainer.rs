@@ -238,7 +238,7 @@ impl Trainer {
     /// the output for regression) at `res` points per axis from `lo` to `hi` inclusive. For a
     /// 2-D dataset `res²` values, row-major with `x2` rising by row and `x1` along each row
     /// (index `j·res + i` is at `x1 = lo + i·(hi − lo)/(res − 1)`, `x2` likewise with `j`); for
-    /// a 1-D dataset `res` values along `x1`.
+    /// a 1-D dataset `res` values along `x1`. `res` is at least 2.
     pub fn predict_grid(&mut self, lo: f32, hi: f32, res: usize) -> Vec<f32> {
         let res = res.max(2);
         let at = |i: usize| lo + (hi - lo) * i as f32 / (res - 1) as f32;
