@@ -31,6 +31,11 @@ pub fn sync(model: Model) {
     });
     let handle = window_event_listener(ev::hashchange, move |_| {
         let hash = current();
+        if super::train::is_train(&hash) {
+            // Another view: start it afresh.
+            let _ = window().location().reload();
+            return;
+        }
         if model.state.with_untracked(State::to_hash) == hash {
             return;
         }

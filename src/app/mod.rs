@@ -13,6 +13,8 @@
 //! - right: [`selected`], [`quality`], [`explain`], [`code`]; bottom: [`sample`];
 //! - [`model`] (signals and memos), [`hash`] (URL sync), [`export`] (PNG/SVG), [`dom`]
 //!   (browser helpers), [`panic`] (a panic shows a banner).
+//! - [`train`] — the Train view (`#view=train`): a small quantized MLP trained live beside its
+//!   float twin.
 
 mod code;
 mod compare;
@@ -32,6 +34,7 @@ mod sample;
 mod selected;
 mod shell;
 mod spec_field;
+mod train;
 mod widgets;
 
 /// Installs the panic hook (a visible banner and `console.error`) and mounts the app.

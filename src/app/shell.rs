@@ -15,10 +15,72 @@ use super::plots::Plots;
 use super::quality::Quality;
 use super::sample::SamplePanel;
 use super::selected::SelectedPanel;
+use super::train::{self, TrainView};
 use crate::explore::state::State;
 
 #[component]
 pub fn App() -> impl IntoView {
+    if train::is_train(&hash::current()) {
+        return view! {
+            <TrainHeader />
+            <TrainView />
+        }
+        .into_any();
+    }
+    Explorer().into_any()
+}
+
+/// Switches views by rewriting the hash: the current view's `hashchange` listener reloads the
+/// page, so each view starts from its own link.
+fn switch_view(hash: &str) {
+    let _ = window().location().set_hash(hash);
+}
+
+/// The title bar's view switch: [Explorer] [Train].
+#[component]
+fn Views(train: bool) -> impl IntoView {
+    let tab = move |name: &'static str, current: bool, hash: &'static str| {
+        let testid = format!("view-{}", name.to_lowercase());
+        if current {
+            view! { <span class="view current" aria-current="page" data-testid=testid>{name}</span> }.into_any()
+        } else {
+            view! { <button type="button" class="view" data-testid=testid on:click=move |_| switch_view(hash)>{name}</button> }.into_any()
+        }
+    };
+    view! {
+        <nav class="views" aria-label="Views">
+            {tab("Explorer", !train, "")}
+            {tab("Train", train, "view=train")}
+        </nav>
+    }
+}
+
+#[component]
+fn TrainHeader() -> impl IntoView {
+    let status = RwSignal::new(String::new());
+    let share = move |_| {
+        let link = hash::permalink();
+        let shown = link.clone();
+        copy_text(&link, move |ok| {
+            status.set(if ok { "link copied".into() } else { format!("copy this link: {shown}") })
+        });
+    };
+    view! {
+        <header class="bar">
+            <span class="brand">"qscope"</span>
+            <Views train=true />
+            <span class="tagline">"a small quantized MLP, trained live beside its float twin"</span>
+            <span class="status muted" role="status" data-testid="status">{move || status.get()}</span>
+            <div class="actions">
+                <button type="button" class="button" data-testid="share-link" on:click=share>"Copy link"</button>
+            </div>
+        </header>
+    }
+}
+
+/// The explorer: the title bar, the banner and the three columns.
+#[allow(non_snake_case)]
+fn Explorer() -> impl IntoView {
     let (initial, problems) = State::parse(&hash::current());
     let model = Model::new(initial, prefers_dark().into());
     model.notices.set(problems);
@@ -83,9 +145,7 @@ fn Header(model: Model) -> impl IntoView {
     view! {
         <header class="bar">
             <span class="brand">"qscope"</span>
-            <nav class="views" aria-label="Views">
-                <span class="view current" aria-current="page">"Explorer"</span>
-            </nav>
+            <Views train=false />
             <span class="tagline">"what a quantizer computes, forward and backward"</span>
             <span class="status muted" role="status" data-testid="status">{move || status.get()}</span>
             <div class="actions">

@@ -1,0 +1,154 @@
+//! Drawing the Train view's canvases by hand: the decision boundary (an ImageData heatmap in
+//! a diverging blue/orange, with the points on top), the loss/accuracy curves and the weight
+//! histograms.
+
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+use crate::nn::{Metrics, Point};
+
+/// The plane shown, in data units (the datasets live in ±6).
+pub const LO: f32 = -6.0;
+pub const HI: f32 = 6.0;
+/// Grid cells per axis of the heatmap.
+pub const RES: usize = 120;
+
+const BLUE: [f32; 3] = [0.0, 114.0, 178.0];
+const ORANGE: [f32; 3] = [230.0, 159.0, 0.0];
+
+fn context(canvas: &HtmlCanvasElement, w: u32, h: u32) -> Option<CanvasRenderingContext2d> {
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
+    }
+    canvas.get_context("2d").ok().flatten()?.dyn_into().ok()
+}
+
+/// A score in [−1, 1] as an RGBA pixel: orange for −1, white at 0, blue for +1.
+fn shade(s: f32, dark: bool) -> [u8; 4] {
+    let t = if s.is_finite() { s.clamp(-1.0, 1.0) } else { 0.0 };
+    let end = if t >= 0.0 { BLUE } else { ORANGE };
+    let base = if dark { 34.0 } else { 255.0 };
+    let a = t.abs() * 0.75;
+    let c = |i: usize| (base + (end[i] - base) * a) as u8;
+    [c(0), c(1), c(2), 255]
+}
+
+/// Writes RGBA `pixels` (`w × h`) into the context through `ImageData` (looked up on the
+/// global object, so no extra web-sys feature is needed).
+fn put_pixels(ctx: &CanvasRenderingContext2d, pixels: &[u8], w: u32, h: u32) -> Option<()> {
+    let global = js_sys::global();
+    let ctor: js_sys::Function = js_sys::Reflect::get(&global, &"ImageData".into()).ok()?.dyn_into().ok()?;
+    let data = js_sys::Uint8ClampedArray::from(pixels);
+    let args = js_sys::Array::of3(&data, &JsValue::from(w), &JsValue::from(h));
+    let image = js_sys::Reflect::construct(&ctor, &args).ok()?;
+    let put: js_sys::Function = js_sys::Reflect::get(ctx, &"putImageData".into()).ok()?.dyn_into().ok()?;
+    put.call3(ctx, &image, &JsValue::from(0), &JsValue::from(0)).ok()?;
+    Some(())
+}
+
+/// The heatmap of `scores` (`RES²`, rows of rising x2) with the train points (filled) and test
+/// points (ringed) on top.
+pub fn boundary(canvas: &HtmlCanvasElement, scores: &[f32], train: &[Point], test: &[Point], dark: bool) {
+    let size = (RES * 3) as u32;
+    let Some(ctx) = context(canvas, size, size) else { return };
+    if scores.len() != RES * RES {
+        return;
+    }
+    let mut px = vec![0u8; (size * size * 4) as usize];
+    for y in 0..size as usize {
+        let j = RES - 1 - y / 3;
+        for x in 0..size as usize {
+            let rgba = shade(scores[j * RES + x / 3], dark);
+            let at = (y * size as usize + x) * 4;
+            px[at..at + 4].copy_from_slice(&rgba);
+        }
+    }
+    if put_pixels(&ctx, &px, size, size).is_none() {
+        return;
+    }
+    let to_px = |v: f32| ((v - LO) / (HI - LO) * size as f32) as f64;
+    for (points, filled) in [(train, true), (test, false)] {
+        for p in points {
+            let (x, y) = (to_px(p.x1), size as f64 - to_px(p.x2));
+            let colour = if p.label > 0.0 { "#0072B2" } else { "#D55E00" };
+            ctx.begin_path();
+            let _ = ctx.arc(x, y, 3.5, 0.0, std::f64::consts::TAU);
+            if filled {
+                ctx.set_fill_style_str(colour);
+                ctx.fill();
+                ctx.set_stroke_style_str("#ffffff");
+            } else {
+                ctx.set_stroke_style_str(colour);
+                ctx.set_line_width(1.8);
+            }
+            ctx.stroke();
+            ctx.set_line_width(1.0);
+        }
+    }
+}
+
+/// Curves of a metric over epochs: for each run (quantized, float) train solid, test dashed.
+pub fn curves(canvas: &HtmlCanvasElement, runs: &[(&[Metrics], &str)], metric: fn(&Metrics, bool) -> f64, dark: bool) {
+    let (w, h) = (360u32, 160u32);
+    let Some(ctx) = context(canvas, w, h) else { return };
+    ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
+    let values = runs.iter().flat_map(|(m, _)| m.iter().flat_map(|r| [metric(r, false), metric(r, true)]));
+    let top = values.filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9);
+    let n = runs.iter().map(|(m, _)| m.len()).max().unwrap_or(0).max(2);
+    let (l, r, t, b) = (36.0, 8.0, 8.0, 18.0);
+    let sx = |i: usize| l + (w as f64 - l - r) * i as f64 / (n - 1) as f64;
+    let sy = |v: f64| t + (h as f64 - t - b) * (1.0 - (v / top).clamp(0.0, 1.0));
+    ctx.set_fill_style_str(if dark { "#bbb" } else { "#555" });
+    ctx.set_font("11px system-ui, sans-serif");
+    let _ = ctx.fill_text(&format!("{top:.2}"), 2.0, t + 8.0);
+    let _ = ctx.fill_text("0", 2.0, h as f64 - b);
+    let _ = ctx.fill_text(&format!("epoch {}", n - 1), w as f64 - 70.0, h as f64 - 4.0);
+    ctx.set_stroke_style_str(if dark { "#666" } else { "#bbb" });
+    ctx.stroke_rect(l, t, w as f64 - l - r, h as f64 - t - b);
+    for (history, colour) in runs {
+        for test in [false, true] {
+            let dash = js_sys::Array::new();
+            if test {
+                dash.push(&JsValue::from(4.0));
+                dash.push(&JsValue::from(3.0));
+            }
+            let _ = ctx.set_line_dash(&dash);
+            ctx.set_stroke_style_str(colour);
+            ctx.set_line_width(1.6);
+            ctx.begin_path();
+            for (i, m) in history.iter().enumerate() {
+                let v = metric(m, test);
+                if i == 0 { ctx.move_to(sx(i), sy(v)) } else { ctx.line_to(sx(i), sy(v)) }
+            }
+            ctx.stroke();
+        }
+    }
+    let _ = ctx.set_line_dash(&js_sys::Array::new());
+}
+
+/// A histogram of `values` over ±`span` in 32 bins, with a zero line.
+pub fn histogram(canvas: &HtmlCanvasElement, values: &[f32], dark: bool) {
+    let (w, h) = (220u32, 90u32);
+    let Some(ctx) = context(canvas, w, h) else { return };
+    ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
+    let span = values.iter().map(|v| v.abs()).filter(|v| v.is_finite()).fold(0.0f32, f32::max).max(1e-6);
+    const BINS: usize = 32;
+    let mut counts = [0usize; BINS];
+    for v in values.iter().filter(|v| v.is_finite()) {
+        let i = (((v + span) / (2.0 * span)) * BINS as f32) as usize;
+        counts[i.min(BINS - 1)] += 1;
+    }
+    let most = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let bw = w as f64 / BINS as f64;
+    for (i, &c) in counts.iter().enumerate() {
+        let centre = -span + (i as f32 + 0.5) * 2.0 * span / BINS as f32;
+        ctx.set_fill_style_str(if centre >= 0.0 { "#0072B2" } else { "#E69F00" });
+        let bh = (h as f64 - 14.0) * c as f64 / most;
+        ctx.fill_rect(i as f64 * bw + 0.5, h as f64 - 12.0 - bh, bw - 1.0, bh);
+    }
+    ctx.set_fill_style_str(if dark { "#bbb" } else { "#555" });
+    ctx.set_font("10px system-ui, sans-serif");
+    let _ = ctx.fill_text(&format!("−{span:.2}"), 0.0, h as f64 - 1.0);
+    let _ = ctx.fill_text(&format!("{span:.2}"), w as f64 - 28.0, h as f64 - 1.0);
+}
