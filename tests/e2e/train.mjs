@@ -7,69 +7,9 @@
 // Prints `N passed, M failed` and exits non-zero on any failure. Screenshot: target/e2e/train.png.
 // Environment: QSCOPE_DIST (default dist), CHROMIUM (default /usr/bin/chromium).
 
-import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serve } from '../../scripts/static-server.mjs';
-
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const DIST = resolve(ROOT, process.env.QSCOPE_DIST ?? 'dist');
-const SHOTS = join(ROOT, 'target', 'e2e');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const TIMEOUT_MS = 10_000;
-
+import { join } from 'node:path';
+import { SHOTS, TIMEOUT_MS, canvasStats, check, inked, main, text, until } from './common.mjs';
 const LINK = '#view=train&dataset=xor&hidden=8,8&wq=qkeras.quantized_bits(4,0,1)';
-
-const results = [];
-function check(name, pass, detail = '') {
-  results.push({ name, pass: Boolean(pass) });
-  console.log(`${pass ? 'ok  ' : 'FAIL'}  ${name}${detail ? ` — ${detail}` : ''}`);
-}
-
-// Pixel statistics of a canvas: size, CSS size, a hash of its pixels, and how many pixels
-// differ from the top-left (background) pixel.
-async function canvasStats(page, testid) {
-  return page.evaluate((id) => {
-    const c = document.querySelector(`[data-testid="${id}"]`);
-    if (!c) return null;
-    const ctx = c.getContext('2d');
-    if (!c.width || !c.height) return { width: 0, height: 0, ink: 0, hash: 0 };
-    const d = ctx.getImageData(0, 0, c.width, c.height).data;
-    let hash = 0x811c9dc5;
-    let ink = 0;
-    const [r0, g0, b0, a0] = [d[0], d[1], d[2], d[3]];
-    for (let i = 0; i < d.length; i += 4) {
-      if (d[i] !== r0 || d[i + 1] !== g0 || d[i + 2] !== b0 || d[i + 3] !== a0) ink++;
-      hash = Math.imul(hash ^ d[i], 16777619) ^ d[i + 1];
-      hash = Math.imul(hash ^ d[i + 2], 16777619) ^ d[i + 3];
-    }
-    return {
-      width: c.width,
-      height: c.height,
-      cssWidth: c.clientWidth,
-      cssHeight: c.clientHeight,
-      background: [r0, g0, b0, a0],
-      ink,
-      hash: hash >>> 0,
-    };
-  }, testid);
-}
-
-// Polls `probe` until `done(value)` holds or the timeout passes; returns the last value.
-async function until(probe, done, timeout = TIMEOUT_MS) {
-  const end = Date.now() + timeout;
-  let v = await probe();
-  while (!done(v) && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 50));
-    v = await probe();
-  }
-  return v;
-}
-
-const text = (page, id) => page.locator(`[data-testid="${id}"]`).innerText({ timeout: TIMEOUT_MS });
-const inked = (s) => s && s.ink > 0.01 * s.width * s.height;
 
 const epochOf = async (page) => Number(await text(page, 'train-epoch'));
 const click = (page, id) => page.locator(`[data-testid="${id}"]`).click({ timeout: TIMEOUT_MS });
@@ -157,44 +97,4 @@ async function run(browser, url) {
   check('no console errors, page errors or failed requests', errors.length === 0, errors.join(' | '));
 }
 
-// ── main ─────────────────────────────────────────────────────────────
-let server;
-let context;
-const profile = mkdtempSync(join(tmpdir(), 'qscope-e2e-'));
-try {
-  mkdirSync(SHOTS, { recursive: true });
-  const built = existsSync(join(DIST, 'index.html'));
-  check(`the release build exists (${DIST})`, built);
-  if (built) {
-    server = await serve(DIST);
-    const url = `http://127.0.0.1:${server.address().port}/`;
-    console.log(`serving ${DIST} at ${url}`);
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1360, height: 860 },
-      deviceScaleFactor: 2,
-    });
-    await run(context, url);
-  }
-} catch (e) {
-  check('the test ran to the end', false, e?.stack ?? String(e));
-} finally {
-  await context?.close().catch(() => {});
-  server?.close();
-  rmSync(profile, { recursive: true, force: true });
-}
-
-const failed = results.filter((r) => !r.pass).length;
-console.log(`\ne2e: ${results.length - failed} passed, ${failed} failed`);
-process.exit(failed === 0 && results.length > 0 ? 0 : 1);
+await main(run);
