@@ -55,16 +55,18 @@ fn Views(train: bool) -> impl IntoView {
     }
 }
 
+/// Copies the permalink of the current state, saying so in `status` (or showing the link when
+/// the clipboard refuses).
+fn share_link(status: RwSignal<String>) {
+    let link = hash::permalink();
+    let shown = link.clone();
+    copy_text(&link, move |ok| status.set(if ok { "link copied".into() } else { format!("copy this link: {shown}") }));
+}
+
 #[component]
 fn TrainHeader() -> impl IntoView {
     let status = RwSignal::new(String::new());
-    let share = move |_| {
-        let link = hash::permalink();
-        let shown = link.clone();
-        copy_text(&link, move |ok| {
-            status.set(if ok { "link copied".into() } else { format!("copy this link: {shown}") })
-        });
-    };
+    let share = move |_| share_link(status);
     view! {
         <header class="bar">
             <span class="brand">"qscope"</span>
@@ -121,13 +123,7 @@ fn Explorer() -> impl IntoView {
 #[component]
 fn Header(model: Model) -> impl IntoView {
     let status = RwSignal::new(String::new());
-    let share = move |_| {
-        let link = hash::permalink();
-        let shown = link.clone();
-        copy_text(&link, move |ok| {
-            status.set(if ok { "link copied".into() } else { format!("copy this link: {shown}") })
-        });
-    };
+    let share = move |_| share_link(status);
     let theme_label = move || match model.theme.get() {
         ThemeChoice::System => "theme: system",
         ThemeChoice::Light => "theme: light",

@@ -243,11 +243,7 @@ fn plot_options(args: &[String]) -> Result<PlotOptions, String> {
     let mut out = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        // `--opt=value` or `--opt value` (a value may start with '-': `--x -2,2`).
-        let (name, inline) = match a.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
+        let (name, inline) = split_option(a);
         let mut value = |what: &str| -> Result<String, String> {
             inline.clone().or_else(|| it.next().cloned()).ok_or_else(|| format!("{name} needs a value ({what})"))
         };
@@ -357,6 +353,15 @@ fn gallery(_: &[String]) -> Result<(), String> {
     Err("qscope gallery writes files: run the native binary".into())
 }
 
+/// `--opt=value` → (`--opt`, Some(value)); anything else → (itself, None), its value (if any)
+/// being the next argument, which may start with '-' (`--x -2,2`).
+fn split_option(a: &str) -> (&str, Option<String>) {
+    match a.split_once('=') {
+        Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+        _ => (a, None),
+    }
+}
+
 fn bench(args: &[String]) -> Result<(), String> {
     use qscope::bench::{KERNELS, Workload, median};
     use std::time::Instant;
@@ -452,10 +457,7 @@ fn train_options(args: &[String]) -> Result<TrainOptions, String> {
     let spec = |opt: &str, v: &str| qscope::quant::parse(v).map_err(|e| format!("{opt}: {e}"));
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let (name, inline) = match a.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
+        let (name, inline) = split_option(a);
         let mut value = |what: &str| -> Result<String, String> {
             inline.clone().or_else(|| it.next().cloned()).ok_or_else(|| format!("{name} needs a value ({what})"))
         };
