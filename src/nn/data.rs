@@ -4,10 +4,13 @@
 //! (`dataset.ts`): the same shapes, scales and noise model over the domain [−6, 6]², labels ±1,
 //! noise from 0 to 0.5 (Playground's 0–50 %). `moons` and `checkerboard` add two classic
 //! shapes on the same scale; `sine` is a 1-D regression. Coordinates are computed in f64 (as
-//! JavaScript does) and stored as f32; the draws come from `rand`'s seeded StdRng, so the same
+//! JavaScript does, with [`super::detmath`]'s platform-independent `sin`/`cos`/`ln`) and
+//! stored as f32; the draws come from `rand`'s seeded StdRng, so the same
 //! seed gives the same points (not Playground's points: its stream is `Math.random`).
 
 use std::f64::consts::PI;
+
+use super::detmath::{cos, ln, sin};
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -115,7 +118,7 @@ fn normal(rng: &mut StdRng, mean: f64, variance: f64) -> f64 {
         let v2 = 2.0 * rng.random_range(0.0..1.0) - 1.0;
         let s: f64 = v1 * v1 + v2 * v2;
         if s <= 1.0 && s > 0.0 {
-            return mean + variance.sqrt() * (-2.0 * s.ln() / s).sqrt() * v1;
+            return mean + variance.sqrt() * (-2.0 * ln(s) / s).sqrt() * v1;
         }
     }
 }
@@ -141,10 +144,10 @@ pub fn points(kind: DatasetKind, n: usize, noise: f64, rng: &mut StdRng) -> Vec<
                 for _ in 0..count {
                     let r = uniform(rng, lo, hi);
                     let angle = uniform(rng, 0.0, 2.0 * PI);
-                    let (x, y) = (r * angle.sin(), r * angle.cos());
+                    let (x, y) = (r * sin(angle), r * cos(angle));
                     let nx = uniform(rng, -radius, radius) * noise;
                     let ny = uniform(rng, -radius, radius) * noise;
-                    let d = ((x + nx).powi(2) + (y + ny).powi(2)).sqrt();
+                    let d = ((x + nx) * (x + nx) + (y + ny) * (y + ny)).sqrt();
                     out.push(point(x, y, sign_label(d < radius * 0.5)));
                 }
             }
@@ -178,8 +181,8 @@ pub fn points(kind: DatasetKind, n: usize, noise: f64, rng: &mut StdRng) -> Vec<
                 for i in 0..count {
                     let r = i as f64 / count as f64 * 5.0;
                     let t = 1.75 * i as f64 / count as f64 * 2.0 * PI + delta;
-                    let x = r * t.sin() + uniform(rng, -1.0, 1.0) * noise;
-                    let y = r * t.cos() + uniform(rng, -1.0, 1.0) * noise;
+                    let x = r * sin(t) + uniform(rng, -1.0, 1.0) * noise;
+                    let y = r * cos(t) + uniform(rng, -1.0, 1.0) * noise;
                     out.push(point(x, y, label));
                 }
             }
@@ -190,7 +193,7 @@ pub fn points(kind: DatasetKind, n: usize, noise: f64, rng: &mut StdRng) -> Vec<
             for (count, outer) in [(half, true), (n - half, false)] {
                 for _ in 0..count {
                     let t = uniform(rng, 0.0, PI);
-                    let (u, v) = if outer { (t.cos(), t.sin()) } else { (1.0 - t.cos(), 0.5 - t.sin()) };
+                    let (u, v) = if outer { (cos(t), sin(t)) } else { (1.0 - cos(t), 0.5 - sin(t)) };
                     let x = 3.0 * (u - 0.5) + normal(rng, 0.0, 1.0) * 3.0 * noise;
                     let y = 3.0 * (v - 0.25) + normal(rng, 0.0, 1.0) * 3.0 * noise;
                     out.push(point(x, y, sign_label(outer)));
@@ -213,7 +216,7 @@ pub fn points(kind: DatasetKind, n: usize, noise: f64, rng: &mut StdRng) -> Vec<
             // y = sin x on x ∈ [−6, 6], plus Gaussian noise of standard deviation `noise`.
             for _ in 0..n {
                 let x = uniform(rng, -6.0, 6.0);
-                let y = x.sin() + normal(rng, 0.0, 1.0) * noise;
+                let y = sin(x) + normal(rng, 0.0, 1.0) * noise;
                 out.push(point(x, 0.0, y));
             }
         }
@@ -281,8 +284,8 @@ impl Feature {
             Feature::X1Squared => x1 * x1,
             Feature::X2Squared => x2 * x2,
             Feature::X1X2 => x1 * x2,
-            Feature::SinX1 => x1.sin(),
-            Feature::SinX2 => x2.sin(),
+            Feature::SinX1 => sin(x1 as f64) as f32,
+            Feature::SinX2 => sin(x2 as f64) as f32,
         }
     }
 }

@@ -8,11 +8,13 @@
 //! - [`learnable`]: LSQ's step and PACT's clip as trained parameters;
 //! - [`loss`], [`optim`]: squared error / cross-entropies; SGD with momentum, Adam;
 //! - [`trainer`]: the training loop in slices ([`Trainer`]); [`bench`]: its throughput;
-//! - [`linalg`]: the dense-layer loops (f32x4 in WASM).
+//! - [`linalg`]: the dense-layer loops (f32x4 in WASM); [`detmath`]: `sin`/`cos`/`ln` with the
+//!   same bits natively and in WASM, so both generate the same datasets.
 
 pub mod bench;
 pub mod config;
 pub mod data;
+pub mod detmath;
 pub mod layer;
 pub mod learnable;
 pub mod linalg;
