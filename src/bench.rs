@@ -109,6 +109,80 @@ mod wasm {
         }
     }
 
+    /// A benchmark training run ([`crate::nn::bench::trainer`]) driven from JavaScript.
+    #[wasm_bindgen]
+    pub struct WasmTrainer(crate::nn::Trainer);
+
+    #[wasm_bindgen]
+    impl WasmTrainer {
+        /// `arch` as widths from input to output, e.g. `"2-8-8-1"`; `quantized`: 4-bit
+        /// weights and activations in the hidden layers (the `:q4` rows).
+        #[wasm_bindgen(constructor)]
+        pub fn new(arch: &str, batch: usize, quantized: bool) -> Result<WasmTrainer, JsError> {
+            let widths: Vec<usize> = arch
+                .split('-')
+                .map(|w| w.trim().parse())
+                .collect::<Result<_, _>>()
+                .map_err(|_| JsError::new(&format!("architecture {arch}: expected widths like 2-8-8-1")))?;
+            crate::nn::bench::trainer(&widths, batch, quantized).map(WasmTrainer).map_err(|e| JsError::new(&e))
+        }
+
+        /// `n` training steps (forward, backward, update, re-quantize), without the
+        /// end-of-epoch evaluation, as [`crate::nn::bench::measure`] natively.
+        pub fn steps(&mut self, n: u32) -> Result<(), JsError> {
+            for _ in 0..n {
+                self.0.train_step().map_err(|e| JsError::new(&e))?;
+            }
+            Ok(())
+        }
+
+        /// Mean loss of the last training batch.
+        pub fn loss(&self) -> f64 {
+            self.0.last_loss()
+        }
+
+        /// Σ of every latent weight and bias, so no work can be optimized away.
+        pub fn checksum(&self) -> f64 {
+            self.0.layers().iter().flat_map(|l| l.weights().iter().chain(l.bias())).map(|&v| v as f64).sum()
+        }
+
+        /// Hidden layers plus the output layer.
+        pub fn layers(&self) -> usize {
+            self.0.layers().len()
+        }
+
+        /// Latent weights of a layer, `n_in × n_out` row-major.
+        pub fn weights(&self, layer: usize) -> Vec<f32> {
+            self.0.layers().get(layer).map_or_else(Vec::new, |l| l.weights().to_vec())
+        }
+
+        pub fn bias(&self, layer: usize) -> Vec<f32> {
+            self.0.layers().get(layer).map_or_else(Vec::new, |l| l.bias().to_vec())
+        }
+
+        /// The training points' features, row-major (`points × inputs`).
+        pub fn train_x(&self) -> Vec<f32> {
+            crate::nn::data::feature_matrix(&self.0.config().features, &self.0.dataset().train)
+        }
+
+        /// The training points' labels (±1).
+        pub fn train_y(&self) -> Vec<f32> {
+            self.0.dataset().train.iter().map(|p| p.label).collect()
+        }
+
+        /// Forward and backward without an update on the given training rows: the mean
+        /// loss; [`WasmTrainer::grad_checksum`] then sums the gradients.
+        pub fn loss_and_gradients(&mut self, rows: Vec<u32>) -> Result<f64, JsError> {
+            let rows: Vec<usize> = rows.into_iter().map(|r| r as usize).collect();
+            self.0.loss_and_gradients(&rows).map_err(|e| JsError::new(&e))
+        }
+
+        /// Σ ∂L/∂W + Σ ∂L/∂b over every layer, of the last backward pass.
+        pub fn grad_checksum(&self) -> f64 {
+            self.0.layers().iter().flat_map(|l| l.weight_grad().iter().chain(l.bias_grad())).map(|&v| v as f64).sum()
+        }
+    }
+
     /// Takes the scalar loop instead of SIMD (for the scalar figures of the same build).
     #[wasm_bindgen]
     pub fn set_scalar(on: bool) {

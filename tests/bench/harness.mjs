@@ -11,8 +11,20 @@
 // performance.now() reads, k doubled during warm-up until a run lasts ≥ MIN_RUN_MS (a
 // non-isolated page coarsens performance.now() to 0.1 ms, and a 1M copy takes ~0.1 ms;
 // at 20 ms a tick is 0.5 %); the figure is the median over `reps` timed runs of n·k / time.
+//
+// Training (pass `train`, kernel `mlp:2-8-8-1` etc.): samples per second through forward,
+// backward and SGD update at batch 10, one step per call: qscope's WasmTrainer (the same
+// network as `qscope train --bench`, in the SIMD and the scalar build, float and with 4-bit
+// weights and activations, `:q4`) and the same float network in TensorFlow.js (see
+// tfjsTrainer). Timed like the kernels, after a warm-up of TRAIN_WARM_MS (TF.js' JavaScript
+// needs ~2 s of training before V8 has it at full speed), with TRAIN_RUN_MS runs.
 
 export const MIN_RUN_MS = 20;
+export const TRAIN_ARCHS = ['2-8-8-1', '2-64-64-64-1'];
+export const TRAIN_BATCH = 10;
+export const TRAIN_LR = 0.01; // src/nn/bench.rs
+export const TRAIN_RUN_MS = 50;
+export const TRAIN_WARM_MS = { qscope: 300, tfjs: 2000 };
 
 /** The benchmark kernels (src/bench.rs KERNELS) and their TensorFlow.js versions. */
 export function tfjsKernels(tf) {
@@ -89,16 +101,21 @@ export function median(v) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-/** Elements per second of `fn` over n elements: median of `reps` timed runs after warm-up. */
-export function measure(fn, n, reps) {
+/**
+ * Elements per second of `fn` over n elements: median of `reps` timed runs after warm-up
+ * (calls for `warmMs`, then calibration). Also returns k, the calls per timed run.
+ */
+export function measure(fn, n, reps, { minRunMs = MIN_RUN_MS, warmMs = 0 } = {}) {
   const now = () => performance.now();
-  // Warm-up and calibration: double k until k calls take ≥ MIN_RUN_MS.
-  fn();
+  const tw = now();
+  do fn();
+  while (now() - tw < warmMs);
+  // Calibration: double k until k calls take ≥ minRunMs.
   let k = 1;
   for (;;) {
     const t0 = now();
     for (let i = 0; i < k; i++) fn();
-    if (now() - t0 >= MIN_RUN_MS) break;
+    if (now() - t0 >= minRunMs) break;
     k *= 2;
   }
   const rates = new Array(reps);
@@ -156,20 +173,158 @@ export function checkAgreement(tf, qscope, n = 4099) {
   return warnings;
 }
 
+// ── training ─────────────────────────────────────────────────────────
+
 /**
- * Runs every measurement. `qscope`: { WasmWorkload, set_scalar, simd_enabled };
- * `tf`: TensorFlow.js with the wasm backend active; `log(line)`: progress.
- * Returns rows { kernel, pass, impl, runtime, n, elements_per_s }.
+ * The float network of `qscope.WasmTrainer(arch, batch, false)` in TensorFlow.js, from its
+ * initial weights and on its 250 training points: dense layers with tanh (the output too:
+ * loss ½(tanh z − t)², mean over the batch, as src/nn/loss.rs SquaredError), plain SGD.
+ * Written the fast idiomatic way: tf.variable weights and optimizer.minimize under tf.tidy
+ * (no loss read back), batches cycled through pre-made tensors. In Node that measured
+ * ~1.5× the speed of the Layers API (tf.sequential + model.trainOnBatch, which is async and
+ * reads the loss back) on both networks, so it is the reference.
  */
-export async function runBench({ qscope, qscopeScalar, tf, runtime, sizes, reps, log }) {
+export function tfjsTrainer(tf, t, arch, batch, lr) {
+  const widths = arch.split('-').map(Number);
+  const d = widths[0];
+  const [xs, ys] = [t.train_x(), t.train_y()];
+  const W = [];
+  const b = [];
+  for (let l = 0; l + 1 < widths.length; l++) {
+    // tf.variable keeps its initial tensor's data; the initial tensor itself must go.
+    const [w0, b0] = [tf.tensor2d(t.weights(l), [widths[l], widths[l + 1]]), tf.tensor1d(t.bias(l))];
+    W.push(tf.variable(w0));
+    b.push(tf.variable(b0));
+    tf.dispose([w0, b0]);
+  }
+  const forward = (x) => {
+    let h = x;
+    for (let l = 0; l < W.length; l++) h = tf.tanh(h.matMul(W[l]).add(b[l]));
+    return h;
+  };
+  const loss = (x, y) => forward(x).sub(y).square().mean().mul(0.5);
+  const rows = (start, m) => [
+    tf.tensor2d(xs.subarray(start * d, (start + m) * d), [m, d]),
+    tf.tensor2d(ys.subarray(start, start + m), [m, 1]),
+  ];
+  const batches = [];
+  for (let s = 0; s + batch <= ys.length; s += batch) batches.push(rows(s, batch));
+  const opt = tf.train.sgd(lr);
+  let i = 0;
+  return {
+    step() {
+      const [x, y] = batches[i];
+      i = (i + 1) % batches.length;
+      tf.tidy(() => opt.minimize(() => loss(x, y), false));
+    },
+    /** Mean loss and Σ of every gradient on training points start…start+m−1 (no update). */
+    lossAndGradients(start, m) {
+      const [x, y] = rows(start, m);
+      const { value, grads } = tf.variableGrads(() => loss(x, y), [...W, ...b]);
+      const g = Object.values(grads).map((v) => v.dataSync());
+      const out = { loss: value.dataSync()[0], gradSum: g.reduce((a, v) => a + sum(v), 0), gradAbs: g.reduce((a, v) => a + sumAbs(v), 0) };
+      tf.dispose([x, y, value, ...Object.values(grads)]);
+      return out;
+    },
+    /** Mean loss over the last batch stepped (a sanity figure). */
+    lastLoss() {
+      const [x, y] = batches[(i + batches.length - 1) % batches.length];
+      const v = tf.tidy(() => loss(x, y));
+      const out = v.dataSync()[0];
+      v.dispose();
+      return out;
+    },
+    dispose() {
+      tf.dispose([...W, ...b, ...batches.flat()]);
+      opt.dispose();
+    },
+  };
+}
+
+/**
+ * Checks once that TF.js builds the same network and loss as qscope: from the same initial
+ * weights, the mean loss and Σ of the gradients on the first `batch` training points.
+ */
+export function checkTrainAgreement(tf, qscope, batch = TRAIN_BATCH) {
+  const warnings = [];
+  for (const arch of TRAIN_ARCHS) {
+    const t = new qscope.WasmTrainer(arch, batch, false);
+    const tt = tfjsTrainer(tf, t, arch, batch, TRAIN_LR);
+    const r = tt.lossAndGradients(0, batch);
+    const lq = t.loss_and_gradients(Uint32Array.from({ length: batch }, (_, j) => j));
+    const gq = t.grad_checksum();
+    tt.dispose();
+    t.free();
+    if (!(Math.abs(r.loss - lq) <= 1e-5 * Math.abs(lq))) warnings.push(`mlp:${arch}: loss TF.js ${r.loss} vs qscope ${lq}`);
+    if (!(Math.abs(r.gradSum - gq) <= 1e-5 * r.gradAbs)) {
+      warnings.push(`mlp:${arch}: Σ gradients TF.js ${r.gradSum} vs qscope ${gq} (Σ|g| ${r.gradAbs})`);
+    }
+  }
+  return warnings;
+}
+
+async function benchTrain({ qscope, qscopeScalar, tf, runtime, reps, log }) {
+  const rows = [];
+  const yieldNow = () => new Promise((r) => setTimeout(r, 0));
+  const batch = TRAIN_BATCH;
+  const row = (kernel, impl, m, loss) => {
+    const n = batch * m.k * reps;
+    rows.push({ kernel, pass: 'train', impl, runtime, n, batch, elements_per_s: Math.round(m.eps) });
+    log(`${runtime} batch ${batch} ${impl.padEnd(9)} train ${kernel}: ${(m.eps / 1e3).toFixed(1)} k samples/s ` +
+      `(${(1e6 / m.eps).toFixed(3)} µs/sample, k=${m.k}, last batch loss ${loss.toPrecision(3)})`);
+    if (!Number.isFinite(loss)) log(`WARNING: ${kernel} (${impl}): non-finite loss`);
+  };
+  const disagree = checkTrainAgreement(tf, qscope);
+  for (const line of disagree) log(`WARNING: TF.js and qscope training disagree: ${line}`);
+  if (!disagree.length) {
+    log(`${runtime}: TF.js and qscope agree on the loss and Σ gradients of ${TRAIN_ARCHS.map((a) => `mlp:${a}`).join(', ')} (same weights, first batch; 1e-5 relative)`);
+  }
+  const opts = (warmMs) => ({ minRunMs: TRAIN_RUN_MS, warmMs });
+  for (const arch of TRAIN_ARCHS) {
+    for (const quantized of [false, true]) {
+      const kernel = `mlp:${arch}${quantized ? ':q4' : ''}`;
+      for (const [impl, module] of [['simd', qscope], ['scalar', qscopeScalar]]) {
+        const t = new module.WasmTrainer(arch, batch, quantized);
+        const m = measure(() => t.steps(1), batch, reps, opts(TRAIN_WARM_MS.qscope));
+        if (!Number.isFinite(t.checksum())) log(`WARNING: ${kernel} (${impl}): non-finite weights`);
+        row(kernel, impl, m, t.loss());
+        t.free();
+        await yieldNow();
+      }
+    }
+    const t = new qscope.WasmTrainer(arch, batch, false);
+    const tt = tfjsTrainer(tf, t, arch, batch, TRAIN_LR);
+    t.free();
+    const m = measure(() => tt.step(), batch, reps, opts(TRAIN_WARM_MS.tfjs));
+    row(`mlp:${arch}`, 'tfjs-wasm', m, tt.lastLoss());
+    tt.dispose();
+    await yieldNow();
+  }
+  return rows;
+}
+
+/**
+ * Runs every measurement. `qscope`: { WasmWorkload, WasmTrainer, set_scalar, simd_enabled };
+ * `tf`: TensorFlow.js with the wasm backend active; `parts`: 'kernels' and/or 'train';
+ * `log(line)`: progress. Returns rows { kernel, pass, impl, runtime, n, elements_per_s } (and
+ * `batch` for the training rows, where n is the number of samples trained while timed).
+ */
+export async function runBench({ qscope, qscopeScalar, tf, runtime, sizes, reps, parts = ['kernels', 'train'], log }) {
+  if (!qscope.simd_enabled()) log(`WARNING: this qscope build has no f32x4 path (simd_enabled() is false)`);
+  if (qscopeScalar.simd_enabled()) log(`WARNING: the scalar qscope build has the f32x4 path`);
+  const rows = parts.includes('kernels') ? await benchKernels({ qscope, qscopeScalar, tf, runtime, sizes, reps, log }) : [];
+  if (parts.includes('train')) rows.push(...(await benchTrain({ qscope, qscopeScalar, tf, runtime, reps, log })));
+  if (tf.memory().numTensors > 0) log(`note: ${tf.memory().numTensors} TF.js tensors still alive`);
+  return rows;
+}
+
+async function benchKernels({ qscope, qscopeScalar, tf, runtime, sizes, reps, log }) {
   const rows = [];
   const yieldNow = () => new Promise((r) => setTimeout(r, 0));
   const row = (kernel, pass, impl, n, m) => {
     rows.push({ kernel, pass, impl, runtime, n, elements_per_s: Math.round(m.eps) });
     log(`${runtime} n=${n} ${impl.padEnd(9)} ${pass.padEnd(16)} ${kernel}: ${(m.eps / 1e9).toFixed(3)} G/s (k=${m.k})`);
   };
-  if (!qscope.simd_enabled()) log(`WARNING: this qscope build has no f32x4 path (simd_enabled() is false)`);
-  if (qscopeScalar.simd_enabled()) log(`WARNING: the scalar qscope build has the f32x4 path`);
   const disagree = checkAgreement(tf, qscope);
   for (const line of disagree) log(`WARNING: TF.js and qscope disagree: ${line}`);
   if (!disagree.length) log(`${runtime}: TF.js and qscope agree on 4099 inputs (Σy to 1e-9, Σ∂y/∂x to 1e-5, relative) for all ${tfjsKernels(tf).length} kernels`);
@@ -211,6 +366,5 @@ export async function runBench({ qscope, qscopeScalar, tf, runtime, sizes, reps,
       await yieldNow();
     }
   }
-  if (tf.memory().numTensors > 0) log(`note: ${tf.memory().numTensors} TF.js tensors still alive`);
   return rows;
 }

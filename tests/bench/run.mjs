@@ -1,9 +1,12 @@
 // `scripts/dev bench`: qscope's WASM kernels (f32x4 SIMD and scalar, same build) against a
 // plain copy of the same bytes and against the same quantizers in TensorFlow.js (wasm
-// backend), in Node and in headless Chromium, plus the native rows of `qscope bench`.
+// backend), in Node and in headless Chromium, plus the native rows of `qscope bench`; and
+// training throughput (samples/s at batch 10) of small MLPs in the same runtimes, against
+// the same network in TensorFlow.js, plus the native rows of `qscope train --bench`.
 // The measuring code is tests/bench/harness.mjs in both runtimes.
 //
 //   node tests/bench/run.mjs [--n 1000000,4000000] [--reps 15] [--runtimes node,chromium,native]
+//                            [--only kernels|train]
 //
 // Needs (scripts/dev bench builds them): target/bench/node and target/bench/web (wasm-bindgen
 // output of the release qscope.wasm) and target/release/qscope. Progress goes to stderr, the
@@ -16,7 +19,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { runBench } from './harness.mjs';
+import { runBench, TRAIN_ARCHS, TRAIN_BATCH } from './harness.mjs';
 import { serve } from '../../scripts/static-server.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -25,21 +28,23 @@ const require = createRequire(import.meta.url);
 const log = (line) => process.stderr.write(line + '\n');
 
 function options(argv) {
-  const o = { sizes: [1_000_000, 4_000_000], reps: 15, runtimes: ['node', 'chromium', 'native'] };
+  const o = { sizes: [1_000_000, 4_000_000], reps: 15, runtimes: ['node', 'chromium', 'native'], parts: ['kernels', 'train'] };
   for (let i = 0; i < argv.length; i += 2) {
     const [k, v] = [argv[i], argv[i + 1]];
     if (v === undefined) throw new Error(`${k} needs a value`);
     if (k === '--n') o.sizes = v.split(',').map(Number);
     else if (k === '--reps') o.reps = Number(v);
     else if (k === '--runtimes') o.runtimes = v.split(',');
+    else if (k === '--only') o.parts = v.split(',');
     else throw new Error(`unknown option ${k}`);
   }
   if (o.sizes.some((n) => !(Number.isInteger(n) && n > 0))) throw new Error('--n: positive integers');
   if (!(Number.isInteger(o.reps) && o.reps >= 10)) throw new Error('--reps: at least 10');
+  if (!o.parts.length || o.parts.some((p) => !['kernels', 'train'].includes(p))) throw new Error('--only: kernels or train');
   return o;
 }
 
-async function benchNode({ sizes, reps }) {
+async function benchNode({ sizes, reps, parts }) {
   const pkg = join(ROOT, 'target/bench/node/qscope.js');
   if (!existsSync(pkg)) throw new Error(`${pkg} missing: run scripts/dev bench (it builds the bindings)`);
   const qscope = require(pkg);
@@ -53,10 +58,10 @@ async function benchNode({ sizes, reps }) {
   const env = tf.env();
   log(`node ${process.version}: tfjs ${tf.version.tfjs} backend ${tf.getBackend()}, wasm simd ` +
     `${await env.getAsync('WASM_HAS_SIMD_SUPPORT')}, threads ${await env.getAsync('WASM_HAS_MULTITHREAD_SUPPORT')}`);
-  return runBench({ qscope, qscopeScalar, tf, runtime: 'node', sizes, reps, log });
+  return runBench({ qscope, qscopeScalar, tf, runtime: 'node', sizes, reps, parts, log });
 }
 
-async function benchChromium({ sizes, reps }) {
+async function benchChromium({ sizes, reps, parts }) {
   const { chromium } = await import('playwright-core');
   const server = await serve(ROOT, 0);
   const profile = mkdtempSync(join(tmpdir(), 'qscope-bench-chromium-'));
@@ -83,7 +88,7 @@ async function benchChromium({ sizes, reps }) {
     await page.goto(`${origin}/tests/bench/index.html`);
     await page.waitForFunction(() => window.qscopeBenchReady === true, null, { timeout: 30_000 });
     log(`chromium: ${execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()}`);
-    return await page.evaluate((o) => window.qscopeBench(o), { sizes, reps });
+    return await page.evaluate((o) => window.qscopeBench(o), { sizes, reps, parts });
   } finally {
     await context?.close();
     server.close();
@@ -91,14 +96,30 @@ async function benchChromium({ sizes, reps }) {
   }
 }
 
-function benchNative({ sizes, reps }) {
+function benchNative({ sizes, reps, parts }) {
   const bin = join(ROOT, 'target/release/qscope');
   if (!existsSync(bin)) throw new Error(`${bin} missing: cargo build --release --bin qscope`);
-  log(`native: ${bin} bench --n ${sizes.join(',')} --reps ${reps}`);
-  const r = spawnSync(bin, ['bench', '--n', sizes.join(','), '--reps', String(reps)], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`qscope bench failed (${r.status}): ${r.stderr}`);
-  const rows = JSON.parse(r.stdout);
-  for (const x of rows) log(`native n=${x.n} ${x.impl.padEnd(9)} ${x.pass.padEnd(16)} ${x.kernel}: ${(x.elements_per_s / 1e9).toFixed(3)} G/s`);
+  const run = (args) => {
+    log(`native: ${bin} ${args.join(' ')}`);
+    const r = spawnSync(bin, args, { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`qscope ${args[0]} failed (${r.status}): ${r.stderr}`);
+    return JSON.parse(r.stdout);
+  };
+  const rows = [];
+  if (parts.includes('kernels')) {
+    for (const x of run(['bench', '--n', sizes.join(','), '--reps', String(reps)])) {
+      log(`native n=${x.n} ${x.impl.padEnd(9)} ${x.pass.padEnd(16)} ${x.kernel}: ${(x.elements_per_s / 1e9).toFixed(3)} G/s`);
+      rows.push(x);
+    }
+  }
+  if (parts.includes('train')) {
+    // The same networks as the harness' TRAIN_ARCHS, float and :q4, ~1 s each.
+    const args = ['train', '--bench', '--arch', TRAIN_ARCHS.join(','), '--batch', String(TRAIN_BATCH), '--seconds', '1', '--quantized'];
+    for (const x of run(args)) {
+      log(`native batch ${x.batch} ${x.impl.padEnd(9)} train ${x.kernel}: ${(x.elements_per_s / 1e3).toFixed(1)} k samples/s (${(1e6 / x.elements_per_s).toFixed(3)} µs/sample)`);
+      rows.push(x);
+    }
+  }
   return rows;
 }
 
@@ -106,7 +127,9 @@ function benchNative({ sizes, reps }) {
 const G = (v) => (v === undefined ? '—' : (v / 1e9).toFixed(3));
 const R = (v) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(2));
 
-function table(rows) {
+function table(all) {
+  const rows = all.filter((r) => r.pass !== 'train');
+  if (!rows.length) return '';
   const get = (kernel, pass, impl, runtime, n) =>
     rows.find((r) => r.kernel === kernel && r.pass === pass && r.impl === impl && r.runtime === runtime && r.n === n)
       ?.elements_per_s;
@@ -138,6 +161,36 @@ function table(rows) {
   return out.join('\n');
 }
 
+// TensorFlow Playground's plain-JavaScript network, 2-8-8-1 at batch 10, forward+backward
+// (measured on this machine, /work/shared/TOOLCHAIN.md): the reference of the `vs Playground` column.
+const PLAYGROUND_S_PER_SAMPLE = 2.2e-6;
+const S = (v) => (v === undefined ? '—' : v >= 1e6 ? `${(v / 1e6).toFixed(2)}M` : `${(v / 1e3).toFixed(1)}k`);
+
+function trainTable(rows) {
+  const train = rows.filter((r) => r.pass === 'train');
+  if (!train.length) return '';
+  const get = (kernel, impl, runtime) =>
+    train.find((r) => r.kernel === kernel && r.impl === impl && r.runtime === runtime)?.elements_per_s;
+  const kernels = [...new Set(train.map((r) => r.kernel))];
+  const batch = train[0].batch;
+  const out = [];
+  const head = ['network', 'simd', 'scalar', 'native', 'tfjs-wasm', 'SIMD/scalar', 'SIMD/tfjs', 'µs/sample (simd)', 'vs Playground'];
+  for (const runtime of ['chromium', 'node']) {
+    if (!train.some((r) => r.runtime === runtime)) continue;
+    out.push(`\n${runtime}: training (samples/s, batch ${batch}: forward, backward, SGD update); native = target/release/qscope train --bench; ` +
+      `vs Playground = SIMD samples/s × ${PLAYGROUND_S_PER_SAMPLE * 1e6} µs (TF Playground's plain-JS 2-8-8-1); ratios use this runtime's figures`);
+    const body = kernels.map((k) => {
+      const [simd, scalar, tfjs] = [get(k, 'simd', runtime), get(k, 'scalar', runtime), get(k, 'tfjs-wasm', runtime)];
+      return [k, S(simd), S(scalar), S(get(k, 'native', 'native')), S(tfjs), R(simd / scalar), R(simd / tfjs),
+        simd ? (1e6 / simd).toFixed(3) : '—', k === 'mlp:2-8-8-1' ? R(simd * PLAYGROUND_S_PER_SAMPLE) : '—'];
+    });
+    const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+    const fmt = (cells) => cells.map((c, i) => (i < 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+    out.push(fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt));
+  }
+  return out.join('\n');
+}
+
 // ── main ─────────────────────────────────────────────────────────────
 const o = options(process.argv.slice(2));
 const start = performance.now();
@@ -155,7 +208,9 @@ for (const runtime of o.runtimes) {
   log(`== ${runtime} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 const outFile = join(ROOT, 'target/bench.json');
-const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'elements_per_s'];
-writeFileSync(outFile, JSON.stringify(rows.map((r) => Object.fromEntries(keys.map((k) => [k, r[k]]))), null, 1) + '\n');
-console.log(table(rows));
+// `batch` only on the training rows.
+const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'batch', 'elements_per_s'];
+const pick = (r) => Object.fromEntries(keys.filter((k) => k !== 'batch' || r.batch !== undefined).map((k) => [k, r[k]]));
+writeFileSync(outFile, JSON.stringify(rows.map(pick), null, 1) + '\n');
+console.log([table(rows), trainTable(rows)].filter(Boolean).join('\n'));
 log(`\nwrote ${outFile} (${rows.length} rows) in ${((performance.now() - start) / 1000).toFixed(1)} s; load average ${load()}`);
