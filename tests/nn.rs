@@ -306,6 +306,38 @@ fn flips_count_the_quantized_weights_that_changed_level() {
 }
 
 #[test]
+fn the_flip_history_holds_each_layers_flip_ratio_per_epoch() {
+    let mut t = Trainer::new(adam(config(DatasetKind::Circle, &[8, 8], "tanh", Some(W4), None), 0.05)).unwrap();
+    let steps_per_epoch = t.dataset().train.len().div_ceil(t.config().batch);
+    let mut flips = [0usize; 3];
+    for _ in 0..steps_per_epoch {
+        t.step().unwrap();
+        for (f, l) in flips.iter_mut().zip(t.layers()) {
+            *f += l.flips();
+        }
+    }
+    assert_eq!(t.flip_history().len(), 1);
+    for (l, (&ratio, &f)) in t.flip_history()[0].iter().zip(&flips).enumerate() {
+        let weights = t.layers()[l].weights().len();
+        assert_eq!(ratio, f as f32 / (steps_per_epoch as f32 * weights as f32), "layer {l}");
+    }
+    assert!(t.flip_history()[0][0] > 0.0, "4-bit weights flip while Adam moves them");
+    assert_eq!(t.flip_history()[0][2], 0.0, "the float output layer never flips");
+}
+
+#[test]
+fn weight_levels_follow_the_layers_quantizer() {
+    let t = Trainer::new(config(DatasetKind::Xor, &[8], "tanh", Some("larq.ste_sign"), None)).unwrap();
+    assert_eq!(t.layers()[0].weight_levels().and_then(|l| l.list(8)), Some(vec![-1.0, 1.0]));
+    assert_eq!(t.layers()[1].weight_levels(), None, "float weights have no levels");
+    let t =
+        Trainer::new(config(DatasetKind::Xor, &[8], "tanh", Some("qkeras.quantized_bits(4,0,1,alpha='auto')"), None))
+            .unwrap();
+    let levels = t.layers()[0].weight_levels().expect("quantized weights have levels");
+    assert!(t.layers()[0].quantized().iter().all(|&w| levels.contains(w)), "{levels:?}");
+}
+
+#[test]
 fn quantizers_can_be_swapped_mid_run() {
     let mut t = Trainer::new(adam(config(DatasetKind::Xor, &[8, 8], "tanh", None, None), 0.05)).unwrap();
     for _ in 0..10 {

@@ -12,7 +12,7 @@ use super::config::Act;
 use super::learnable;
 use super::linalg::{axpy, matmul, matmul_at_b, transpose};
 use super::optim::{Slots, Step};
-use crate::quant::{Ctx, Quantizer};
+use crate::quant::{Ctx, Levels, Quantizer, Report};
 
 /// Which quantizer of a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +86,8 @@ pub struct Layer {
     sb: Slots,
     learn: Vec<Learnable>,
     flips: usize,
+    /// What the weight quantizer reported last (its scale sets the levels).
+    wreport: Report,
 }
 
 impl Layer {
@@ -119,6 +121,7 @@ impl Layer {
             sb: Slots::new(n_out),
             learn: Vec::new(),
             flips: 0,
+            wreport: Report::default(),
         };
         layer.relearn();
         layer
@@ -156,6 +159,12 @@ impl Layer {
     /// a stochastic quantizer, re-drawn values count too).
     pub fn flips(&self) -> usize {
         self.flips
+    }
+
+    /// The values the quantized weights can take, at the scale of the last quantization
+    /// (None for float weights).
+    pub fn weight_levels(&self) -> Option<Levels> {
+        self.wquant.as_ref().map(|q| q.levels(&self.wreport))
     }
 
     /// The hidden activation (None for the output layer).
@@ -239,6 +248,8 @@ impl Layer {
         if let Some(q) = &mut self.wquant {
             let report = q.apply(&self.w, &mut self.wq_next, Some(&mut self.dwq), ctx);
             learnable::freeze(q, &report);
+            self.wreport.scale = report.scale;
+            self.wreport.threshold = report.threshold;
             if count {
                 self.flips = self.wq_next.iter().zip(&self.wq).filter(|(n, o)| n.to_bits() != o.to_bits()).count();
             }

@@ -49,6 +49,11 @@ pub struct Trainer {
     shuffler: StdRng,
     ctx: Ctx,
     history: Vec<Metrics>,
+    /// Flips per layer in the current epoch, and steps taken in it.
+    epoch_flips: Vec<u64>,
+    epoch_steps: u64,
+    /// Per completed epoch, per layer: the share of its weights that changed level per step.
+    flip_history: Vec<Vec<f32>>,
     last_loss: f64,
     error: Option<String>,
 }
@@ -84,6 +89,9 @@ impl Trainer {
             shuffler: StdRng::seed_from_u64(stream(c.seed, SHUFFLE)),
             ctx: Ctx::new(stream(c.seed, TRAIN)),
             history: Vec::new(),
+            epoch_flips: vec![0; c.hidden.len() + 1],
+            epoch_steps: 0,
+            flip_history: Vec::new(),
             last_loss: f64::NAN,
             error: None,
             data,
@@ -119,6 +127,13 @@ impl Trainer {
     /// Metrics of every completed epoch.
     pub fn history(&self) -> &[Metrics] {
         &self.history
+    }
+
+    /// For every completed epoch, for every layer (hidden layers, then the output layer): the
+    /// mean share of the layer's weights that changed quantization level per step (0 for float
+    /// weights).
+    pub fn flip_history(&self) -> &[Vec<f32>] {
+        &self.flip_history
     }
 
     /// Mean loss of the last training batch (NaN before the first).
@@ -182,13 +197,29 @@ impl Trainer {
             return Err(self.fail(e));
         }
         self.net.quantize(&mut self.ctx, true);
+        for (sum, layer) in self.epoch_flips.iter_mut().zip(&self.net.layers) {
+            *sum += layer.flips() as u64;
+        }
+        self.epoch_steps += 1;
         self.cursor += m;
         if self.cursor < n {
             return Ok(false);
         }
         self.cursor = 0;
         self.epoch += 1;
+        self.end_epoch_flips();
         Ok(true)
+    }
+
+    /// Closes the epoch's flip counts into [`Trainer::flip_history`] (one small allocation per
+    /// epoch, none per step).
+    fn end_epoch_flips(&mut self) {
+        let steps = self.epoch_steps.max(1) as f32;
+        let ratios = self.epoch_flips.iter().zip(&self.net.layers);
+        let row = ratios.map(|(&f, l)| f as f32 / (steps * l.weights().len().max(1) as f32)).collect();
+        self.flip_history.push(row);
+        self.epoch_flips.iter_mut().for_each(|f| *f = 0);
+        self.epoch_steps = 0;
     }
 
     /// Up to `n` steps (fewer if training stops); the number of epochs completed.
