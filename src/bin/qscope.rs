@@ -50,6 +50,8 @@ train and test loss and accuracy (evaluation mode); the same options give the sa
   --activation A      tanh, relu, sigmoid, linear, or a quantizer SPEC (default tanh)
   --wq SPEC           weight quantizer of every hidden layer (one tensor per layer)
   --aq SPEC           activation quantizer after every hidden activation
+  --wqN SPEC --aqN SPEC  hidden layer N's (from 1) weight / activation quantizer instead
+                      ('' for float), e.g. --wq1 'larq.ste_sign'
   --quantize-output   also quantize the output layer's weights with --wq
   --loss L            mse (tanh output, labels ±1), bce (sigmoid), softmax (default mse)
   --optimizer O       sgd or adam (default sgd); --momentum M for sgd (default 0)
@@ -454,6 +456,7 @@ fn train_options(args: &[String]) -> Result<TrainOptions, String> {
     let mut c = Config::new(DatasetKind::Circle);
     let (mut epochs, mut json) = (100usize, false);
     let (mut bench, mut archs, mut seconds, mut quantized) = (false, None, 1.0f64, false);
+    let mut overrides = Vec::new();
     let spec = |opt: &str, v: &str| qscope::quant::parse(v).map_err(|e| format!("{opt}: {e}"));
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -502,6 +505,12 @@ fn train_options(args: &[String]) -> Result<TrainOptions, String> {
             }
             "--seconds" => seconds = parse_num(name, &value("a number")?, "a positive number of seconds")?,
             "--quantized" => quantized = true,
+            s if layer_option(s).is_some() => {
+                let (weights, n) = layer_option(s).unwrap_or_default();
+                let v = value("a quantizer SPEC, or '' for float")?;
+                let q = if v.trim().is_empty() { None } else { Some(spec(s, &v)?) };
+                overrides.push((s.to_string(), weights, n, q));
+            }
             s if s.starts_with('-') => return Err(format!("unknown option '{s}' for train")),
             s => return Err(format!("unexpected argument '{s}' for train (options start with --)")),
         }
@@ -514,6 +523,11 @@ fn train_options(args: &[String]) -> Result<TrainOptions, String> {
     }
     c.output_weights = if quantize_output { wq.clone() } else { None };
     c.hidden = Hidden::uniform(&hidden, activation, wq, aq);
+    for (opt, weights, n, q) in overrides {
+        let layers = c.hidden.len();
+        let h = c.hidden.get_mut(n - 1).ok_or_else(|| format!("{opt}: the network has {layers} hidden layers"))?;
+        if weights { h.weights = q } else { h.output = q }
+    }
     let bench = bench.then(|| BenchOptions {
         archs: archs.unwrap_or_else(|| vec![vec![2, 8, 8, 1], vec![2, 64, 64, 64, 1]]),
         seconds,
@@ -528,6 +542,18 @@ fn train_options(args: &[String]) -> Result<TrainOptions, String> {
         c.check()?;
     }
     Ok(TrainOptions { config: c, epochs, json, bench })
+}
+
+/// `--wq2` → (weights, layer 2), `--aq1` → (activations, layer 1): one hidden layer's
+/// quantizer (layers from 1).
+fn layer_option(opt: &str) -> Option<(bool, usize)> {
+    let (weights, n) = match opt.get(..4)? {
+        "--wq" => (true, &opt[4..]),
+        "--aq" => (false, &opt[4..]),
+        _ => return None,
+    };
+    let n: usize = n.parse().ok().filter(|_| n.bytes().all(|b| b.is_ascii_digit()))?;
+    (n >= 1).then_some((weights, n))
 }
 
 /// A float for output: shortest text that reads back the same, `null` for None.

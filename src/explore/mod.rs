@@ -12,6 +12,8 @@
 //! - [`explain`] — the computation at one x, step by step, with the numbers the kernels give.
 //! - [`code`] — "copy as code": QKeras, Larq, PyTorch and `qscope` CLI snippets.
 //! - [`state`] — the whole explorer state as readable `key=value` pairs in the URL hash.
+//! - [`train`] — the Train view's settings, their hash, the networks' configs and the
+//!   equivalent `qscope train` command.
 
 pub mod code;
 pub mod explain;
@@ -20,3 +22,4 @@ pub mod hardware;
 pub mod metrics;
 pub mod sample;
 pub mod state;
+pub mod train;

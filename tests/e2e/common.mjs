@@ -20,9 +20,11 @@ export const TIMEOUT_MS = 10_000;
 const results = [];
 
 /** Records one check; every check can fail. */
+/** Records and prints one check; returns whether it passed. */
 export function check(name, pass, detail = '') {
   results.push({ name, pass: Boolean(pass) });
   console.log(`${pass ? 'ok  ' : 'FAIL'}  ${name}${detail ? ` — ${detail}` : ''}`);
+  return Boolean(pass);
 }
 
 // Pixel statistics of a canvas: size, CSS size, a hash of its pixels, and how many pixels

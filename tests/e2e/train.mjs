@@ -1,14 +1,19 @@
 // End-to-end test of the Train view: serves the release build (dist/) on 127.0.0.1, drives
 // Debian's chromium with playwright-core, trains 2-8-8-1 on xor with 4-bit weights and checks
-// what a user sees.
+// what a user sees; then the STE swap mid-run, the STE twin, per-layer quantizers, the latent /
+// quantized toggle, a diverging run, prefers-reduced-motion, and that the `qscope train`
+// command the page shows gives the page's numbers to the last digit (needs target/debug/qscope
+// or $QSCOPE_BIN: `cargo build --bin qscope`).
 //
 //   trunk build --release && node tests/e2e/train.mjs
 //
 // Prints `N passed, M failed` and exits non-zero on any failure. Screenshot: target/e2e/train.png.
 // Environment: QSCOPE_DIST (default dist), CHROMIUM (default /usr/bin/chromium).
 
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SHOTS, TIMEOUT_MS, canvasStats, check, inked, main, text, until } from './common.mjs';
+import { spawnSync } from 'node:child_process';
+import { ROOT, SHOTS, TIMEOUT_MS, canvasStats, check, inked, main, text, until } from './common.mjs';
 const LINK = '#view=train&dataset=xor&hidden=8,8&wq=qkeras.quantized_bits(4,0,1)';
 
 const epochOf = async (page) => Number(await text(page, 'train-epoch'));
@@ -33,7 +38,7 @@ async function run(browser, url) {
   check('the boundary of the float twin is drawn', inked(twin));
   check('the view switch shows Train as current', (await page.locator('[data-testid="view-train"][aria-current="page"]').count()) === 1);
   check('the weight quantizer field shows the link\'s spec', (await page.locator('[data-testid="train-wq"]').inputValue()) === 'qkeras.quantized_bits(4,0,1)');
-  check('one histogram per hidden layer', (await page.locator('[data-testid="train-histogram"]').count()) === 2);
+  check('one histogram per layer (2 hidden + output)', (await page.locator('[data-testid="train-histogram"]').count()) === 3);
 
   const e0 = await epochOf(page);
   await click(page, 'train-step');
@@ -74,8 +79,8 @@ async function run(browser, url) {
 
   // a hand-edited link applies at once
   await other.evaluate(() => { location.hash = '#view=train&dataset=circle&hidden=4'; });
-  const circle = await until(() => other.locator('[data-testid="train-histogram"]').count(), (n) => n === 1);
-  check('a hand-edited link applies (one hidden layer)', circle === 1);
+  const circle = await until(() => other.locator('[data-testid="train-histogram"]').count(), (n) => n === 2);
+  check('a hand-edited link applies (one hidden layer + output)', circle === 2);
 
   // the view switch goes to the explorer and back
   await click(other, 'view-explorer');
@@ -91,10 +96,125 @@ async function run(browser, url) {
   check('play=1 autoplays', auto > 5 && /Pause/.test(await text(other, 'train-play')), `epoch ${auto}`);
   await click(other, 'train-play');
 
+  const more = await browser.newPage();
+  more.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  more.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
+  });
+  await steSwap(more, url);
+  await twinAndLayers(more, url);
+  await cliReproduces(more, url);
+  await divergence(more, url);
+  await reducedMotion(browser, url, errors);
+
   let banners = 0;
-  for (const p of [page, other]) banners += await p.locator('[data-testid="panic"]').count();
+  for (const p of [page, other, more]) banners += await p.locator('[data-testid="panic"]').count();
   check('no panic banner', banners === 0, `${banners}`);
   check('no console errors, page errors or failed requests', errors.length === 0, errors.join(' | '));
+}
+
+const hashOf = async (page) => decodeURIComponent(await page.evaluate(() => location.hash));
+const attr = (page, id, name) => page.locator(`[data-testid="${id}"]`).getAttribute(name, { timeout: TIMEOUT_MS });
+
+/** Playing with ste_sign, picking approx_sign from the catalogue swaps it in without a reset. */
+async function steSwap(page, url) {
+  await page.goto(url + '#view=train&dataset=xor&hidden=8,8&wq=larq.ste_sign&play=1', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const before = await until(() => epochOf(page), (e) => e >= 20);
+  await page.locator('[data-testid="train-wq-pick"]').selectOption('larq.ApproxSign');
+  await page.waitForTimeout(500);
+  const after = await epochOf(page);
+  check('an STE swap keeps training (no reset, no pause)', after > before && /Pause/.test(await text(page, 'train-play')), `${before} → ${after}`);
+  check('the swap is marked on the curves', (await attr(page, 'train-marks', 'data-count')) === '2', 'w1 and w2 swapped');
+  const swapped = await hashOf(page);
+  check('the hash holds the new STE', swapped.includes('wq=larq.ApproxSign'), swapped);
+  await click(page, 'train-play');
+  // binary weights: the quantized diagram has one thickness, the latent one many
+  const quantized = await canvasStats(page, 'train-diagram');
+  await click(page, 'train-show-latent');
+  const latent = await until(() => canvasStats(page, 'train-diagram'), (s) => s && s.hash !== quantized.hash);
+  check('the latent / quantized toggle redraws the diagram', inked(quantized) && latent && latent.hash !== quantized.hash);
+  await click(page, 'train-show-quantized');
+}
+
+/** The STE twin draws a third boundary; a per-layer override lands in the hash and the nets. */
+async function twinAndLayers(page, url) {
+  await page.goto(url + '#view=train&dataset=circle&hidden=6,6&wq=larq.ste_sign&twin_wq=larq.approx_sign', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const twin = await until(() => canvasStats(page, 'train-boundary-twin'), inked);
+  check('the STE twin has its own boundary', inked(twin));
+  await click(page, 'train-step');
+  await until(() => epochOf(page), (e) => e === 1);
+  const accs = await Promise.all(['', '-float', '-twin'].map((s) => attr(page, `train-acc-test${s}`, 'data-exact')));
+  check('all three nets report metrics', accs.every((a) => Number(a) >= 0 && Number(a) <= 1), accs.join(', '));
+  await page.locator('[data-testid="train-per-layer"] summary').click();
+  await page.locator('[data-testid="train-wq-2"]').fill('qkeras.quantized_bits(2,0,1)');
+  await page.locator('[data-testid="train-wq-2"]').press('Enter');
+  const hash = await until(() => hashOf(page), (h) => h.includes('wq2=qkeras.quantized_bits(2,0,1)'));
+  check('a per-layer quantizer goes into the hash', hash.includes('wq2=qkeras.quantized_bits(2,0,1)') && hash.includes('wq=larq.ste_sign'), hash);
+  check('the per-layer swap is marked', Number(await attr(page, 'train-marks', 'data-count')) >= 1);
+  check('the command shows the per-layer quantizer', (await text(page, 'train-command')).includes("--wq2 'qkeras.quantized_bits(2,0,1)'"));
+}
+
+/** Splits a POSIX shell line of bare words, '…' strings and \' (as the page quotes). */
+function shellWords(line) {
+  const words = [];
+  let word = '', quoted = false, any = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === '\\' && !quoted) { word += line[++i] ?? ''; any = true; }
+    else if (c === "'") { quoted = !quoted; any = true; }
+    else if (c === ' ' && !quoted) { if (any) words.push(word); word = ''; any = false; }
+    else { word += c; any = true; }
+  }
+  if (any) words.push(word);
+  return words;
+}
+
+/** The page's numbers after 3 epochs equal what its `qscope train` command prints. */
+async function cliReproduces(page, url) {
+  const link = "#view=train&dataset=spiral&hidden=8,6&wq=qkeras.quantized_bits(4,0,1,alpha='auto')&wq2=larq.ste_sign" +
+    '&aq=qkeras.quantized_tanh(4)&qo=1&lr=0.01&batch=5&optimizer=adam&seed=7&noise=0.1';
+  await page.goto(url + link, { waitUntil: 'load', timeout: TIMEOUT_MS });
+  for (let i = 1; i <= 3; i++) {
+    await click(page, 'train-step');
+    await until(() => epochOf(page), (e) => e === i);
+  }
+  const bin = process.env.QSCOPE_BIN ?? join(ROOT, 'target/debug/qscope');
+  if (!check(`the native CLI exists (${bin})`, existsSync(bin))) return;
+  const words = shellWords(await text(page, 'train-command'));
+  check('the page shows a qscope train command for 3 epochs', words[0] === 'qscope' && words[1] === 'train' && words.at(-1) === '3', words.join(' '));
+  const r = spawnSync(bin, [...words.slice(1), '--json'], { encoding: 'utf8' });
+  if (!check('the command runs', r.status === 0, r.stderr)) return;
+  const last = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  const page3 = {
+    test_loss: await attr(page, 'train-loss-test', 'data-exact'),
+    test_acc: await attr(page, 'train-acc-test', 'data-exact'),
+  };
+  // JSON.parse reads both as the same double: equal doubles print the same shortest text.
+  check('the browser and the CLI give the same test loss, bit for bit', Number(page3.test_loss) === last.test_loss, `${page3.test_loss} vs ${last.test_loss}`);
+  check('the browser and the CLI give the same test accuracy', Number(page3.test_acc) === last.test_acc, `${page3.test_acc} vs ${last.test_acc}`);
+}
+
+/** A diverging run pauses with a message naming the cause. */
+async function divergence(page, url) {
+  await page.goto(url + '#view=train&dataset=xor&hidden=8,8&activation=linear&wq=&loss=bce&lr=10&play=1', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const message = await until(() => page.locator('[data-testid="train-message"]').count(), (n) => n === 1);
+  const said = message === 1 ? await text(page, 'train-message') : '';
+  check('a NaN loss pauses training with a clear message', /diverged/.test(said) && /NaN/.test(said) && /Play/.test(await text(page, 'train-play')), said);
+  const e = await epochOf(page);
+  await page.waitForTimeout(300);
+  check('a diverged run stays paused', (await epochOf(page)) === e);
+}
+
+/** prefers-reduced-motion: play=1 does not start training by itself. */
+async function reducedMotion(context, url, errors) {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await page.goto(url + '#view=train&dataset=circle&hidden=4&play=1', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await until(() => canvasStats(page, 'train-boundary'), inked);
+  await page.waitForTimeout(500);
+  check('with prefers-reduced-motion, play=1 waits for the user', (await epochOf(page)) === 0 && /Play/.test(await text(page, 'train-play')));
+  await page.close();
 }
 
 await main(run);

@@ -1,37 +1,57 @@
-//! The Train view's left column: data, architecture, quantizers and optimizer. Text fields
-//! apply on Enter or blur and show the parser's error instead of applying a bad value.
+//! The Train view's left column: data, architecture, quantizers (all layers, per layer, the STE
+//! twin) and optimizer. Quantizers are picked from the catalogue or typed as specs; text
+//! applies on Enter or blur and shows the parser's error instead of applying a bad value.
+//! Quantizers and the learning rate change the running networks (no pause, the swap is marked
+//! on the curves); anything else builds new networks and pauses.
 
 use leptos::prelude::*;
 
 use super::Train;
-use super::params::{ACTIVATIONS, DATASETS, Params, parse_hidden, parse_quantizer};
-use crate::nn::DatasetKind;
+use crate::explore::train::{
+    ACTIVATIONS, DATASETS, LOSSES, MAX_LAYERS, MAX_WIDTH, OPTIMIZERS, TrainParams, parse_hidden, parse_quantizer,
+};
+use crate::nn::{DatasetKind, Slot};
+use crate::quant::{ENTRIES, Family};
+
+type Edit = Box<dyn FnOnce(&mut TrainParams)>;
+
+impl Train {
+    /// A change that needs new networks: pauses first.
+    fn rebuild_with(self, f: Edit) {
+        self.playing.set(false);
+        self.params.update(f);
+    }
+
+    /// A change the running networks take as they are (quantizers, learning rate).
+    fn live(self, f: Edit) {
+        self.params.update(f);
+    }
+}
 
 #[component]
 pub fn Controls(train: Train) -> impl IntoView {
     let params = train.params;
-    let set = move |f: Box<dyn FnOnce(&mut Params)>| {
-        train.playing.set(false);
-        params.update(f);
-    };
+    let set = move |f: Edit| train.rebuild_with(f);
     let hidden_text = move || {
         let h: Vec<String> = params.with(|p| p.hidden.iter().map(usize::to_string).collect());
         h.join(",")
     };
     let add_layer = move |_| {
         set(Box::new(|p| {
-            if p.hidden.len() < 6 {
-                let w = p.hidden.last().copied().unwrap_or(8);
-                p.hidden.push(w);
+            if p.hidden.len() < MAX_LAYERS {
+                let mut h = p.hidden.clone();
+                h.push(h.last().copied().unwrap_or(8));
+                p.set_hidden(h);
             }
         }))
     };
     let remove_layer = move |_| {
         set(Box::new(|p| {
-            p.hidden.pop();
+            let mut h = p.hidden.clone();
+            h.pop();
+            p.set_hidden(h);
         }))
     };
-    let lr_log = move || params.with(|p| p.lr.log10());
     view! {
         <section class="card train-controls" aria-label="Training settings">
             <h2>"Data"</h2>
@@ -50,7 +70,7 @@ pub fn Controls(train: Train) -> impl IntoView {
             </label>
             <h2>"Network"</h2>
             <TextSetting label="hidden" testid="train-hidden" placeholder="8,8" value=Signal::derive(hidden_text)
-                apply=move |text: String| parse_hidden(&text).map(|h| set(Box::new(move |p| p.hidden = h))) />
+                apply=move |text: String| parse_hidden(&text).map(|h| set(Box::new(move |p| p.set_hidden(h)))) />
             <div class="row">
                 <button type="button" class="button" data-testid="train-add-layer" on:click=add_layer title="add a hidden layer">"+ layer"</button>
                 <button type="button" class="button" data-testid="train-remove-layer" on:click=remove_layer title="remove the last hidden layer">"− layer"</button>
@@ -63,38 +83,148 @@ pub fn Controls(train: Train) -> impl IntoView {
                     {ACTIVATIONS.iter().map(|&a| view! {
                         <option value=a selected=move || params.with(|p| p.activation == a)>{a}</option>
                     }).collect_view()}
+                    <Show when=move || params.with(|p| !ACTIVATIONS.contains(&p.activation.as_str()))>
+                        <option selected=true value=move || params.with(|p| p.activation.clone())>{move || params.with(|p| p.activation.clone())}</option>
+                    </Show>
                 </select>
             </label>
             <h2>"Quantizers"</h2>
-            <TextSetting label="weights" testid="train-wq" placeholder="float" value=Signal::derive(move || params.with(|p| p.wq.clone()))
-                apply=move |text: String| parse_quantizer(&text).map(|_| set(Box::new(move |p| p.wq = text.trim().to_string()))) />
-            <TextSetting label="activations" testid="train-aq" placeholder="float" value=Signal::derive(move || params.with(|p| p.aq.clone()))
-                apply=move |text: String| parse_quantizer(&text).map(|_| set(Box::new(move |p| p.aq = text.trim().to_string()))) />
-            <p class="muted small">"Empty is float. The twin on the right never quantizes."</p>
-            <h2>"Optimizer"</h2>
-            <label class="row">{move || format!("learning rate {} ", params.with(|p| p.lr))}
-                <input type="range" min="-4" max="0.5" step="0.1" data-testid="train-lr" prop:value=move || lr_log().to_string()
-                    on:change=move |ev| {
-                        if let Ok(v) = event_target_value(&ev).parse::<f32>() {
-                            let lr = (10f32.powf(v) * 1e4).round() / 1e4;
-                            set(Box::new(move |p| p.lr = lr.max(1e-4)))
-                        }
-                    } />
+            <p class="muted small">"Every hidden layer; empty is float. They change the running nets."</p>
+            <QuantizerSetting label="weights" testid="train-wq" value=Signal::derive(move || params.with(|p| p.wq.clone()))
+                apply=move |s| train.live(Box::new(move |p| p.wq = s)) />
+            <QuantizerSetting label="activations" testid="train-aq" value=Signal::derive(move || params.with(|p| p.aq.clone()))
+                apply=move |s| train.live(Box::new(move |p| p.aq = s)) />
+            <label class="row check">
+                <input type="checkbox" data-testid="train-qo" prop:checked=move || params.with(|p| p.quantize_output)
+                    on:change=move |ev| { let on = event_target_checked(&ev); train.live(Box::new(move |p| p.quantize_output = on)) } />
+                " quantize the output layer's weights too"
             </label>
-            <label class="row">"batch "
-                <input type="number" min="1" max="250" class="num-input" prop:value=move || params.with(|p| p.batch.to_string())
-                    on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<usize>() { set(Box::new(move |p| p.batch = v.clamp(1, 250))) } } />
-            </label>
-            <label class="row">"optimizer "
-                <select class="select" on:change=move |ev| { let o = event_target_value(&ev); set(Box::new(move |p| p.optimizer = o)) }>
-                    {["sgd", "adam"].map(|o| view! { <option value=o selected=move || params.with(|p| p.optimizer == o)>{o}</option> }).collect_view()}
-                </select>
-            </label>
-            <label class="row">"seed "
-                <input type="number" min="0" class="num-input" prop:value=move || params.with(|p| p.seed.to_string())
-                    on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<u64>() { set(Box::new(move |p| p.seed = v)) } } />
-            </label>
+            <PerLayer train=train />
+            <h2>"STE twin"</h2>
+            <p class="muted small">"A third net: the quantized one with another quantizer, e.g. larq.approx_sign beside larq.ste_sign. Empty: as the quantized net; both empty: off."</p>
+            <QuantizerSetting label="weights" testid="train-twin-wq" value=Signal::derive(move || params.with(|p| p.twin_wq.clone()))
+                apply=move |s| train.live(Box::new(move |p| p.twin_wq = s)) />
+            <QuantizerSetting label="activations" testid="train-twin-aq" value=Signal::derive(move || params.with(|p| p.twin_aq.clone()))
+                apply=move |s| train.live(Box::new(move |p| p.twin_aq = s)) />
+            <Optimizer train=train />
         </section>
+    }
+}
+
+/// Per-layer overrides of the quantizers, in a disclosure (open when any layer differs).
+#[component]
+fn PerLayer(train: Train) -> impl IntoView {
+    let params = train.params;
+    let layers = Memo::new(move |_| params.with(|p| p.hidden.len()));
+    let overridden = move || params.with(|p| !(p.layer_wq.is_empty() && p.layer_aq.is_empty()));
+    view! {
+        <details class="per-layer" prop:open=overridden data-testid="train-per-layer">
+            <summary>"per layer"</summary>
+            {move || (0..layers.get()).map(|l| {
+                let width = move || params.with(|p| p.hidden.get(l).copied().unwrap_or(0));
+                let spec = move |slot: Slot| Signal::derive(move || params.with(|p| match slot {
+                    Slot::Weights => p.weight_spec(l).to_string(),
+                    Slot::Activation => p.act_spec(l).to_string(),
+                }));
+                let apply = move |slot: Slot| move |s: String| train.live(Box::new(move |p| p.set_layer_spec(slot, l, &s)));
+                view! {
+                    <div class="layer-row">
+                        <label class="row">{format!("layer {} width ", l + 1)}
+                            <input type="number" min="1" max=MAX_WIDTH class="num-input" data-testid=format!("train-width-{}", l + 1)
+                                prop:value=move || width().to_string()
+                                on:change=move |ev| {
+                                    if let Ok(w) = event_target_value(&ev).parse::<usize>() {
+                                        train.rebuild_with(Box::new(move |p| {
+                                            let mut h = p.hidden.clone();
+                                            if let Some(x) = h.get_mut(l) { *x = w.clamp(1, MAX_WIDTH) }
+                                            p.set_hidden(h);
+                                        }))
+                                    }
+                                } />
+                        </label>
+                        <QuantizerSetting label="w" testid=format!("train-wq-{}", l + 1) value=spec(Slot::Weights) apply=apply(Slot::Weights) />
+                        <QuantizerSetting label="a" testid=format!("train-aq-{}", l + 1) value=spec(Slot::Activation) apply=apply(Slot::Activation) />
+                    </div>
+                }
+            }).collect_view()}
+        </details>
+    }
+}
+
+#[component]
+fn Optimizer(train: Train) -> impl IntoView {
+    let params = train.params;
+    let set = move |f: Edit| train.rebuild_with(f);
+    let lr_log = move || params.with(|p| p.lr.log10());
+    view! {
+        <h2>"Optimizer"</h2>
+        <label class="row">{move || format!("learning rate {} ", params.with(|p| p.lr))}
+            <input type="range" min="-4" max="0.5" step="0.1" data-testid="train-lr" prop:value=move || lr_log().to_string()
+                on:change=move |ev| {
+                    if let Ok(v) = event_target_value(&ev).parse::<f32>() {
+                        let lr = (10f32.powf(v) * 1e4).round() / 1e4;
+                        train.live(Box::new(move |p| p.lr = lr.max(1e-4)))
+                    }
+                } />
+        </label>
+        <label class="row">"batch "
+            <input type="number" min="1" max="250" class="num-input" data-testid="train-batch" prop:value=move || params.with(|p| p.batch.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<usize>() { set(Box::new(move |p| p.batch = v.clamp(1, 250))) } } />
+        </label>
+        <label class="row">"optimizer "
+            <select class="select" data-testid="train-optimizer" on:change=move |ev| { let o = event_target_value(&ev); set(Box::new(move |p| p.optimizer = o)) }>
+                {OPTIMIZERS.map(|o| view! { <option value=o selected=move || params.with(|p| p.optimizer == o)>{o}</option> }).collect_view()}
+            </select>
+        </label>
+        <label class="row">"loss "
+            <select class="select" data-testid="train-loss" on:change=move |ev| { let l = event_target_value(&ev); set(Box::new(move |p| p.loss = l)) }>
+                {LOSSES.map(|l| view! { <option value=l selected=move || params.with(|p| p.loss == l)>{l}</option> }).collect_view()}
+            </select>
+        </label>
+        <label class="row">"seed "
+            <input type="number" min="0" class="num-input" data-testid="train-seed" prop:value=move || params.with(|p| p.seed.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<u64>() { set(Box::new(move |p| p.seed = v)) } } />
+        </label>
+    }
+}
+
+/// The catalogue entry a spec names ("" for float or an unreadable spec).
+fn entry_name(spec: &str) -> String {
+    parse_quantizer(spec).ok().flatten().map_or(String::new(), |q| q.info().qualified())
+}
+
+/// A quantizer: a catalogue pick (its library defaults) and the spec, editable.
+#[component]
+fn QuantizerSetting(
+    label: &'static str,
+    #[prop(into)] testid: String,
+    value: Signal<String>,
+    apply: impl Fn(String) + Copy + 'static,
+) -> impl IntoView {
+    let commit = move |text: String| parse_quantizer(&text).map(|_| apply(text.trim().to_string()));
+    let current = Memo::new(move |_| value.with(|v| entry_name(v)));
+    let pick = move |ev| {
+        let name = event_target_value(&ev);
+        let spec =
+            ENTRIES.iter().find(|e| e.info.qualified() == name).map_or(String::new(), |e| (e.default)().to_string());
+        apply(spec);
+    };
+    let groups = [Family::QKeras, Family::Larq, Family::Beyond].map(|family| {
+        let options = ENTRIES.iter().filter(move |e| e.info.family == family).map(move |e| {
+            let name = e.info.qualified();
+            let (value, n) = (name.clone(), name.clone());
+            view! { <option value=value selected=move || current.with(|c| *c == n)>{name}</option> }
+        });
+        view! { <optgroup label=family.title()>{options.collect_view()}</optgroup> }
+    });
+    view! {
+        <div class="quantizer-setting">
+            <select class="select" data-testid=format!("{testid}-pick") aria-label=format!("{label}: pick a quantizer") on:change=pick>
+                <option value="" selected=move || current.with(String::is_empty)>"float"</option>
+                {groups.collect_view()}
+            </select>
+            <TextSetting label=label testid=testid placeholder="float" value=value apply=commit />
+        </div>
     }
 }
 
@@ -103,12 +233,13 @@ pub fn Controls(train: Train) -> impl IntoView {
 #[component]
 fn TextSetting(
     label: &'static str,
-    testid: &'static str,
+    #[prop(into)] testid: String,
     placeholder: &'static str,
     value: Signal<String>,
     apply: impl Fn(String) -> Result<(), String> + Copy + 'static,
 ) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
+    let error_id = format!("{testid}-error");
     let commit = move |text: String| match apply(text) {
         Ok(()) => error.set(None),
         Err(e) => error.set(Some(e)),
@@ -120,7 +251,7 @@ fn TextSetting(
                 on:change=move |ev| commit(event_target_value(&ev)) />
         </label>
         <Show when=move || error.with(Option::is_some)>
-            <p class="control-error" role="alert" data-testid=format!("{testid}-error")>{move || error.get().unwrap_or_default()}</p>
+            <p class="control-error" role="alert" data-testid=error_id.clone()>{move || error.get().unwrap_or_default()}</p>
         </Show>
     }
 }

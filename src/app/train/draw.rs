@@ -1,22 +1,23 @@
 //! Drawing the Train view's canvases by hand: the decision boundary (an ImageData heatmap in
-//! a diverging blue/orange, with the points on top), the loss/accuracy curves and the weight
-//! histograms.
+//! a diverging blue/orange, with the points on top) and the loss/accuracy curves. The weights'
+//! drawings are in [`super::draw_weights`].
 
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use super::Mark;
 use crate::nn::{Metrics, Point};
 
 /// The plane shown, in data units (the datasets live in ±6).
 pub const LO: f32 = -6.0;
 pub const HI: f32 = 6.0;
 /// Grid cells per axis of the heatmap.
-pub const RES: usize = 120;
+pub const RES: usize = 100;
 
 const BLUE: [f32; 3] = [0.0, 114.0, 178.0];
 const ORANGE: [f32; 3] = [230.0, 159.0, 0.0];
 
-fn context(canvas: &HtmlCanvasElement, w: u32, h: u32) -> Option<CanvasRenderingContext2d> {
+pub fn context(canvas: &HtmlCanvasElement, w: u32, h: u32) -> Option<CanvasRenderingContext2d> {
     if canvas.width() != w || canvas.height() != h {
         canvas.set_width(w);
         canvas.set_height(h);
@@ -50,7 +51,7 @@ fn put_pixels(ctx: &CanvasRenderingContext2d, pixels: &[u8], w: u32, h: u32) -> 
 /// The heatmap of `scores` (`RES²`, rows of rising x2) with the train points (filled) and test
 /// points (ringed) on top.
 pub fn boundary(canvas: &HtmlCanvasElement, scores: &[f32], train: &[Point], test: &[Point], dark: bool) {
-    let size = (RES * 3) as u32;
+    let size = (RES * 3) as u32; // 3 × 3 pixels a cell
     let Some(ctx) = context(canvas, size, size) else { return };
     if scores.len() != RES * RES {
         return;
@@ -88,8 +89,15 @@ pub fn boundary(canvas: &HtmlCanvasElement, scores: &[f32], train: &[Point], tes
     }
 }
 
-/// Curves of a metric over epochs: for each run (quantized, float) train solid, test dashed.
-pub fn curves(canvas: &HtmlCanvasElement, runs: &[(&[Metrics], &str)], metric: fn(&Metrics, bool) -> f64, dark: bool) {
+/// Curves of a metric over epochs: for each run train solid, test dashed; `marks` as labelled
+/// grey vertical lines. Long histories are drawn at one point per pixel column at most.
+pub fn curves(
+    canvas: &HtmlCanvasElement,
+    runs: &[(&[Metrics], &str)],
+    marks: &[Mark],
+    metric: impl Fn(&Metrics, bool) -> f64,
+    dark: bool,
+) {
     let (w, h) = (360u32, 160u32);
     let Some(ctx) = context(canvas, w, h) else { return };
     ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
@@ -99,56 +107,50 @@ pub fn curves(canvas: &HtmlCanvasElement, runs: &[(&[Metrics], &str)], metric: f
     let (l, r, t, b) = (36.0, 8.0, 8.0, 18.0);
     let sx = |i: usize| l + (w as f64 - l - r) * i as f64 / (n - 1) as f64;
     let sy = |v: f64| t + (h as f64 - t - b) * (1.0 - (v / top).clamp(0.0, 1.0));
-    ctx.set_fill_style_str(if dark { "#bbb" } else { "#555" });
+    let muted = if dark { "#bbb" } else { "#555" };
+    ctx.set_fill_style_str(muted);
     ctx.set_font("11px system-ui, sans-serif");
     let _ = ctx.fill_text(&format!("{top:.2}"), 2.0, t + 8.0);
     let _ = ctx.fill_text("0", 2.0, h as f64 - b);
     let _ = ctx.fill_text(&format!("epoch {}", n - 1), w as f64 - 70.0, h as f64 - 4.0);
     ctx.set_stroke_style_str(if dark { "#666" } else { "#bbb" });
     ctx.stroke_rect(l, t, w as f64 - l - r, h as f64 - t - b);
+    set_dash(&ctx, &[2.0, 2.0]);
+    for m in marks {
+        // Epoch e's metrics sit at index e − 1 (the history starts after epoch 1).
+        let x = sx(m.epoch.saturating_sub(1).min(n - 1));
+        ctx.begin_path();
+        ctx.move_to(x, t);
+        ctx.line_to(x, h as f64 - b);
+        ctx.stroke();
+    }
+    if let Some(m) = marks.last() {
+        let x = sx(m.epoch.saturating_sub(1).min(n - 1));
+        let _ = ctx.fill_text(&m.label, (x + 3.0).min(w as f64 - 150.0).max(l + 2.0), t + 20.0);
+    }
+    let stride = n.div_ceil((w as f64 - l - r) as usize).max(1);
     for (history, colour) in runs {
         for test in [false, true] {
-            let dash = js_sys::Array::new();
-            if test {
-                dash.push(&JsValue::from(4.0));
-                dash.push(&JsValue::from(3.0));
-            }
-            let _ = ctx.set_line_dash(&dash);
+            set_dash(&ctx, if test { &[4.0, 3.0] } else { &[] });
             ctx.set_stroke_style_str(colour);
             ctx.set_line_width(1.6);
             ctx.begin_path();
-            for (i, m) in history.iter().enumerate() {
+            let last = history.len().saturating_sub(1);
+            for (i, m) in history.iter().enumerate().filter(|(i, _)| i % stride == 0 || *i == last) {
                 let v = metric(m, test);
                 if i == 0 { ctx.move_to(sx(i), sy(v)) } else { ctx.line_to(sx(i), sy(v)) }
             }
             ctx.stroke();
         }
     }
-    let _ = ctx.set_line_dash(&js_sys::Array::new());
+    set_dash(&ctx, &[]);
 }
 
-/// A histogram of `values` over ±`span` in 32 bins, with a zero line.
-pub fn histogram(canvas: &HtmlCanvasElement, values: &[f32], dark: bool) {
-    let (w, h) = (220u32, 90u32);
-    let Some(ctx) = context(canvas, w, h) else { return };
-    ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
-    let span = values.iter().map(|v| v.abs()).filter(|v| v.is_finite()).fold(0.0f32, f32::max).max(1e-6);
-    const BINS: usize = 32;
-    let mut counts = [0usize; BINS];
-    for v in values.iter().filter(|v| v.is_finite()) {
-        let i = (((v + span) / (2.0 * span)) * BINS as f32) as usize;
-        counts[i.min(BINS - 1)] += 1;
+/// Sets the context's line dash (empty: solid).
+pub fn set_dash(ctx: &CanvasRenderingContext2d, dash: &[f64]) {
+    let a = js_sys::Array::new();
+    for &d in dash {
+        a.push(&JsValue::from(d));
     }
-    let most = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
-    let bw = w as f64 / BINS as f64;
-    for (i, &c) in counts.iter().enumerate() {
-        let centre = -span + (i as f32 + 0.5) * 2.0 * span / BINS as f32;
-        ctx.set_fill_style_str(if centre >= 0.0 { "#0072B2" } else { "#E69F00" });
-        let bh = (h as f64 - 14.0) * c as f64 / most;
-        ctx.fill_rect(i as f64 * bw + 0.5, h as f64 - 12.0 - bh, bw - 1.0, bh);
-    }
-    ctx.set_fill_style_str(if dark { "#bbb" } else { "#555" });
-    ctx.set_font("10px system-ui, sans-serif");
-    let _ = ctx.fill_text(&format!("−{span:.2}"), 0.0, h as f64 - 1.0);
-    let _ = ctx.fill_text(&format!("{span:.2}"), w as f64 - 28.0, h as f64 - 1.0);
+    let _ = ctx.set_line_dash(&a);
 }

@@ -1,15 +1,18 @@
 //! The Train view: a small MLP with quantized weights and activations trained live beside its
-//! float twin (same config and seed, no quantizers), in slices of a few milliseconds per
-//! animation frame.
+//! float twin (same config and seed, no quantizers) and, optionally, a third twin with another
+//! STE, in slices of a few milliseconds per animation frame.
 //!
-//! State flows as in the explorer: the URL hash ⇄ one [`Params`] signal → the trainers (rebuilt
-//! when the architecture changes) → a `tick` bumped after every slice → the panels' drawing
-//! effects. [`controls`] is the left column, [`panels`] the middle, [`draw`] the canvases.
+//! State flows as in the explorer: the URL hash ⇄ one [`TrainParams`] signal → the trainers
+//! (rebuilt when the architecture changes; quantizers and learning rate are swapped into the
+//! running trainers, and the swap is marked on the curves) → a `tick` bumped after every slice
+//! → the panels' drawing effects. [`controls`] is the left column, [`panels`] and [`weights`]
+//! the middle, [`draw`] and [`draw_weights`] the canvases.
 
 mod controls;
 mod draw;
+mod draw_weights;
 mod panels;
-pub mod params;
+mod weights;
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -17,46 +20,121 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::Closure;
 
 use super::hash::{self, HashBanner};
-use crate::nn::{Metrics, Trainer};
-pub use params::{Params, is_train};
+pub use crate::explore::train::is_train;
+use crate::explore::train::{Net, TrainParams};
+use crate::nn::{Metrics, Slot, Trainer};
 
-/// The quantized net and its float twin, trained in lockstep.
+/// A change made mid-run, drawn on the curves at its epoch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    pub epoch: usize,
+    pub label: String,
+}
+
+/// The networks, trained in lockstep.
 pub struct Runs {
     pub q: Trainer,
     pub f: Trainer,
-    /// Metrics before the first epoch.
-    pub start: (Metrics, Metrics),
+    /// The third twin (another STE), when asked for.
+    pub t: Option<Trainer>,
+    /// Metrics before the first epoch: quantized, float, twin.
+    start: [Metrics; 3],
+    pub marks: Vec<Mark>,
 }
 
 impl Runs {
-    fn new(p: &Params) -> Result<Runs, String> {
-        let mut q = Trainer::new(p.config(true)?)?;
-        let mut f = Trainer::new(p.config(false)?)?;
-        let start = (q.evaluate(), f.evaluate());
-        Ok(Runs { q, f, start })
+    fn new(p: &TrainParams) -> Result<Runs, String> {
+        let mut q = Trainer::new(p.config(Net::Quantized)?)?;
+        let mut f = Trainer::new(p.config(Net::Float)?)?;
+        let mut t = if p.has_twin() { Some(Trainer::new(p.config(Net::Twin)?)?) } else { None };
+        let start = [q.evaluate(), f.evaluate(), t.as_mut().map_or_else(|| f.evaluate(), Trainer::evaluate)];
+        Ok(Runs { q, f, t, start, marks: Vec::new() })
     }
 
-    /// The latest metrics of the quantized net (`float` false) or of the twin.
-    pub fn latest(&self, float: bool) -> Metrics {
-        let (t, s) = if float { (&self.f, self.start.1) } else { (&self.q, self.start.0) };
-        t.history().last().copied().unwrap_or(s)
+    pub fn get(&self, net: Net) -> Option<&Trainer> {
+        match net {
+            Net::Quantized => Some(&self.q),
+            Net::Float => Some(&self.f),
+            Net::Twin => self.t.as_ref(),
+        }
+    }
+
+    pub fn get_mut(&mut self, net: Net) -> Option<&mut Trainer> {
+        match net {
+            Net::Quantized => Some(&mut self.q),
+            Net::Float => Some(&mut self.f),
+            Net::Twin => self.t.as_mut(),
+        }
+    }
+
+    /// The latest metrics of a network (before any epoch: its starting point).
+    pub fn latest(&self, net: Net) -> Option<Metrics> {
+        let i = net as usize;
+        self.get(net).map(|t| t.history().last().copied().unwrap_or(self.start[i]))
+    }
+
+    /// `n` steps of every network.
+    fn steps(&mut self, n: usize) -> Result<(), String> {
+        self.q.steps(n).map_err(|e| format!("the quantized net diverged: {e}"))?;
+        self.f.steps(n).map_err(|e| format!("the float twin diverged: {e}"))?;
+        if let Some(t) = &mut self.t {
+            t.steps(n).map_err(|e| format!("the STE twin diverged: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// One epoch of every network.
+    fn epoch(&mut self) -> Result<(), String> {
+        let steps = self.q.dataset().train.len().div_ceil(self.q.config().batch);
+        self.steps(steps)
+    }
+
+    /// Brings the running trainers to `p`'s quantizers and learning rate; a quantizer that
+    /// changed is marked on the curves.
+    fn apply_live(&mut self, p: &TrainParams) -> Result<(), String> {
+        let epoch = self.q.epoch();
+        let mut marks = Vec::new();
+        for net in [Net::Quantized, Net::Float, Net::Twin] {
+            let wanted = p.quantizers(net)?;
+            let n = wanted.len();
+            // A network of another shape is about to be rebuilt.
+            let Some(t) = self.get_mut(net).filter(|t| t.layers().len() == n) else { continue };
+            t.set_learning_rate(p.lr)?;
+            for (l, (w, a)) in wanted.into_iter().enumerate() {
+                for (slot, q) in [(Slot::Weights, w), (Slot::Activation, a)] {
+                    if (l + 1 == n && slot == Slot::Activation) || t.layers()[l].quantizer(slot) == q.as_ref() {
+                        continue;
+                    }
+                    let name = q.as_ref().map_or("float".to_string(), |q| q.to_string());
+                    let site = if slot == Slot::Weights { "w" } else { "a" };
+                    let layer = if l + 1 == n { "out".to_string() } else { (l + 1).to_string() };
+                    let who = if net == Net::Twin { "twin " } else { "" };
+                    t.set_quantizer(l, slot, q)?;
+                    marks.push(Mark { epoch, label: format!("{who}{site}{layer} → {name}") });
+                }
+            }
+        }
+        self.marks.extend(marks);
+        Ok(())
     }
 }
 
 /// Everything the Train view shares, all `Copy`.
 #[derive(Clone, Copy)]
 pub struct Train {
-    pub params: RwSignal<Params>,
+    pub params: RwSignal<TrainParams>,
     pub runs: StoredValue<Option<Runs>, LocalStorage>,
     /// Bumped after every change to the trainers: the panels redraw on it.
     pub tick: RwSignal<u64>,
     pub playing: RwSignal<bool>,
     pub message: RwSignal<Option<String>>,
     pub notices: RwSignal<Vec<String>>,
+    /// Show latent (float) weights instead of the quantized ones, on the diagram and histograms.
+    pub latent: RwSignal<bool>,
     looping: StoredValue<bool>,
-    /// Epochs per second of the last second of play.
-    pub rate: RwSignal<f64>,
-    rate_mark: StoredValue<(f64, usize)>,
+    /// Epochs per second and frames per second over the last second of play.
+    pub rate: RwSignal<(f64, f64)>,
+    rate_mark: StoredValue<(f64, usize, u32)>,
 }
 
 fn now() -> f64 {
@@ -68,7 +146,7 @@ fn reduced_motion() -> bool {
 }
 
 impl Train {
-    fn rebuild(self, p: &Params) {
+    fn rebuild(self, p: &TrainParams) {
         match Runs::new(p) {
             Ok(r) => {
                 self.runs.set_value(Some(r));
@@ -83,19 +161,25 @@ impl Train {
         self.tick.update(|t| *t += 1);
     }
 
+    /// Swaps quantizers / learning rate into the running trainers.
+    fn apply_live(self, p: &TrainParams) {
+        let result = self.runs.try_update_value(|r| r.as_mut().map_or(Ok(()), |r| r.apply_live(p)));
+        if let Some(Err(e)) = result {
+            self.stop(format!("cannot apply: {e}"));
+        }
+        self.tick.update(|t| *t += 1);
+    }
+
     fn stop(self, why: String) {
         self.playing.set(false);
         self.message.set(Some(why));
     }
 
-    /// One epoch of both nets.
+    /// One epoch of every network.
     pub fn step(self) {
-        let result = self.runs.try_update_value(|r| match r {
-            Some(r) => r.q.step_epoch().and(r.f.step_epoch()).map(|_| ()),
-            None => Ok(()),
-        });
+        let result = self.runs.try_update_value(|r| r.as_mut().map_or(Ok(()), Runs::epoch));
         if let Some(Err(e)) = result {
-            self.stop(format!("paused: {e}"));
+            self.stop(format!("paused — {e}"));
         }
         self.tick.update(|t| *t += 1);
     }
@@ -105,51 +189,55 @@ impl Train {
         let start = now();
         let result = self.runs.try_update_value(|r| -> Result<(), String> {
             let Some(r) = r else { return Ok(()) };
-            let chunk = r.q.config().batch.clamp(1, 250).max(1);
-            let chunk = (250 / chunk).clamp(1, 25);
-            loop {
-                r.q.steps(chunk)?;
-                r.f.steps(chunk)?;
-                if now() - start > budget {
-                    return Ok(());
-                }
+            let chunk = (250 / r.q.config().batch.max(1)).clamp(1, 25);
+            while now() - start < budget {
+                r.steps(chunk)?;
             }
+            Ok(())
         });
         if let Some(Err(e)) = result {
-            self.stop(format!("paused — the quantized net or its twin diverged: {e}"));
+            self.stop(format!("paused — {e}"));
         }
         self.tick.update(|t| *t += 1);
+        self.count_rate();
+    }
+
+    /// Updates the epochs/s and frames/s readout once a second.
+    fn count_rate(self) {
         let epoch = self.runs.with_value(|r| r.as_ref().map_or(0, |r| r.q.epoch()));
-        let (t0, e0) = self.rate_mark.get_value();
+        let (t0, e0, frames) = self.rate_mark.get_value();
         let t = now();
         if t - t0 >= 1000.0 {
             if t0 > 0.0 && epoch >= e0 {
-                self.rate.set((epoch - e0) as f64 * 1000.0 / (t - t0));
+                let secs = (t - t0) / 1000.0;
+                self.rate.set(((epoch - e0) as f64 / secs, frames as f64 / secs));
             }
-            self.rate_mark.set_value((t, epoch));
+            self.rate_mark.set_value((t, epoch, 1));
+        } else {
+            self.rate_mark.set_value((t0, e0, frames + 1));
         }
     }
 
     /// The animation-frame loop: one slice per frame while playing (a single loop at most).
-    fn frame(self, last: f64) {
+    /// The training budget adapts so that training plus drawing stays within ~30 ms a frame.
+    fn frame(self, last: f64, budget: f64) {
         if !self.playing.get_untracked() {
             self.looping.set_value(false);
             return;
         }
-        // ~10 ms of training leaves room for drawing within a 30 fps frame; less if frames are slow.
-        let gap = now() - last;
-        let budget = if gap > 40.0 { 6.0 } else { 10.0 };
         let t = now();
+        let gap = t - last;
+        let budget = if gap > 34.0 { (budget * 0.8).max(2.0) } else { (budget * 1.05).min(14.0) };
         self.slice(budget);
-        request_animation_frame(move || self.frame(t));
+        request_animation_frame(move || self.frame(t, budget));
     }
 
     fn start_loop(self) {
         if !self.looping.get_value() {
             self.looping.set_value(true);
-            self.rate_mark.set_value((0.0, 0));
+            self.rate_mark.set_value((0.0, 0, 0));
             let t = now();
-            request_animation_frame(move || self.frame(t));
+            request_animation_frame(move || self.frame(t, 8.0));
         }
     }
 }
@@ -166,24 +254,47 @@ fn pause_when_hidden(train: Train) {
     on_change.forget();
 }
 
+/// Reads a hand-edited link: the Train view takes it, any other view reloads the page.
+fn follow_hash_edits(train: Train) {
+    let handle = window_event_listener(leptos::ev::hashchange, move |_| {
+        let hash = hash::current();
+        if !is_train(&hash) {
+            let _ = window().location().reload();
+        } else if train.params.with_untracked(TrainParams::to_hash) != hash {
+            let (params, problems) = TrainParams::parse(&hash);
+            let play = params.play && !reduced_motion();
+            train.playing.set(false);
+            train.notices.set(problems);
+            train.params.set(TrainParams { play, ..params });
+            train.playing.set(play);
+        }
+    });
+    // The listener lives as long as the page.
+    std::mem::forget(handle);
+}
+
 #[component]
 pub fn TrainView() -> impl IntoView {
-    let (initial, problems) = Params::parse(&hash::current());
+    let (initial, problems) = TrainParams::parse(&hash::current());
     let autoplay = initial.play && !reduced_motion();
     let train = Train {
-        params: RwSignal::new(Params { play: autoplay, ..initial }),
+        params: RwSignal::new(TrainParams { play: autoplay, ..initial }),
         runs: StoredValue::new_local(None),
         tick: RwSignal::new(0),
         playing: RwSignal::new(false),
         message: RwSignal::new(None),
         notices: RwSignal::new(problems),
+        latent: RwSignal::new(false),
         looping: StoredValue::new(false),
-        rate: RwSignal::new(0.0),
-        rate_mark: StoredValue::new((0.0, 0)),
+        rate: RwSignal::new((0.0, 0.0)),
+        rate_mark: StoredValue::new((0.0, 0, 0)),
     };
-    // The architecture: everything but `play`; a change rebuilds both trainers.
-    let arch = Memo::new(move |_| Params { play: false, ..train.params.get() });
-    Effect::new(move |_| arch.with(|p| train.rebuild(p)));
+    // A change of architecture rebuilds the trainers; quantizers and learning rate go into the
+    // running ones.
+    let arch = Memo::new(move |_| train.params.with(TrainParams::rebuild_key));
+    // (Reading the memo, not just tracking it: a memo never read never subscribes to params.)
+    Effect::new(move |_| arch.with(|_| train.params.with_untracked(|p| train.rebuild(p))));
+    Effect::new(move |_| train.params.with(|p| train.apply_live(p)));
     Effect::new(move |_| {
         let playing = train.playing.get();
         train.params.update(|p| p.play = playing);
@@ -193,7 +304,7 @@ pub fn TrainView() -> impl IntoView {
         }
     });
     Effect::new(move |_| {
-        let hash = train.params.with(Params::to_hash);
+        let hash = train.params.with(TrainParams::to_hash);
         if hash::current() != hash
             && let Ok(history) = window().history()
         {
@@ -203,22 +314,7 @@ pub fn TrainView() -> impl IntoView {
     if autoplay {
         train.playing.set(true);
     }
-    // A hand-edited link: the Train view reads it, any other view reloads the page.
-    let handle = window_event_listener(leptos::ev::hashchange, move |_| {
-        let hash = hash::current();
-        if !is_train(&hash) {
-            let _ = window().location().reload();
-        } else if train.params.with_untracked(Params::to_hash) != hash {
-            let (params, problems) = Params::parse(&hash);
-            let play = params.play && !reduced_motion();
-            train.playing.set(false);
-            train.notices.set(problems);
-            train.params.set(Params { play, ..params });
-            train.playing.set(play);
-        }
-    });
-    // The listener lives as long as the page.
-    std::mem::forget(handle);
+    follow_hash_edits(train);
     pause_when_hidden(train);
     view! {
         <HashBanner notices=train.notices />
@@ -230,7 +326,8 @@ pub fn TrainView() -> impl IntoView {
                 <panels::Toolbar train=train />
                 <panels::Boundaries train=train />
                 <panels::Curves train=train />
-                <panels::Histograms train=train />
+                <weights::Weights train=train />
+                <panels::Command train=train />
             </div>
         </main>
     }

@@ -1,16 +1,20 @@
-//! The Train view's middle column: the toolbar (play/pause/step/reset, epoch, message), the
-//! two decision boundaries, the loss/accuracy curves and the per-layer weight histograms.
-//! Canvases redraw in effects on the view's `tick`.
+//! The Train view's middle column: the toolbar (play/pause/step/reset, epoch, rate, message),
+//! the decision boundaries, the loss/accuracy curves with the mid-run swaps marked, and the
+//! `qscope train` command that reproduces the run. Canvases redraw in effects on `tick`.
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
 use super::Train;
 use super::draw::{self, HI, LO, RES};
+use crate::explore::train::Net;
 use crate::nn::Metrics;
 
+/// Colours of the networks (Okabe–Ito): quantized, float twin, STE twin.
+pub const COLOURS: [&str; 3] = ["#0072B2", "#D55E00", "#009E73"];
+
 /// Dark when the page's theme (or else the system's) is dark.
-fn is_dark() -> bool {
+pub fn is_dark() -> bool {
     match document().document_element().and_then(|e| e.get_attribute("data-theme")).as_deref() {
         Some("dark") => true,
         Some("light") => false,
@@ -34,8 +38,12 @@ pub fn Toolbar(train: Train) -> impl IntoView {
         train.params.with_untracked(|p| train.rebuild(p));
     };
     let rate = move || {
-        let r = train.rate.get();
-        if train.playing.get() && r > 0.0 { format!("{r:.0} epochs/s") } else { String::new() }
+        let (epochs, fps) = train.rate.get();
+        if train.playing.get() && epochs > 0.0 {
+            format!("{epochs:.0} epochs/s · {fps:.0} fps")
+        } else {
+            String::new()
+        }
     };
     view! {
         <div class="toolbar train-toolbar">
@@ -55,53 +63,83 @@ pub fn Toolbar(train: Train) -> impl IntoView {
     }
 }
 
-/// The heatmaps of the quantized net and its float twin, with their test metrics.
+/// What a boundary's caption says about its network.
+fn describe(train: Train, net: Net) -> String {
+    train.params.with(|p| {
+        let f = |s: &str| if s.trim().is_empty() { "float".to_string() } else { s.to_string() };
+        let per_layer = if p.layer_wq.is_empty() && p.layer_aq.is_empty() { "" } else { " (+ per layer)" };
+        match net {
+            Net::Float => "same seed and data, no quantizers".to_string(),
+            Net::Quantized => format!("w: {} · a: {}{per_layer}", f(&p.wq), f(&p.aq)),
+            Net::Twin => {
+                let or = |t: &str, own: &str| if t.trim().is_empty() { f(own) } else { t.to_string() };
+                format!("w: {} · a: {}", or(&p.twin_wq, &p.wq), or(&p.twin_aq, &p.aq))
+            }
+        }
+    })
+}
+
+/// A network's latest metric as text, redrawn on every tick.
+fn readout(train: Train, net: Net, f: impl Fn(&Metrics) -> String + Copy + 'static) -> impl Fn() -> String + Copy {
+    move || {
+        train.tick.track();
+        train.runs.with_value(|r| r.as_ref().and_then(|r| r.latest(net)).map_or("–".into(), |m| f(&m)))
+    }
+}
+
+/// One network's heatmap and its test metrics; `suffix` distinguishes the test ids.
 #[component]
-pub fn Boundaries(train: Train) -> impl IntoView {
-    let quant = NodeRef::<Canvas>::new();
-    let float = NodeRef::<Canvas>::new();
+fn Boundary(train: Train, net: Net, title: &'static str, suffix: &'static str) -> impl IntoView {
+    let canvas = NodeRef::<Canvas>::new();
     Effect::new(move |_| {
         train.tick.track();
-        let (Some(qc), Some(fc)) = (quant.get(), float.get()) else { return };
+        let Some(c) = canvas.get() else { return };
         let dark = is_dark();
         train.runs.update_value(|r| {
             let Some(r) = r else { return };
             let data = r.q.dataset().clone();
-            let grid = r.q.predict_grid(LO, HI, RES);
-            draw::boundary(&qc, &grid, &data.train, &data.test, dark);
-            let grid = r.f.predict_grid(LO, HI, RES);
-            draw::boundary(&fc, &grid, &data.train, &data.test, dark);
+            if let Some(t) = r.get_mut(net) {
+                let grid = t.predict_grid(LO, HI, RES);
+                draw::boundary(&c, &grid, &data.train, &data.test, dark);
+            }
         });
     });
-    let metric = move |float: bool, f: fn(&Metrics) -> String| {
-        move || {
-            train.tick.track();
-            train.runs.with_value(|r| r.as_ref().map_or("–".into(), |r| f(&r.latest(float))))
-        }
+    let metric = move |f: fn(&Metrics) -> String| readout(train, net, f);
+    // The unrounded numbers, as `qscope train --json` prints them (tests compare the two).
+    let exact = move |f: fn(&Metrics) -> Option<f64>| {
+        readout(train, net, move |m| f(m).map_or("null".into(), |v| format!("{v}")))
     };
-    let loss = |m: &Metrics| format!("{:.4}", m.test_loss);
-    let acc = |m: &Metrics| percent(m.test_acc);
     view! {
-        <div class="boundaries">
-            <figure class="boundary">
-                <figcaption>"Quantized net "<span class="muted">{move || train.params.with(|p| if p.wq.is_empty() && p.aq.is_empty() { "(no quantizer set)".to_string() } else { format!("w: {} a: {}", if p.wq.is_empty() { "float" } else { &p.wq }, if p.aq.is_empty() { "float" } else { &p.aq }) })}</span></figcaption>
-                <canvas node_ref=quant data-testid="train-boundary" aria-label="decision boundary of the quantized net"></canvas>
-                <p class="readout">"test loss "<span data-testid="train-loss-test">{metric(false, loss)}</span>
-                    " · test accuracy "<span data-testid="train-acc-test">{metric(false, acc)}</span></p>
-            </figure>
-            <figure class="boundary">
-                <figcaption>"Float twin "<span class="muted">"(same config and seed, no quantizers)"</span></figcaption>
-                <canvas node_ref=float data-testid="train-boundary-float" aria-label="decision boundary of the float twin"></canvas>
-                <p class="readout">"test loss "<span data-testid="train-loss-test-float">{metric(true, loss)}</span>
-                    " · test accuracy "<span data-testid="train-acc-test-float">{metric(true, acc)}</span></p>
-            </figure>
+        <figure class="boundary">
+            <figcaption><span class="swatch" style=format!("background:{}", COLOURS[net as usize])></span>{title}" "
+                <span class="muted">{move || describe(train, net)}</span></figcaption>
+            <canvas node_ref=canvas data-testid=format!("train-boundary{suffix}") aria-label=format!("decision boundary: {title}")></canvas>
+            <p class="readout">"test loss "
+                <span data-testid=format!("train-loss-test{suffix}") data-exact=exact(|m| Some(m.test_loss))>{metric(|m| format!("{:.4}", m.test_loss))}</span>
+                " · test accuracy "
+                <span data-testid=format!("train-acc-test{suffix}") data-exact=exact(|m| m.test_acc)>{metric(|m| percent(m.test_acc))}</span></p>
+        </figure>
+    }
+}
+
+/// The heatmaps of the quantized net, its float twin and, when on, the STE twin.
+#[component]
+pub fn Boundaries(train: Train) -> impl IntoView {
+    let twin = Memo::new(move |_| train.params.with(|p| p.has_twin()));
+    view! {
+        <div class="boundaries" class:three=move || twin.get()>
+            <Boundary train=train net=Net::Quantized title="Quantized net" suffix="" />
+            <Boundary train=train net=Net::Float title="Float twin" suffix="-float" />
+            <Show when=move || twin.get()>
+                <Boundary train=train net=Net::Twin title="STE twin" suffix="-twin" />
+            </Show>
         </div>
         <p class="muted small legend">"Blue: class +1, orange: class −1; filled dots train, rings test."</p>
     }
 }
 
-/// Loss and accuracy over epochs: quantized (blue) and float twin (vermillion), train solid,
-/// test dashed.
+/// Loss and accuracy over epochs: one colour per network, train solid, test dashed; mid-run
+/// quantizer swaps as labelled vertical lines.
 #[component]
 pub fn Curves(train: Train) -> impl IntoView {
     let loss = NodeRef::<Canvas>::new();
@@ -112,57 +150,49 @@ pub fn Curves(train: Train) -> impl IntoView {
         let dark = is_dark();
         train.runs.with_value(|r| {
             let Some(r) = r else { return };
-            let runs = [(r.q.history(), "#0072B2"), (r.f.history(), "#D55E00")];
-            draw::curves(&lc, &runs, |m, test| if test { m.test_loss } else { m.train_loss }, dark);
+            let mut runs = vec![(r.q.history(), COLOURS[0]), (r.f.history(), COLOURS[1])];
+            if let Some(t) = &r.t {
+                runs.push((t.history(), COLOURS[2]));
+            }
+            draw::curves(&lc, &runs, &r.marks, |m, test| if test { m.test_loss } else { m.train_loss }, dark);
             let a = |m: &Metrics, test: bool| if test { m.test_acc } else { m.train_acc }.unwrap_or(0.0);
-            draw::curves(&ac, &runs, a, dark);
+            draw::curves(&ac, &runs, &r.marks, a, dark);
         });
     });
+    let marks = move || {
+        train.tick.track();
+        train.runs.with_value(|r| r.as_ref().map_or(0, |r| r.marks.len()))
+    };
     view! {
         <div class="curves">
             <figure><figcaption>"Loss"</figcaption><canvas node_ref=loss data-testid="train-loss-curve"></canvas></figure>
             <figure><figcaption>"Accuracy"</figcaption><canvas node_ref=acc data-testid="train-acc-curve"></canvas></figure>
         </div>
-        <p class="muted small legend">"Blue: quantized, vermillion: float twin; solid train, dashed test."</p>
+        <p class="muted small legend" data-testid="train-marks" data-count=move || marks().to_string()>
+            "Blue: quantized, vermillion: float twin, green: STE twin; solid train, dashed test; grey lines: quantizers swapped mid-run."
+        </p>
     }
 }
 
-/// A weight histogram per hidden layer, latent or quantized, with the flips so far.
+/// The `qscope train` command that reproduces the quantized net's run so far.
 #[component]
-pub fn Histograms(train: Train) -> impl IntoView {
-    let quantized = RwSignal::new(true);
-    let layers = Memo::new(move |_| train.params.with(|p| p.hidden.len()));
-    view! {
-        <div class="histograms-head">
-            <strong>"Weights of the quantized net"</strong>
-            <label><input type="checkbox" data-testid="train-hist-quantized" prop:checked=move || quantized.get()
-                on:change=move |ev| quantized.set(event_target_checked(&ev)) />" quantized (else latent)"</label>
-        </div>
-        <div class="histograms">
-            {move || (0..layers.get()).map(|l| view! { <LayerHistogram train=train layer=l quantized=quantized /> }).collect_view()}
-        </div>
-    }
-}
-
-#[component]
-fn LayerHistogram(train: Train, layer: usize, quantized: RwSignal<bool>) -> impl IntoView {
-    let canvas = NodeRef::<Canvas>::new();
-    let flips = RwSignal::new(0usize);
-    Effect::new(move |_| {
+pub fn Command(train: Train) -> impl IntoView {
+    let command = move || {
         train.tick.track();
-        let q = quantized.get();
-        let Some(c) = canvas.get() else { return };
-        let dark = is_dark();
-        train.runs.with_value(|r| {
-            let Some(l) = r.as_ref().and_then(|r| r.q.layers().get(layer)) else { return };
-            draw::histogram(&c, if q { l.quantized() } else { l.weights() }, dark);
-            flips.set(l.flips());
-        });
-    });
+        let epochs = train.runs.with_value(|r| r.as_ref().map_or(0, |r| r.q.epoch()));
+        train.params.with(|p| p.cli_command(Net::Quantized, epochs.max(1)))
+    };
+    let swapped = move || {
+        train.tick.track();
+        train.runs.with_value(|r| r.as_ref().is_some_and(|r| !r.marks.is_empty()))
+    };
     view! {
-        <figure class="histogram">
-            <figcaption>{format!("hidden layer {} ", layer + 1)}<span class="muted">{move || format!("{} flips in the last step", flips.get())}</span></figcaption>
-            <canvas node_ref=canvas data-testid="train-histogram"></canvas>
-        </figure>
+        <div class="train-command">
+            <strong>"The same run from the command line"</strong>
+            <pre><code data-testid="train-command">{command}</code></pre>
+            <p class="muted small" class:hidden=move || !swapped()>
+                "This run swapped quantizers mid-way; the command trains with the current ones from the start."
+            </p>
+        </div>
     }
 }

@@ -1,0 +1,146 @@
+//! Drawing the weights of the quantized net: a weight histogram per layer with the
+//! quantizer's levels, the network diagram (edges coloured by sign, thickness by magnitude —
+//! latent or quantized), and the flip ratio per layer over epochs.
+
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+use super::draw::{context, set_dash};
+
+const POSITIVE: &str = "#0072B2";
+const NEGATIVE: &str = "#E69F00";
+/// One colour per layer line of the flip chart.
+const LAYER_COLOURS: [&str; 9] =
+    ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#000000", "#999999", "#F0E442"];
+
+fn muted(dark: bool) -> &'static str {
+    if dark { "#bbb" } else { "#555" }
+}
+
+/// A histogram of `values` in 32 bins over ±span (span covering the values and the levels),
+/// the quantizer's `levels` as ticks under the axis.
+pub fn histogram(canvas: &HtmlCanvasElement, values: &[f32], levels: Option<&[f32]>, dark: bool) {
+    let (w, h) = (220u32, 96u32);
+    let Some(ctx) = context(canvas, w, h) else { return };
+    ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
+    let finite = |v: &&f32| v.is_finite();
+    let largest = values.iter().chain(levels.unwrap_or(&[])).filter(finite).fold(0.0f32, |m, v| m.max(v.abs()));
+    let span = largest.max(1e-6) * 1.05;
+    const BINS: usize = 32;
+    let mut counts = [0usize; BINS];
+    let bin = |v: f32| ((((v + span) / (2.0 * span)) * BINS as f32) as usize).min(BINS - 1);
+    for v in values.iter().filter(finite) {
+        counts[bin(*v)] += 1;
+    }
+    let most = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let (bw, base) = (w as f64 / BINS as f64, h as f64 - 20.0);
+    for (i, &c) in counts.iter().enumerate() {
+        let centre = -span + (i as f32 + 0.5) * 2.0 * span / BINS as f32;
+        ctx.set_fill_style_str(if centre >= 0.0 { POSITIVE } else { NEGATIVE });
+        let bh = (base - 4.0) * c as f64 / most;
+        ctx.fill_rect(i as f64 * bw + 0.5, base - bh, bw - 1.0, bh);
+    }
+    let x = |v: f32| ((v + span) / (2.0 * span)) as f64 * w as f64;
+    ctx.set_stroke_style_str(muted(dark));
+    ctx.begin_path();
+    ctx.move_to(0.0, base + 0.5);
+    ctx.line_to(w as f64, base + 0.5);
+    ctx.stroke();
+    for &l in levels.unwrap_or(&[]) {
+        ctx.begin_path();
+        ctx.move_to(x(l), base + 1.0);
+        ctx.line_to(x(l), base + 6.0);
+        ctx.stroke();
+    }
+    ctx.set_fill_style_str(muted(dark));
+    ctx.set_font("10px system-ui, sans-serif");
+    let _ = ctx.fill_text(&format!("−{span:.2}"), 0.0, h as f64 - 2.0);
+    let _ = ctx.fill_text(&format!("{span:.2}"), w as f64 - 28.0, h as f64 - 2.0);
+}
+
+/// The network as TensorFlow Playground draws it: a column of nodes per layer, an edge per
+/// weight, blue positive / orange negative, thicker and darker with |w| (relative to the
+/// largest in its layer). `layers` are `(n_in, n_out, weights n_in × n_out)`.
+pub fn diagram(canvas: &HtmlCanvasElement, layers: &[(usize, usize, &[f32])], dark: bool) {
+    let (w, h) = (360u32, 200u32);
+    let Some(ctx) = context(canvas, w, h) else { return };
+    ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
+    let Some(&(inputs, _, _)) = layers.first() else { return };
+    let mut columns = vec![inputs];
+    columns.extend(layers.iter().map(|l| l.1));
+    let cx = |c: usize| 14.0 + (w as f64 - 28.0) * c as f64 / (columns.len() - 1).max(1) as f64;
+    let cy = |c: usize, i: usize| {
+        let n = columns[c];
+        let gap = ((h as f64 - 16.0) / n as f64).min(22.0);
+        h as f64 / 2.0 + (i as f64 - (n as f64 - 1.0) / 2.0) * gap
+    };
+    for (c, &(n_in, n_out, weights)) in layers.iter().enumerate() {
+        let top = weights.iter().filter(|v| v.is_finite()).fold(0.0f32, |m, v| m.max(v.abs())).max(1e-9);
+        for i in 0..n_in {
+            for j in 0..n_out {
+                let v = weights[i * n_out + j];
+                let t = if v.is_finite() { (v.abs() / top) as f64 } else { 0.0 };
+                edge(&ctx, (cx(c), cy(c, i)), (cx(c + 1), cy(c + 1, j)), v, t);
+            }
+        }
+    }
+    ctx.set_global_alpha(1.0);
+    ctx.set_fill_style_str(if dark { "#ddd" } else { "#333" });
+    for (c, &n) in columns.iter().enumerate() {
+        for i in 0..n {
+            ctx.begin_path();
+            let _ = ctx.arc(cx(c), cy(c, i), 3.5, 0.0, std::f64::consts::TAU);
+            ctx.fill();
+        }
+    }
+}
+
+/// One weight's edge: colour by sign, width and opacity by `t` = |w| / max |w| ∈ [0, 1].
+fn edge(ctx: &CanvasRenderingContext2d, (x0, y0): (f64, f64), (x1, y1): (f64, f64), v: f32, t: f64) {
+    if t < 0.02 {
+        return;
+    }
+    ctx.set_global_alpha(0.15 + 0.85 * t);
+    ctx.set_line_width(0.4 + 2.6 * t);
+    ctx.set_stroke_style_str(if v >= 0.0 { POSITIVE } else { NEGATIVE });
+    ctx.begin_path();
+    ctx.move_to(x0, y0);
+    ctx.line_to(x1, y1);
+    ctx.stroke();
+}
+
+/// The share of each layer's weights that changed level per step, per epoch (`history[e][l]`),
+/// one line per layer in `shown`, with its `names`.
+pub fn flips(canvas: &HtmlCanvasElement, history: &[Vec<f32>], shown: &[usize], names: &[String], dark: bool) {
+    let (w, h) = (360u32, 140u32);
+    let Some(ctx) = context(canvas, w, h) else { return };
+    ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
+    let (l, r, t, b) = (40.0, 8.0, 8.0, 18.0);
+    let values = history.iter().flat_map(|row| shown.iter().filter_map(|&i| row.get(i).copied()));
+    let top = values.filter(|v| v.is_finite()).fold(0.0f32, f32::max).max(1e-4) as f64;
+    let n = history.len().max(2);
+    let sx = |i: usize| l + (w as f64 - l - r) * i as f64 / (n - 1) as f64;
+    let sy = |v: f64| t + (h as f64 - t - b) * (1.0 - (v / top).clamp(0.0, 1.0));
+    ctx.set_fill_style_str(muted(dark));
+    ctx.set_font("11px system-ui, sans-serif");
+    let _ = ctx.fill_text(&format!("{:.1} %", top * 100.0), 2.0, t + 8.0);
+    let _ = ctx.fill_text("0", 2.0, h as f64 - b);
+    let _ = ctx.fill_text(&format!("epoch {}", history.len()), w as f64 - 70.0, h as f64 - 4.0);
+    ctx.set_stroke_style_str(if dark { "#666" } else { "#bbb" });
+    ctx.stroke_rect(l, t, w as f64 - l - r, h as f64 - t - b);
+    set_dash(&ctx, &[]);
+    let stride = n.div_ceil((w as f64 - l - r) as usize).max(1);
+    for (k, (&layer, name)) in shown.iter().zip(names).enumerate() {
+        let colour = LAYER_COLOURS[k % LAYER_COLOURS.len()];
+        ctx.set_stroke_style_str(colour);
+        ctx.set_line_width(1.4);
+        ctx.begin_path();
+        let last = history.len().saturating_sub(1);
+        for (i, row) in history.iter().enumerate().filter(|(i, _)| i % stride == 0 || *i == last) {
+            let v = row.get(layer).copied().unwrap_or(0.0) as f64;
+            if i == 0 { ctx.move_to(sx(i), sy(v)) } else { ctx.line_to(sx(i), sy(v)) }
+        }
+        ctx.stroke();
+        ctx.set_fill_style_str(colour);
+        let _ = ctx.fill_text(name, l + 6.0 + 54.0 * k as f64, t + 12.0);
+    }
+}

@@ -1,0 +1,234 @@
+//! The Train view's settings as a specification: the URL hash both ways, bad values named,
+//! per-layer quantizers, the three networks' configs, and the `qscope train` command the view
+//! shows — which, run, gives the numbers the view's trainer gives.
+
+use std::process::Command;
+
+use qscope::explore::train::{Net, TrainParams, is_train, parse_hidden};
+use qscope::nn::{Slot, Trainer};
+use qscope::quant::parse;
+
+fn params(hash: &str) -> TrainParams {
+    let (p, problems) = TrainParams::parse(hash);
+    assert!(problems.is_empty(), "{hash}: {problems:?}");
+    p
+}
+
+#[test]
+fn the_issue_example_hash_reads_as_written() {
+    let p = params("#view=train&dataset=xor&hidden=8,8&wq=qkeras.quantized_bits(4,0,1)&play=1");
+    assert_eq!(p.dataset.name(), "xor");
+    assert_eq!(p.hidden, vec![8, 8]);
+    assert_eq!(p.wq, "qkeras.quantized_bits(4,0,1)");
+    assert!(p.play);
+    assert!(is_train("#dataset=xor&view=train"));
+    assert!(!is_train("#q=larq.ste_sign"));
+}
+
+#[test]
+fn every_setting_survives_the_hash_round_trip() {
+    let mut p = TrainParams {
+        noise: 0.15,
+        hidden: vec![16, 4, 2],
+        activation: "relu".into(),
+        aq: "qkeras.quantized_relu(4,2)".into(),
+        quantize_output: true,
+        twin_wq: "larq.approx_sign".into(),
+        twin_aq: "qkeras.quantized_relu(3, 1)".into(),
+        loss: "bce".into(),
+        lr: 0.003,
+        batch: 25,
+        optimizer: "adam".into(),
+        seed: 42,
+        play: true,
+        ..TrainParams::default()
+    };
+    p.set_layer_spec(Slot::Weights, 1, "larq.ste_sign");
+    p.set_layer_spec(Slot::Activation, 2, "");
+    let hash = p.to_hash();
+    assert!(hash.contains("&wq2=larq.ste_sign") && hash.contains("&aq3=&"), "{hash}");
+    assert_eq!(params(&hash), p);
+}
+
+#[test]
+fn bad_values_keep_their_defaults_and_are_named() {
+    let (p, problems) = TrainParams::parse(
+        "#view=train&dataset=sine&noise=2&hidden=8,999&wq=quantized_bitz(4)&lr=-1&batch=0&optimizer=rmsprop&loss=hinge&seed=x&wq5=larq.ste_sign&colour=red",
+    );
+    assert_eq!(p, TrainParams::default());
+    let expected = [
+        "dataset=sine: not a classification dataset",
+        "noise=2: expected a number from 0 to 0.5",
+        "hidden=8,999: hidden '8,999': widths 1 to 64",
+        "wq=quantized_bitz(4): ",
+        "lr=-1: expected a learning rate",
+        "batch=0: expected a batch size",
+        "optimizer=rmsprop: expected sgd or adam",
+        "loss=hinge: expected mse, bce or softmax",
+        "seed=x: expected a whole number",
+        "colour=red: unknown key",
+        "wq5=larq.ste_sign: the network has 2 hidden layers",
+    ];
+    assert_eq!(problems.len(), expected.len(), "{problems:#?}");
+    for want in expected {
+        assert!(problems.iter().any(|p| p.starts_with(want)), "no problem starting '{want}' in {problems:#?}");
+    }
+}
+
+#[test]
+fn a_quantizer_the_trainer_refuses_is_named_in_the_hash() {
+    let (p, problems) = TrainParams::parse("#view=train&wq=qkeras.stochastic_ternary(alpha=1)");
+    assert_eq!(p.wq, TrainParams::default().wq);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+}
+
+#[test]
+fn hidden_widths_parse_with_limits() {
+    assert_eq!(parse_hidden(" 16, 16 "), Ok(vec![16, 16]));
+    assert_eq!(parse_hidden(""), Ok(vec![]));
+    assert!(parse_hidden("8,0").is_err());
+    assert!(parse_hidden("1,1,1,1,1,1,1,1,1").is_err(), "at most 8 layers");
+}
+
+#[test]
+fn a_layer_override_equal_to_the_global_quantizer_is_dropped() {
+    let mut p = TrainParams::default();
+    p.set_layer_spec(Slot::Weights, 0, "larq.ste_sign");
+    assert_eq!(p.weight_spec(0), "larq.ste_sign");
+    assert_eq!(p.weight_spec(1), p.wq);
+    p.set_layer_spec(Slot::Weights, 0, &p.wq.clone());
+    assert!(p.layer_wq.is_empty());
+    p.set_layer_spec(Slot::Activation, 1, "qkeras.quantized_tanh(4)");
+    p.set_hidden(vec![8]);
+    assert!(p.layer_aq.is_empty(), "overrides of removed layers go");
+}
+
+#[test]
+fn the_float_twin_has_no_quantizer_and_the_output_layer_stays_float_by_default() {
+    let p = params("#view=train&hidden=8,8&wq=larq.ste_sign&aq=qkeras.quantized_tanh(4)");
+    let q = p.config(Net::Quantized).unwrap();
+    assert!(q.hidden.iter().all(|h| h.weights.is_some() && h.output.is_some()));
+    assert_eq!(q.output_weights, None);
+    let f = p.config(Net::Float).unwrap();
+    assert!(f.hidden.iter().all(|h| h.weights.is_none() && h.output.is_none()) && f.output_weights.is_none());
+    assert_eq!((f.seed, f.dataset, f.batch), (q.seed, q.dataset, q.batch));
+    let p = params("#view=train&hidden=8,8&wq=larq.ste_sign&qo=1");
+    assert_eq!(p.config(Net::Quantized).unwrap().output_weights, Some(parse("larq.ste_sign").unwrap()));
+}
+
+#[test]
+fn the_third_twin_swaps_only_the_quantizers_it_names() {
+    let p = params("#view=train&hidden=8,8&wq=larq.ste_sign&wq2=&aq=qkeras.quantized_tanh(4)&twin_wq=larq.approx_sign");
+    assert!(p.has_twin());
+    let t = p.config(Net::Twin).unwrap();
+    let approx = Some(parse("larq.approx_sign").unwrap());
+    assert_eq!((&t.hidden[0].weights, &t.hidden[1].weights), (&approx, &approx));
+    assert_eq!(
+        t.hidden[0].output,
+        Some(parse("qkeras.quantized_tanh(4)").unwrap()),
+        "activations as the quantized net's"
+    );
+    assert_eq!(p.config(Net::Quantized).unwrap().hidden[1].weights, None, "wq2= makes layer 2 float");
+    assert!(!params("#view=train").has_twin());
+}
+
+#[test]
+fn only_architecture_changes_need_new_trainers() {
+    let p = TrainParams::default();
+    let mut live = p.clone();
+    live.wq = "larq.ste_sign".into();
+    live.set_layer_spec(Slot::Activation, 0, "qkeras.quantized_tanh(4)");
+    live.lr = 0.1;
+    live.play = true;
+    assert_eq!(live.rebuild_key(), p.rebuild_key());
+    for change in [
+        TrainParams { seed: 1, ..p.clone() },
+        TrainParams { hidden: vec![4], ..p.clone() },
+        TrainParams { twin_wq: "larq.approx_sign".into(), ..p.clone() },
+    ] {
+        assert_ne!(change.rebuild_key(), p.rebuild_key());
+    }
+}
+
+/// Splits a POSIX shell command line of bare words, single-quoted strings and `\'`.
+fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if !quoted => {
+                word.extend(chars.next());
+                any = true;
+            }
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            c => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
+}
+
+/// The JSON line `qscope train` prints for the last epoch of the view's run.
+fn last_json(p: &TrainParams, net: Net, epochs: usize) -> (String, String) {
+    let words = shell_words(&p.cli_command(net, epochs));
+    assert_eq!(words[..2], ["qscope", "train"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_qscope")).args(&words[1..]).arg("--json").output().unwrap();
+    assert!(out.status.success(), "{words:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let cli = stdout.lines().last().unwrap().to_string();
+    let mut t = Trainer::new(p.config(net).unwrap()).unwrap();
+    let mut m = t.step_epoch().unwrap();
+    for _ in 1..epochs {
+        m = t.step_epoch().unwrap();
+    }
+    let num = |v: f64| format!("{v}");
+    let acc = |v: Option<f64>| v.map_or("null".into(), num);
+    let view = format!(
+        r#"{{"epoch":{},"train_loss":{},"test_loss":{},"train_acc":{},"test_acc":{}}}"#,
+        m.epoch,
+        num(m.train_loss),
+        num(m.test_loss),
+        acc(m.train_acc),
+        acc(m.test_acc)
+    );
+    (cli, view)
+}
+
+#[test]
+fn the_shown_cli_command_reproduces_every_network_of_the_view() {
+    let p = params(
+        "#view=train&dataset=spiral&hidden=8,6&activation=tanh&wq=qkeras.quantized_bits(4,0,1,alpha='auto')\
+         &wq2=larq.ste_sign&aq=qkeras.quantized_tanh(4)&qo=1&twin_wq=larq.approx_sign&loss=softmax&lr=0.01&batch=5\
+         &optimizer=adam&seed=7&noise=0.1",
+    );
+    for net in [Net::Quantized, Net::Float, Net::Twin] {
+        let (cli, view) = last_json(&p, net, 3);
+        assert_eq!(cli, view, "{net:?}: {}", p.cli_command(net, 3));
+    }
+}
+
+#[test]
+fn the_shown_cli_command_quotes_what_a_shell_would_split() {
+    let p = params("#view=train&wq=qkeras.quantized_bits(4, 0, alpha='auto')&hidden=");
+    let cmd = p.cli_command(Net::Quantized, 10);
+    assert!(cmd.contains(r"--wq 'qkeras.quantized_bits(4, 0, alpha='\''auto'\'')'"), "{cmd}");
+    assert!(cmd.contains("--hidden ''"), "{cmd}");
+    let words = shell_words(&cmd);
+    let at = words.iter().position(|w| w == "--wq").unwrap();
+    assert_eq!(words[at + 1], "qkeras.quantized_bits(4, 0, alpha='auto')");
+    assert_eq!(words[words.iter().position(|w| w == "--hidden").unwrap() + 1], "");
+}
