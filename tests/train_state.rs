@@ -51,6 +51,14 @@ fn every_setting_survives_the_hash_round_trip() {
 }
 
 #[test]
+fn float_weights_and_activations_survive_the_round_trip_too() {
+    let p = TrainParams { wq: String::new(), aq: String::new(), ..TrainParams::default() };
+    let hash = p.to_hash();
+    assert!(hash.contains("&wq=&aq=&"), "{hash}");
+    assert_eq!(params(&hash), p);
+}
+
+#[test]
 fn bad_values_keep_their_defaults_and_are_named() {
     let (p, problems) = TrainParams::parse(
         "#view=train&dataset=sine&noise=2&hidden=8,999&wq=quantized_bitz(4)&lr=-1&batch=0&optimizer=rmsprop&loss=hinge&seed=x&wq5=larq.ste_sign&colour=red",

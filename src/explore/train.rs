@@ -39,7 +39,8 @@ pub enum Net {
 /// A layer's weight and activation quantizers (None: float).
 pub type LayerQuantizers = (Option<Quantizer>, Option<Quantizer>);
 
-/// What the user chose; the trainers are built from it.
+/// What the user chose; the trainers are built from it. The defaults open on the classroom
+/// demo: 4-bit weights and activations learning `spiral` (2-16-16-1, Adam) beside the float twin.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrainParams {
     pub dataset: DatasetKind,
@@ -69,21 +70,21 @@ pub struct TrainParams {
 impl Default for TrainParams {
     fn default() -> TrainParams {
         TrainParams {
-            dataset: DatasetKind::Xor,
+            dataset: DatasetKind::Spiral,
             noise: 0.0,
-            hidden: vec![8, 8],
+            hidden: vec![16, 16],
             activation: "tanh".into(),
             wq: "qkeras.quantized_bits(4,0,1)".into(),
-            aq: String::new(),
+            aq: "qkeras.quantized_tanh(4)".into(),
             layer_wq: BTreeMap::new(),
             layer_aq: BTreeMap::new(),
             quantize_output: false,
             twin_wq: String::new(),
             twin_aq: String::new(),
             loss: "mse".into(),
-            lr: 0.03,
+            lr: 0.01,
             batch: 10,
-            optimizer: "sgd".into(),
+            optimizer: "adam".into(),
             seed: 0,
             play: false,
         }
@@ -386,9 +387,8 @@ impl TrainParams {
             encode(&self.wq)
         );
         let mut push = |key: &str, value: &str| h += &format!("&{key}={}", encode(value));
-        if !self.aq.is_empty() {
-            push("aq", &self.aq);
-        }
+        // Always written, empty or not: a link must not depend on the defaults of the day.
+        push("aq", &self.aq);
         for (l, s) in &self.layer_wq {
             push(&format!("wq{}", l + 1), s);
         }
