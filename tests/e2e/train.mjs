@@ -196,7 +196,7 @@ async function cliReproduces(page, url) {
 
 /** A diverging run pauses with a message naming the cause. */
 async function divergence(page, url) {
-  await page.goto(url + '#view=train&dataset=xor&hidden=8,8&activation=linear&wq=&loss=bce&lr=10&play=1', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await page.goto(url + '#view=train&dataset=xor&hidden=8,8&activation=linear&wq=&aq=&optimizer=sgd&loss=bce&lr=10&play=1', { waitUntil: 'load', timeout: TIMEOUT_MS });
   const message = await until(() => page.locator('[data-testid="train-message"]').count(), (n) => n === 1);
   const said = message === 1 ? await text(page, 'train-message') : '';
   check('a NaN loss pauses training with a clear message', /diverged/.test(said) && /NaN/.test(said) && /Play/.test(await text(page, 'train-play')), said);
