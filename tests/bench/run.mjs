@@ -6,7 +6,7 @@
 // The measuring code is tests/bench/harness.mjs in both runtimes.
 //
 //   node tests/bench/run.mjs [--n 1000000,4000000] [--reps 15] [--runtimes node,chromium,native]
-//                            [--only kernels|train]
+//                            [--only kernels,train,page]
 //
 // Needs (scripts/dev bench builds them): target/bench/node and target/bench/web (wasm-bindgen
 // output of the release qscope.wasm) and target/release/qscope. Progress goes to stderr, the
@@ -19,6 +19,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { benchPage, pageTable } from './page.mjs';
 import { runBench, TRAIN_ARCHS, TRAIN_BATCH } from './harness.mjs';
 import { serve } from '../../scripts/static-server.mjs';
 
@@ -28,7 +29,7 @@ const require = createRequire(import.meta.url);
 const log = (line) => process.stderr.write(line + '\n');
 
 function options(argv) {
-  const o = { sizes: [1_000_000, 4_000_000], reps: 15, runtimes: ['node', 'chromium', 'native'], parts: ['kernels', 'train'] };
+  const o = { sizes: [1_000_000, 4_000_000], reps: 15, runtimes: ['node', 'chromium', 'native'], parts: ['kernels', 'train', 'page'] };
   for (let i = 0; i < argv.length; i += 2) {
     const [k, v] = [argv[i], argv[i + 1]];
     if (v === undefined) throw new Error(`${k} needs a value`);
@@ -40,7 +41,7 @@ function options(argv) {
   }
   if (o.sizes.some((n) => !(Number.isInteger(n) && n > 0))) throw new Error('--n: positive integers');
   if (!(Number.isInteger(o.reps) && o.reps >= 10)) throw new Error('--reps: at least 10');
-  if (!o.parts.length || o.parts.some((p) => !['kernels', 'train'].includes(p))) throw new Error('--only: kernels or train');
+  if (!o.parts.length || o.parts.some((p) => !['kernels', 'train', 'page'].includes(p))) throw new Error('--only: kernels, train or page (comma-separated)');
   return o;
 }
 
@@ -128,7 +129,7 @@ const G = (v) => (v === undefined ? '—' : (v / 1e9).toFixed(3));
 const R = (v) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(2));
 
 function table(all) {
-  const rows = all.filter((r) => r.pass !== 'train');
+  const rows = all.filter((r) => r.pass !== 'train' && r.pass !== 'ui');
   if (!rows.length) return '';
   const get = (kernel, pass, impl, runtime, n) =>
     rows.find((r) => r.kernel === kernel && r.pass === pass && r.impl === impl && r.runtime === runtime && r.n === n)
@@ -201,16 +202,23 @@ const rows = [];
 for (const runtime of o.runtimes) {
   const t = performance.now();
   log(`== ${runtime}`);
-  if (runtime === 'node') rows.push(...(await benchNode(o)));
-  else if (runtime === 'chromium') rows.push(...(await benchChromium(o)));
-  else if (runtime === 'native') rows.push(...benchNative(o));
+  // The page part runs in Chromium only; kernels and train in every runtime.
+  const harness = o.parts.some((p) => p !== 'page');
+  if (runtime === 'node') {
+    if (harness) rows.push(...(await benchNode(o)));
+  } else if (runtime === 'chromium') {
+    if (harness) rows.push(...(await benchChromium(o)));
+    if (o.parts.includes('page')) rows.push(...(await benchPage({ root: ROOT, chromiumPath: CHROMIUM, log })));
+  } else if (runtime === 'native') {
+    if (harness) rows.push(...benchNative(o));
+  }
   else throw new Error(`unknown runtime ${runtime}`);
   log(`== ${runtime} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 const outFile = join(ROOT, 'target/bench.json');
-// `batch` only on the training rows.
-const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'batch', 'elements_per_s'];
-const pick = (r) => Object.fromEntries(keys.filter((k) => k !== 'batch' || r.batch !== undefined).map((k) => [k, r[k]]));
+// `batch` only on the training rows, `fps` only on the page rows.
+const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'batch', 'fps', 'elements_per_s'];
+const pick = (r) => Object.fromEntries(keys.filter((k) => r[k] !== undefined).map((k) => [k, r[k]]));
 writeFileSync(outFile, JSON.stringify(rows.map(pick), null, 1) + '\n');
-console.log([table(rows), trainTable(rows)].filter(Boolean).join('\n'));
+console.log([table(rows), trainTable(rows), pageTable(rows)].filter(Boolean).join('\n'));
 log(`\nwrote ${outFile} (${rows.length} rows) in ${((performance.now() - start) / 1000).toFixed(1)} s; load average ${load()}`);

@@ -48,30 +48,38 @@ fn put_pixels(ctx: &CanvasRenderingContext2d, pixels: &[u8], w: u32, h: u32) -> 
     Some(())
 }
 
-/// The heatmap of `scores` (`RES²`, rows of rising x2) with the train points (filled) and test
-/// points (ringed) on top.
-pub fn boundary(canvas: &HtmlCanvasElement, scores: &[f32], train: &[Point], test: &[Point], dark: bool) {
-    let size = (RES * 3) as u32; // 3 × 3 pixels a cell
-    let Some(ctx) = context(canvas, size, size) else { return };
+/// Canvas pixels per side of a boundary (3 × 3 pixels a grid cell).
+pub const SIZE: u32 = (RES * 3) as u32;
+
+/// The heatmap of `scores` (`RES²`, rows of rising x2).
+pub fn heatmap(canvas: &HtmlCanvasElement, scores: &[f32], dark: bool) {
+    let Some(ctx) = context(canvas, SIZE, SIZE) else { return };
     if scores.len() != RES * RES {
         return;
     }
-    let mut px = vec![0u8; (size * size * 4) as usize];
-    for y in 0..size as usize {
+    let size = SIZE as usize;
+    let mut px = vec![0u8; size * size * 4];
+    for (y, row) in px.chunks_exact_mut(size * 4).enumerate() {
         let j = RES - 1 - y / 3;
-        for x in 0..size as usize {
-            let rgba = shade(scores[j * RES + x / 3], dark);
-            let at = (y * size as usize + x) * 4;
-            px[at..at + 4].copy_from_slice(&rgba);
+        for (i, cell) in row.chunks_exact_mut(12).enumerate() {
+            let rgba = shade(scores[j * RES + i], dark);
+            for p in cell.chunks_exact_mut(4) {
+                p.copy_from_slice(&rgba);
+            }
         }
     }
-    if put_pixels(&ctx, &px, size, size).is_none() {
-        return;
-    }
-    let to_px = |v: f32| ((v - LO) / (HI - LO) * size as f32) as f64;
+    put_pixels(&ctx, &px, SIZE, SIZE);
+}
+
+/// The data over a heatmap, on its own transparent canvas (drawn once per dataset): train
+/// points filled, test points ringed.
+pub fn points(canvas: &HtmlCanvasElement, train: &[Point], test: &[Point]) {
+    let Some(ctx) = context(canvas, SIZE, SIZE) else { return };
+    ctx.clear_rect(0.0, 0.0, SIZE as f64, SIZE as f64);
+    let to_px = |v: f32| ((v - LO) / (HI - LO) * SIZE as f32) as f64;
     for (points, filled) in [(train, true), (test, false)] {
         for p in points {
-            let (x, y) = (to_px(p.x1), size as f64 - to_px(p.x2));
+            let (x, y) = (to_px(p.x1), SIZE as f64 - to_px(p.x2));
             let colour = if p.label > 0.0 { "#0072B2" } else { "#D55E00" };
             ctx.begin_path();
             let _ = ctx.arc(x, y, 3.5, 0.0, std::f64::consts::TAU);

@@ -131,6 +131,10 @@ pub struct Train {
     pub notices: RwSignal<Vec<String>>,
     /// Show latent (float) weights instead of the quantized ones, on the diagram and histograms.
     pub latent: RwSignal<bool>,
+    /// Bumped when the networks (and so the data) are built anew.
+    pub built: RwSignal<u64>,
+    /// Animation frames trained so far (the heatmaps take turns by it).
+    pub frame: StoredValue<u64>,
     looping: StoredValue<bool>,
     /// Epochs per second and frames per second over the last second of play.
     pub rate: RwSignal<(f64, f64)>,
@@ -158,6 +162,7 @@ impl Train {
                 self.message.set(Some(format!("cannot train: {e}")));
             }
         }
+        self.built.update(|b| *b += 1);
         self.tick.update(|t| *t += 1);
     }
 
@@ -198,6 +203,7 @@ impl Train {
         if let Some(Err(e)) = result {
             self.stop(format!("paused — {e}"));
         }
+        self.frame.update_value(|f| *f += 1);
         self.tick.update(|t| *t += 1);
         self.count_rate();
     }
@@ -285,6 +291,8 @@ pub fn TrainView() -> impl IntoView {
         message: RwSignal::new(None),
         notices: RwSignal::new(problems),
         latent: RwSignal::new(false),
+        built: RwSignal::new(0),
+        frame: StoredValue::new(0),
         looping: StoredValue::new(false),
         rate: RwSignal::new((0.0, 0.0)),
         rate_mark: StoredValue::new((0.0, 0, 0)),

@@ -90,17 +90,30 @@ fn readout(train: Train, net: Net, f: impl Fn(&Metrics) -> String + Copy + 'stat
 /// One network's heatmap and its test metrics; `suffix` distinguishes the test ids.
 #[component]
 fn Boundary(train: Train, net: Net, title: &'static str, suffix: &'static str) -> impl IntoView {
-    let canvas = NodeRef::<Canvas>::new();
+    let heat = NodeRef::<Canvas>::new();
+    let dots = NodeRef::<Canvas>::new();
+    // While playing, the heatmaps take turns, one per frame: each still updates 10–15 times
+    // a second, and no frame pays for all of them.
     Effect::new(move |_| {
         train.tick.track();
-        let Some(c) = canvas.get() else { return };
+        let (playing, twin) = (train.playing.get(), train.params.with(|p| p.has_twin()));
+        let Some(c) = heat.get() else { return };
+        if playing && train.frame.get_value() % if twin { 3 } else { 2 } != net as u64 {
+            return;
+        }
         let dark = is_dark();
         train.runs.update_value(|r| {
-            let Some(r) = r else { return };
-            let data = r.q.dataset().clone();
-            if let Some(t) = r.get_mut(net) {
-                let grid = t.predict_grid(LO, HI, RES);
-                draw::boundary(&c, &grid, &data.train, &data.test, dark);
+            if let Some(t) = r.as_mut().and_then(|r| r.get_mut(net)) {
+                draw::heatmap(&c, &t.predict_grid(LO, HI, RES), dark);
+            }
+        });
+    });
+    Effect::new(move |_| {
+        train.built.track();
+        let Some(c) = dots.get() else { return };
+        train.runs.with_value(|r| {
+            if let Some(r) = r {
+                draw::points(&c, &r.q.dataset().train, &r.q.dataset().test);
             }
         });
     });
@@ -113,7 +126,10 @@ fn Boundary(train: Train, net: Net, title: &'static str, suffix: &'static str) -
         <figure class="boundary">
             <figcaption><span class="swatch" style=format!("background:{}", COLOURS[net as usize])></span>{title}" "
                 <span class="muted">{move || describe(train, net)}</span></figcaption>
-            <canvas node_ref=canvas data-testid=format!("train-boundary{suffix}") aria-label=format!("decision boundary: {title}")></canvas>
+            <div class="boundary-stack">
+                <canvas node_ref=heat data-testid=format!("train-boundary{suffix}") aria-label=format!("decision boundary: {title}")></canvas>
+                <canvas node_ref=dots class="points" aria-hidden="true"></canvas>
+            </div>
             <p class="readout">"test loss "
                 <span data-testid=format!("train-loss-test{suffix}") data-exact=exact(|m| Some(m.test_loss))>{metric(|m| format!("{:.4}", m.test_loss))}</span>
                 " · test accuracy "
