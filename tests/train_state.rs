@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use qscope::explore::train::{Net, TrainParams, is_train, parse_hidden};
-use qscope::nn::{Slot, Trainer};
+use qscope::nn::{Feature, Slot, Trainer};
 use qscope::quant::parse;
 
 fn params(hash: &str) -> TrainParams {
@@ -29,6 +29,10 @@ fn the_issue_example_hash_reads_as_written() {
 fn every_setting_survives_the_hash_round_trip() {
     let mut p = TrainParams {
         noise: 0.15,
+        ratio: 0.7,
+        features: vec![Feature::X1, Feature::X2, Feature::X1X2, Feature::SinX1],
+        l1: 0.001,
+        l2: 0.01,
         hidden: vec![16, 4, 2],
         activation: "relu".into(),
         aq: "qkeras.quantized_relu(4,2)".into(),
@@ -61,7 +65,7 @@ fn float_weights_and_activations_survive_the_round_trip_too() {
 #[test]
 fn bad_values_keep_their_defaults_and_are_named() {
     let (p, problems) = TrainParams::parse(
-        "#view=train&dataset=sine&noise=2&hidden=8,999&wq=quantized_bitz(4)&lr=-1&batch=0&optimizer=rmsprop&loss=hinge&seed=x&wq5=larq.ste_sign&colour=red",
+        "#view=train&dataset=sine&noise=2&hidden=8,999&wq=quantized_bitz(4)&lr=-1&batch=0&optimizer=rmsprop&loss=hinge&features=x3&ratio=1&l2=-1&seed=x&wq5=larq.ste_sign&colour=red",
     );
     assert_eq!(p, TrainParams::default());
     let expected = [
@@ -73,6 +77,9 @@ fn bad_values_keep_their_defaults_and_are_named() {
         "batch=0: expected a batch size",
         "optimizer=rmsprop: expected sgd or adam",
         "loss=hinge: expected mse, bce or softmax",
+        "features=x3: ",
+        "ratio=1: expected a training share",
+        "l2=-1: expected a penalty",
         "seed=x: expected a whole number",
         "colour=red: unknown key",
         "wq5=larq.ste_sign: the network has 2 hidden layers",
@@ -220,7 +227,7 @@ fn last_json(p: &TrainParams, net: Net, epochs: usize) -> (String, String) {
 fn the_shown_cli_command_reproduces_every_network_of_the_view() {
     let p = params(
         "#view=train&dataset=spiral&hidden=8,6&activation=tanh&wq=qkeras.quantized_bits(4,0,1,alpha='auto')\
-         &wq2=larq.ste_sign&aq=qkeras.quantized_tanh(4)&qo=1&twin_wq=larq.approx_sign&loss=softmax&lr=0.01&batch=5\
+         &wq2=larq.ste_sign&aq=qkeras.quantized_tanh(4)&qo=1&twin_wq=larq.approx_sign&loss=softmax&features=x1,x2,x1x2,sinx2&ratio=0.6&l2=0.001&lr=0.01&batch=5\
          &optimizer=adam&seed=7&noise=0.1",
     );
     for net in [Net::Quantized, Net::Float, Net::Twin] {

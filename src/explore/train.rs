@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use super::state::{decode, encode};
-use crate::nn::{Act, Config, DatasetKind, Hidden, Loss, Optimizer, Slot};
+use crate::nn::{Act, Config, DatasetKind, Feature, Hidden, Loss, Optimizer, Slot};
 use crate::quant::{Quantizer, parse};
 
 /// Limits of the Train view's architecture.
@@ -45,6 +45,10 @@ pub type LayerQuantizers = (Option<Quantizer>, Option<Quantizer>);
 pub struct TrainParams {
     pub dataset: DatasetKind,
     pub noise: f32,
+    /// Share of the 500 points used for training (the rest test), 0.1 to 0.9.
+    pub ratio: f32,
+    /// Input features, in [`Feature::ALL`] order.
+    pub features: Vec<Feature>,
     pub hidden: Vec<usize>,
     pub activation: String,
     /// Weight and activation quantizer of every hidden layer ("" is float)…
@@ -60,6 +64,9 @@ pub struct TrainParams {
     pub twin_aq: String,
     /// `mse` (tanh output, as Playground), `bce` or `softmax`.
     pub loss: String,
+    /// L1 and L2 penalties on the weights.
+    pub l1: f32,
+    pub l2: f32,
     pub lr: f32,
     pub batch: usize,
     pub optimizer: String,
@@ -72,6 +79,8 @@ impl Default for TrainParams {
         TrainParams {
             dataset: DatasetKind::Spiral,
             noise: 0.0,
+            ratio: 0.5,
+            features: vec![Feature::X1, Feature::X2],
             hidden: vec![16, 16],
             activation: "tanh".into(),
             wq: "qkeras.quantized_bits(4,0,1)".into(),
@@ -82,6 +91,8 @@ impl Default for TrainParams {
             twin_wq: String::new(),
             twin_aq: String::new(),
             loss: "mse".into(),
+            l1: 0.0,
+            l2: 0.0,
             lr: 0.01,
             batch: 10,
             optimizer: "adam".into(),
@@ -112,6 +123,19 @@ pub fn parse_quantizer(text: &str) -> Result<Option<Quantizer>, String> {
     let q = parse(text).map_err(|e| e.to_string())?;
     crate::nn::config::check_quantizer(&q)?;
     Ok(Some(q))
+}
+
+/// `x1,x2,x1x2` → the features, in [`Feature::ALL`] order, at least one.
+pub fn parse_features(text: &str) -> Result<Vec<Feature>, String> {
+    let mut chosen = Vec::new();
+    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        chosen.push(Feature::parse(name)?);
+    }
+    let features: Vec<Feature> = Feature::ALL.iter().copied().filter(|f| chosen.contains(f)).collect();
+    if features.is_empty() {
+        return Err("expected at least one of x1, x2, x1sq, x2sq, x1x2, sinx1, sinx2".into());
+    }
+    Ok(features)
 }
 
 /// Whether a hash asks for the Train view.
@@ -224,6 +248,10 @@ impl TrainParams {
     pub fn config(&self, net: Net) -> Result<Config, String> {
         let mut c = Config::new(self.dataset);
         c.noise = self.noise;
+        c.train_ratio = self.ratio;
+        c.features = self.features.clone();
+        c.l1 = self.l1;
+        c.l2 = self.l2;
         let act = Act::parse(&self.activation)?;
         let mut qs = self.quantizers(net)?;
         c.output_weights = qs.pop().and_then(|(w, _)| w);
@@ -245,9 +273,11 @@ impl TrainParams {
     /// The `qscope train` command that trains `net` as this view does, for `epochs` epochs.
     pub fn cli_command<'a>(&'a self, net: Net, epochs: usize) -> String {
         let hidden: Vec<String> = self.hidden.iter().map(usize::to_string).collect();
+        let features: Vec<&str> = self.features.iter().map(|f| f.name()).collect();
         let mut args = vec![
             "qscope train".to_string(),
             format!("--dataset {}", self.dataset.name()),
+            format!("--features {}", features.join(",")),
             format!("--hidden {}", shell_word(&hidden.join(","))),
             format!("--activation {}", shell_word(&self.activation)),
         ];
@@ -281,7 +311,13 @@ impl TrainParams {
             args.push(format!("--loss {}", self.loss));
         }
         args.push(format!("--lr {} --batch {} --optimizer {}", self.lr, self.batch, self.optimizer));
-        args.push(format!("--noise {} --seed {} --epochs {epochs}", self.noise, self.seed));
+        if self.l1 > 0.0 || self.l2 > 0.0 {
+            args.push(format!("--l1 {} --l2 {}", self.l1, self.l2));
+        }
+        args.push(format!(
+            "--noise {} --train-ratio {} --seed {} --epochs {epochs}",
+            self.noise, self.ratio, self.seed
+        ));
         args.join(" ")
     }
 
@@ -335,6 +371,21 @@ impl TrainParams {
                     return Err("expected a number from 0 to 0.5".into());
                 }
                 self.noise = n;
+            }
+            "ratio" => {
+                let r: f32 = value.parse().map_err(number("a training share from 0.1 to 0.9"))?;
+                if !(0.1..=0.9).contains(&r) {
+                    return Err("expected a training share from 0.1 to 0.9".into());
+                }
+                self.ratio = r;
+            }
+            "features" => self.features = parse_features(value)?,
+            "l1" | "l2" => {
+                let v: f32 = value.parse().map_err(number("a penalty from 0 to 1"))?;
+                if !(0.0..=1.0).contains(&v) {
+                    return Err("expected a penalty from 0 to 1".into());
+                }
+                if key == "l1" { self.l1 = v } else { self.l2 = v }
             }
             "hidden" => self.set_hidden(parse_hidden(value)?),
             "activation" => {
@@ -410,6 +461,19 @@ impl TrainParams {
         );
         if self.loss != "mse" {
             h += &format!("&loss={}", self.loss);
+        }
+        if self.features != [Feature::X1, Feature::X2] {
+            let f: Vec<&str> = self.features.iter().map(|f| f.name()).collect();
+            h += &format!("&features={}", f.join(","));
+        }
+        if self.ratio != 0.5 {
+            h += &format!("&ratio={}", self.ratio);
+        }
+        if self.l1 > 0.0 {
+            h += &format!("&l1={}", self.l1);
+        }
+        if self.l2 > 0.0 {
+            h += &format!("&l2={}", self.l2);
         }
         if self.play {
             h += "&play=1";

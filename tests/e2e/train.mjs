@@ -105,6 +105,7 @@ async function run(browser, url) {
   await twinAndLayers(more, url);
   await cliReproduces(more, url);
   await divergence(more, url);
+  await hiddenTab(more, url);
   await reducedMotion(browser, url, errors);
 
   let banners = 0;
@@ -172,7 +173,7 @@ function shellWords(line) {
 /** The page's numbers after 3 epochs equal what its `qscope train` command prints. */
 async function cliReproduces(page, url) {
   const link = "#view=train&dataset=spiral&hidden=8,6&wq=qkeras.quantized_bits(4,0,1,alpha='auto')&wq2=larq.ste_sign" +
-    '&aq=qkeras.quantized_tanh(4)&qo=1&lr=0.01&batch=5&optimizer=adam&seed=7&noise=0.1';
+    '&aq=qkeras.quantized_tanh(4)&qo=1&features=x1,x2,sinx1&ratio=0.6&l2=0.001&lr=0.01&batch=5&optimizer=adam&seed=7&noise=0.1';
   await page.goto(url + link, { waitUntil: 'load', timeout: TIMEOUT_MS });
   for (let i = 1; i <= 3; i++) {
     await click(page, 'train-step');
@@ -203,6 +204,19 @@ async function divergence(page, url) {
   const e = await epochOf(page);
   await page.waitForTimeout(300);
   check('a diverged run stays paused', (await epochOf(page)) === e);
+}
+
+/** Hiding the tab pauses training, with a message. */
+async function hiddenTab(page, url) {
+  await page.goto(url + '#view=train&dataset=circle&hidden=4&play=1', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await until(() => epochOf(page), (e) => e > 3);
+  await page.evaluate(() => {
+    Object.defineProperty(document, 'hidden', { value: true, configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+  const said = await until(() => page.locator('[data-testid="train-message"]').innerText().catch(() => ''), (t) => t.length > 0);
+  check('hiding the tab pauses training', /hidden/.test(said) && /Play/.test(await text(page, 'train-play')), said);
+  await page.evaluate(() => { delete document.hidden; });
 }
 
 /** prefers-reduced-motion: play=1 does not start training by itself. */

@@ -8,9 +8,10 @@ use leptos::prelude::*;
 
 use super::Train;
 use crate::explore::train::{
-    ACTIVATIONS, DATASETS, LOSSES, MAX_LAYERS, MAX_WIDTH, OPTIMIZERS, TrainParams, parse_hidden, parse_quantizer,
+    ACTIVATIONS, DATASETS, LOSSES, MAX_LAYERS, MAX_WIDTH, OPTIMIZERS, TrainParams, parse_features, parse_hidden,
+    parse_quantizer,
 };
-use crate::nn::{DatasetKind, Slot};
+use crate::nn::{DatasetKind, Feature, Slot};
 use crate::quant::{ENTRIES, Family};
 
 type Edit = Box<dyn FnOnce(&mut TrainParams)>;
@@ -68,6 +69,11 @@ pub fn Controls(train: Train) -> impl IntoView {
                 <input type="range" min="0" max="0.5" step="0.05" prop:value=move || params.with(|p| p.noise.to_string())
                     on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.noise = v)) } } />
             </label>
+            <label class="row">{move || format!("training share {:.0} % ", params.with(|p| p.ratio * 100.0))}
+                <input type="range" min="0.1" max="0.9" step="0.1" data-testid="train-ratio" prop:value=move || params.with(|p| p.ratio.to_string())
+                    on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.ratio = v)) } } />
+            </label>
+            <Features train=train />
             <h2>"Network"</h2>
             <TextSetting label="hidden" testid="train-hidden" placeholder="8,8" value=Signal::derive(hidden_text)
                 apply=move |text: String| parse_hidden(&text).map(|h| set(Box::new(move |p| p.set_hidden(h)))) />
@@ -108,6 +114,46 @@ pub fn Controls(train: Train) -> impl IntoView {
                 apply=move |s| train.live(Box::new(move |p| p.twin_aq = s)) />
             <Optimizer train=train />
         </section>
+    }
+}
+
+/// The input features, as TensorFlow Playground offers them (at least one stays on).
+#[component]
+fn Features(train: Train) -> impl IntoView {
+    let params = train.params;
+    let boxes = Feature::ALL.map(|f| {
+        let on = move || params.with(|p| p.features.contains(&f));
+        let toggle = move |ev| {
+            let checked = event_target_checked(&ev);
+            let mut names: Vec<&str> = params.with_untracked(|p| p.features.iter().map(|x| x.name()).collect());
+            if checked {
+                names.push(f.name())
+            } else {
+                names.retain(|n| *n != f.name())
+            }
+            match parse_features(&names.join(",")) {
+                Ok(features) => train.rebuild_with(Box::new(move |p| p.features = features)),
+                // The last feature cannot go: put the tick back.
+                Err(_) => train.params.update(|_| ()),
+            }
+        };
+        view! {
+            <label class="feature"><input type="checkbox" data-testid=format!("train-feature-{}", f.name())
+                prop:checked=on on:change=toggle />{feature_label(f)}</label>
+        }
+    });
+    view! { <div class="features" role="group" aria-label="input features">{boxes.collect_view()}</div> }
+}
+
+fn feature_label(f: Feature) -> &'static str {
+    match f {
+        Feature::X1 => "x₁",
+        Feature::X2 => "x₂",
+        Feature::X1Squared => "x₁²",
+        Feature::X2Squared => "x₂²",
+        Feature::X1X2 => "x₁x₂",
+        Feature::SinX1 => "sin x₁",
+        Feature::SinX2 => "sin x₂",
     }
 }
 
@@ -180,6 +226,14 @@ fn Optimizer(train: Train) -> impl IntoView {
             <select class="select" data-testid="train-loss" on:change=move |ev| { let l = event_target_value(&ev); set(Box::new(move |p| p.loss = l)) }>
                 {LOSSES.map(|l| view! { <option value=l selected=move || params.with(|p| p.loss == l)>{l}</option> }).collect_view()}
             </select>
+        </label>
+        <label class="row">"L1 "
+            <input type="number" min="0" max="1" step="0.001" class="num-input" data-testid="train-l1" prop:value=move || params.with(|p| p.l1.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l1 = v.clamp(0.0, 1.0))) } } />
+        </label>
+        <label class="row">"L2 "
+            <input type="number" min="0" max="1" step="0.001" class="num-input" data-testid="train-l2" prop:value=move || params.with(|p| p.l2.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l2 = v.clamp(0.0, 1.0))) } } />
         </label>
         <label class="row">"seed "
             <input type="number" min="0" class="num-input" data-testid="train-seed" prop:value=move || params.with(|p| p.seed.to_string())
