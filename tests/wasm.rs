@@ -102,26 +102,70 @@ fn reference_vectors_hold_in_webassembly() {
 
 #[wasm_bindgen_test]
 fn dense_layer_loops_are_identical_on_both_paths() {
-    use qscope::nn::linalg::{Activation, matmul};
-    let (m, k, n) = (5, 9, 13); // n not a multiple of four: the tail runs too
-    let a: Vec<f32> = (0..m * k).map(|i| ((i * 37 % 101) as f32 - 50.0) / 17.0).collect();
-    let b: Vec<f32> = (0..k * n).map(|i| ((i * 53 % 97) as f32 - 48.0) / 13.0).collect();
-    let run = |scalar: bool| {
-        force_scalar(scalar);
-        let mut c = vec![0.0f32; m * n];
-        matmul(&a, &b, &mut c, m, k, n);
-        let mut outs = vec![c.clone()];
-        for act in [Activation::Relu, Activation::Tanh, Activation::Sigmoid] {
-            let (mut y, mut d) = (vec![0.0; c.len()], vec![0.0; c.len()]);
-            act.apply(&c, &mut y, Some(&mut d));
-            outs.push(y);
-            outs.push(d);
+    use qscope::nn::linalg::{Activation, affine, column_sums, matmul, matmul_at_b, transpose};
+    let values = |len: usize, seed: usize| -> Vec<f32> {
+        let mut v: Vec<f32> = (0..len).map(|i| (((i + seed) * 37 % 101) as f32 - 50.0) / 17.0).collect();
+        // Signed zeros and a few large values, so sums cancel and round.
+        for (i, x) in v.iter_mut().enumerate().filter(|(i, _)| i % 11 == 3) {
+            *x = if i % 2 == 0 { -0.0 } else { 3.0e7 };
         }
-        force_scalar(false);
-        outs
+        v
     };
-    let (simd, scalar) = (run(false), run(true));
-    for (s, c) in simd.iter().zip(&scalar) {
-        assert!(s.iter().zip(c).all(|(a, b)| same_bits(*a, *b)), "{s:?} vs {c:?}");
+    // Shapes that take every tile: 4, 2 and 1 rows; 8, 4 and 1 columns; and the tails.
+    for (m, k, n) in [(5, 9, 13), (10, 8, 8), (10, 2, 8), (10, 8, 1), (3, 64, 29), (7, 1, 3), (1, 5, 17)] {
+        let (a, b, bias) = (values(m * k, 1), values(k * n, 2), values(n, 3));
+        let run = |scalar: bool| {
+            force_scalar(scalar);
+            let mut c = vec![0.0f32; m * n];
+            matmul(&a, &b, &mut c, m, k, n);
+            let mut outs = vec![c.clone()];
+            affine(&a, &b, &bias, &mut c, m, k, n);
+            outs.push(c.clone());
+            // aᵀ·b with a read as k×m rows (the weight gradient's shape), and column sums.
+            let mut g = vec![0.0f32; m * n];
+            matmul_at_b(&values(k * m, 4), &b, &mut g, k, m, n);
+            outs.push(g);
+            let mut sums = vec![0.0f32; n];
+            column_sums(&b, &mut sums, k, n);
+            outs.push(sums);
+            let mut t = vec![0.0f32; k * n];
+            transpose(&b, &mut t, k, n);
+            outs.push(t);
+            for act in [Activation::Relu, Activation::Tanh, Activation::Sigmoid] {
+                let (mut y, mut d) = (vec![0.0; c.len()], vec![0.0; c.len()]);
+                act.apply(&c, &mut y, Some(&mut d));
+                outs.push(y);
+                outs.push(d);
+            }
+            force_scalar(false);
+            outs
+        };
+        let (simd, scalar) = (run(false), run(true));
+        for (s, c) in simd.iter().zip(&scalar) {
+            assert!(s.iter().zip(c).all(|(a, b)| same_bits(*a, *b)), "{m}×{k}×{n}: {s:?} vs {c:?}");
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn training_steps_are_identical_on_both_paths() {
+    // The benchmark networks, float and 4-bit, and odd widths (every tile and tail): the
+    // same weights and losses, bit for bit, whether the dense loops run on f32x4 or scalar.
+    for (arch, quantized) in
+        [(&[2, 8, 8, 1][..], false), (&[2, 8, 8, 1], true), (&[3, 5, 17, 1], true), (&[2, 12, 1], false)]
+    {
+        let run = |scalar: bool| {
+            force_scalar(scalar);
+            let mut t = qscope::nn::bench::trainer(arch, 10, quantized).unwrap();
+            t.steps(60).unwrap();
+            force_scalar(false);
+            let weights: Vec<f32> =
+                t.layers().iter().flat_map(|l| l.weights().iter().chain(l.bias()).copied()).collect();
+            (weights, t.last_loss().to_bits(), t.history().to_vec())
+        };
+        let (simd, scalar) = (run(false), run(true));
+        assert!(simd.0.iter().zip(&scalar.0).all(|(a, b)| same_bits(*a, *b)), "{arch:?} q={quantized}: weights differ");
+        assert_eq!(simd.1, scalar.1, "{arch:?} q={quantized}: last loss");
+        assert_eq!(simd.2, scalar.2, "{arch:?} q={quantized}: epoch metrics");
     }
 }

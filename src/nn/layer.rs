@@ -10,7 +10,7 @@
 
 use super::config::Act;
 use super::learnable;
-use super::linalg::{axpy, matmul, matmul_at_b, transpose};
+use super::linalg::{affine, column_sums, matmul, matmul_at_b, transpose};
 use super::optim::{Slots, Step};
 use crate::quant::{Ctx, Levels, Quantizer, Report};
 
@@ -273,10 +273,7 @@ impl Layer {
             (Some(_), false) => &self.wq_eval,
         };
         let z = &mut self.z[..n];
-        matmul(&x[..m * self.n_in], w, z, m, self.n_in, self.n_out);
-        for row in z.chunks_exact_mut(self.n_out) {
-            axpy(1.0, &self.b, row);
-        }
+        affine(&x[..m * self.n_in], w, &self.b, z, m, self.n_in, self.n_out);
         let (h, dh) = (&mut self.h[..n], training.then_some(&mut self.dh[..n]));
         match &mut self.act {
             None => return,
@@ -341,16 +338,19 @@ impl Layer {
         }
         let (n_in, n_out) = (self.n_in, self.n_out);
         matmul_at_b(&x[..m * n_in], delta, &mut self.gw, m, n_in, n_out);
-        self.gb.fill(0.0);
-        for row in delta.chunks_exact(n_out) {
-            axpy(1.0, row, &mut self.gb);
-        }
+        column_sums(delta, &mut self.gb, m, n_out);
         if let Some(dx) = dx {
             let w = if self.wquant.is_some() { &self.wq } else { &self.w };
             // δ·Wᵀ as a plain product with Wᵀ: the same sums in the same order as
-            // `matmul_a_bt`, but the inner loop runs along rows (vectorized).
-            transpose(w, &mut self.wt, n_in, n_out);
-            matmul(delta, &self.wt, &mut dx[..m * n_in], m, n_out, n_in);
+            // `matmul_a_bt`, but the inner loop runs along rows (vectorized). A single row or
+            // column is its own transpose in memory (the output layer's weights).
+            let wt = if n_in == 1 || n_out == 1 {
+                w
+            } else {
+                transpose(w, &mut self.wt, n_in, n_out);
+                &self.wt
+            };
+            matmul(delta, wt, &mut dx[..m * n_in], m, n_out, n_in);
         }
         if let Some(q) = &self.wquant {
             for l in self.learn.iter_mut().filter(|l| l.site == Site::Weights) {

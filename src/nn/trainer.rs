@@ -69,6 +69,21 @@ const SHUFFLE: u64 = 2;
 const TRAIN: u64 = 3;
 const EVAL: u64 = 4;
 
+/// Copies the training rows `rows` (`d` features each, and the labels) into the batch buffers.
+/// Column by column, as a gather: a `copy_from_slice` per row would be a `memcpy` call per
+/// row (in WASM a `memory.copy`, which V8 runs as a call out of the module: slow for a few
+/// bytes).
+fn gather_rows(rows: &[usize], xs: &[f32], ys: &[f32], d: usize, x: &mut [f32], labels: &mut [f32]) {
+    for c in 0..d {
+        for (r, &i) in rows.iter().enumerate() {
+            x[r * d + c] = xs[i * d + c];
+        }
+    }
+    for (label, &i) in labels.iter_mut().zip(rows) {
+        *label = ys[i];
+    }
+}
+
 impl Trainer {
     /// Generates the data, initialises the network and quantizes its weights.
     pub fn new(config: Config) -> Result<Trainer, String> {
@@ -181,11 +196,8 @@ impl Trainer {
             shuffle(&mut self.order, &mut self.shuffler);
         }
         let m = self.config.batch.min(n - self.cursor);
-        let d = self.net.inputs;
-        for (r, &i) in self.order[self.cursor..self.cursor + m].iter().enumerate() {
-            self.net.x[r * d..(r + 1) * d].copy_from_slice(&self.train_x[i * d..(i + 1) * d]);
-            self.net.labels[r] = self.train_y[i];
-        }
+        let rows = &self.order[self.cursor..self.cursor + m];
+        gather_rows(rows, &self.train_x, &self.train_y, self.net.inputs, &mut self.net.x, &mut self.net.labels);
         let loss = self.net.train_batch(m, &mut self.ctx);
         self.last_loss = loss;
         if !loss.is_finite() {
