@@ -153,6 +153,13 @@ async function twinAndLayers(page, url) {
   check('a per-layer quantizer goes into the hash', hash.includes('wq2=qkeras.quantized_bits(2,0,1)') && hash.includes('wq=larq.ste_sign'), hash);
   check('the per-layer swap is marked', Number(await attr(page, 'train-marks', 'data-count')) >= 1);
   check('the command shows the per-layer quantizer', (await text(page, 'train-command')).includes("--wq2 'qkeras.quantized_bits(2,0,1)'"));
+  // a quantizer as the activation (QActivation)
+  await page.locator('[data-testid="train-activation"]').selectOption('quantizer');
+  const act = await until(() => hashOf(page), (h) => h.includes('activation=qkeras.quantized_relu(4,2)'));
+  check('a quantizer can be the activation', act.includes('activation=qkeras.quantized_relu(4,2)') && (await page.locator('[data-testid="train-activation-spec"]').inputValue()) === 'qkeras.quantized_relu(4,2)', act);
+  await click(page, 'train-step');
+  const actEpoch = await until(() => epochOf(page), (e) => e === 1);
+  check('a net with a quantizer activation trains', actEpoch === 1 && Number(await attr(page, 'train-loss-test', 'data-exact')) > 0);
 }
 
 /** Splits a POSIX shell line of bare words, '…' strings and \' (as the page quotes). */

@@ -81,19 +81,7 @@ pub fn Controls(train: Train) -> impl IntoView {
                 <button type="button" class="button" data-testid="train-add-layer" on:click=add_layer title="add a hidden layer">"+ layer"</button>
                 <button type="button" class="button" data-testid="train-remove-layer" on:click=remove_layer title="remove the last hidden layer">"− layer"</button>
             </div>
-            <label class="row">"activation "
-                <select class="select" data-testid="train-activation" on:change=move |ev| {
-                    let a = event_target_value(&ev);
-                    set(Box::new(move |p| p.activation = a))
-                }>
-                    {ACTIVATIONS.iter().map(|&a| view! {
-                        <option value=a selected=move || params.with(|p| p.activation == a)>{a}</option>
-                    }).collect_view()}
-                    <Show when=move || params.with(|p| !ACTIVATIONS.contains(&p.activation.as_str()))>
-                        <option selected=true value=move || params.with(|p| p.activation.clone())>{move || params.with(|p| p.activation.clone())}</option>
-                    </Show>
-                </select>
-            </label>
+            <Activation train=train />
             <h2>"Quantizers"</h2>
             <p class="muted small">"Every hidden layer; empty is float. They change the running nets."</p>
             <QuantizerSetting label="weights" testid="train-wq" value=Signal::derive(move || params.with(|p| p.wq.clone()))
@@ -114,6 +102,37 @@ pub fn Controls(train: Train) -> impl IntoView {
                 apply=move |s| train.live(Box::new(move |p| p.twin_aq = s)) />
             <Optimizer train=train />
         </section>
+    }
+}
+
+/// The hidden activation: a function, or any quantizer used as one (QKeras' `QActivation`),
+/// whose STE is then the activation's derivative.
+#[component]
+fn Activation(train: Train) -> impl IntoView {
+    let params = train.params;
+    let is_fn = move || params.with(|p| ACTIVATIONS.contains(&p.activation.as_str()));
+    let choose = move |ev| {
+        let a = event_target_value(&ev);
+        let a = if a == "quantizer" { "qkeras.quantized_relu(4,2)".to_string() } else { a };
+        train.rebuild_with(Box::new(move |p| p.activation = a))
+    };
+    let apply = move |s: String| {
+        let a = if s.is_empty() { "linear".to_string() } else { s };
+        train.rebuild_with(Box::new(move |p| p.activation = a))
+    };
+    view! {
+        <label class="row">"activation "
+            <select class="select" data-testid="train-activation" on:change=choose>
+                {ACTIVATIONS.iter().map(|&a| view! {
+                    <option value=a selected=move || params.with(|p| p.activation == a)>{a}</option>
+                }).collect_view()}
+                <option value="quantizer" selected=move || !is_fn()>"a quantizer"</option>
+            </select>
+        </label>
+        <Show when=move || !is_fn()>
+            <QuantizerSetting label="activation" testid="train-activation-spec"
+                value=Signal::derive(move || params.with(|p| p.activation.clone())) apply=apply />
+        </Show>
     }
 }
 
