@@ -308,16 +308,32 @@ impl SquashOp {
                 self.finish(dp, round_through(p * self.m, true, rng))
             });
         } else {
-            simd::run(self, x, y, dydx);
+            // One loop per squash, chosen once: no `match` per element.
+            match self.squash {
+                Squash::HardTanh => simd::run(&Fixed::<0>(self), x, y, dydx),
+                Squash::Tanh => simd::run(&Fixed::<1>(self), x, y, dydx),
+                Squash::HardSigmoid => simd::run(&Fixed::<2>(self), x, y, dydx),
+                Squash::Sigmoid => simd::run(&Fixed::<3>(self), x, y, dydx),
+            }
         }
     }
 }
 
-impl Op for SquashOp {
+/// A [`SquashOp`] whose squash is fixed at compile time (`S` in [`Squash`] order), so the
+/// per-element `match` folds away.
+struct Fixed<'a, const S: u8>(&'a SquashOp);
+
+impl<const S: u8> Op for Fixed<'_, S> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let (p, dp) = self.squash.eval(x);
-        self.finish(dp, (p * V::splat(self.m)).nearest())
+        let squash = match S {
+            0 => Squash::HardTanh,
+            1 => Squash::Tanh,
+            2 => Squash::HardSigmoid,
+            _ => Squash::Sigmoid,
+        };
+        let (p, dp) = squash.eval(x);
+        self.0.finish(dp, (p * V::splat(self.0.m)).nearest())
     }
 }
 
