@@ -56,15 +56,26 @@ export async function canvasStats(page, testid) {
   }, testid);
 }
 
-// Polls `probe` until `done(value)` holds or the timeout passes; returns the last value.
+// Polls `probe` until `done(value)` holds or the timeout passes; returns the last value. A
+// probe that throws while the page navigates (a reload's destroyed context) counts as not done
+// yet; if it still throws at the timeout, the error is raised.
 export async function until(probe, done, timeout = TIMEOUT_MS) {
   const end = Date.now() + timeout;
-  let v = await probe();
-  while (!done(v) && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 50));
-    v = await probe();
+  const attempt = async () => {
+    try {
+      return { v: await probe() };
+    } catch (error) {
+      if (Date.now() >= end) throw error;
+      return { error };
+    }
+  };
+  let r = await attempt();
+  while ((r.error || !done(r.v)) && Date.now() < end) {
+    await new Promise((res) => setTimeout(res, 50));
+    r = await attempt();
   }
-  return v;
+  if (r.error) throw r.error;
+  return r.v;
 }
 
 export const text = (page, id) => page.locator(`[data-testid="${id}"]`).innerText({ timeout: TIMEOUT_MS });
