@@ -75,7 +75,7 @@ pub fn Controls(train: Train) -> impl IntoView {
             </label>
             <Features train=train />
             <h2>"Network"</h2>
-            <TextSetting label="hidden" testid="train-hidden" placeholder="8,8" value=Signal::derive(hidden_text)
+            <TextSetting label="hidden" testid="train-hidden" hint="widths, comma-separated, e.g. 16,16; empty: no hidden layer" value=Signal::derive(hidden_text)
                 apply=move |text: String| parse_hidden(&text).map(|h| set(Box::new(move |p| p.set_hidden(h)))) />
             <div class="row">
                 <button type="button" class="button" data-testid="train-add-layer" on:click=add_layer title="add a hidden layer">"+ layer"</button>
@@ -296,7 +296,7 @@ fn QuantizerSetting(
                 <option value="" selected=move || current.with(String::is_empty)>"float"</option>
                 {groups.collect_view()}
             </select>
-            <TextSetting label=label testid=testid placeholder="float" value=value apply=commit />
+            <TextSetting label=label testid=testid hint="a quantizer spec; empty: float" value=value apply=commit />
         </div>
     }
 }
@@ -307,7 +307,8 @@ fn QuantizerSetting(
 fn TextSetting(
     label: &'static str,
     #[prop(into)] testid: String,
-    placeholder: &'static str,
+    /// What the field takes (its tooltip).
+    hint: &'static str,
     value: Signal<String>,
     apply: impl Fn(String) -> Result<(), String> + Copy + 'static,
 ) -> impl IntoView {
@@ -319,7 +320,7 @@ fn TextSetting(
     };
     view! {
         <label class="row text-setting">{label}" "
-            <input type="text" class="spec" spellcheck="false" data-testid=testid placeholder=placeholder
+            <input type="text" class="spec" spellcheck="false" data-testid=testid title=hint
                 prop:value=move || value.get()
                 on:change=move |ev| commit(event_target_value(&ev)) />
         </label>
