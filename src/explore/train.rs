@@ -154,6 +154,12 @@ fn layer_key(key: &str) -> Option<(Slot, usize)> {
     (n >= 1).then_some((slot, n - 1))
 }
 
+/// The spec a network uses where the quantized net has `own`: the STE twin's `twin` when it
+/// has one, else `own`.
+pub fn for_net<'a>(net: Net, own: &'a str, twin: &'a str) -> &'a str {
+    if net == Net::Twin && !twin.trim().is_empty() { twin } else { own }
+}
+
 /// A quoted word for a POSIX shell: bare when safe, else in single quotes.
 fn shell_word(s: &str) -> String {
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.,/=:".contains(&b)) {
@@ -220,25 +226,23 @@ impl TrainParams {
     /// Each layer's (weight, activation) quantizer of a network, hidden layers then the
     /// output layer (whose activation slot is always None).
     pub fn quantizers(&self, net: Net) -> Result<Vec<LayerQuantizers>, String> {
-        let pick = |own: &str, twin: &str| {
-            if net == Net::Twin && !twin.trim().is_empty() { twin.to_string() } else { own.to_string() }
-        };
         let mut out = Vec::with_capacity(self.hidden.len() + 1);
         for l in 0..self.hidden.len() {
             if net == Net::Float {
                 out.push((None, None));
                 continue;
             }
-            let w = pick(self.weight_spec(l), &self.twin_wq);
-            let a = pick(self.act_spec(l), &self.twin_aq);
-            let w = parse_quantizer(&w).map_err(|e| format!("hidden layer {} weights: {e}", l + 1))?;
-            let a = parse_quantizer(&a).map_err(|e| format!("hidden layer {} activations: {e}", l + 1))?;
+            let w = for_net(net, self.weight_spec(l), &self.twin_wq);
+            let a = for_net(net, self.act_spec(l), &self.twin_aq);
+            let w = parse_quantizer(w).map_err(|e| format!("hidden layer {} weights: {e}", l + 1))?;
+            let a = parse_quantizer(a).map_err(|e| format!("hidden layer {} activations: {e}", l + 1))?;
             out.push((w, a));
         }
         let output = match net {
             Net::Float => None,
             _ if !self.quantize_output => None,
-            _ => parse_quantizer(&pick(&self.wq, &self.twin_wq)).map_err(|e| format!("output layer weights: {e}"))?,
+            _ => parse_quantizer(for_net(net, &self.wq, &self.twin_wq))
+                .map_err(|e| format!("output layer weights: {e}"))?,
         };
         out.push((output, None));
         Ok(out)
@@ -271,7 +275,7 @@ impl TrainParams {
     }
 
     /// The `qscope train` command that trains `net` as this view does, for `epochs` epochs.
-    pub fn cli_command<'a>(&'a self, net: Net, epochs: usize) -> String {
+    pub fn cli_command(&self, net: Net, epochs: usize) -> String {
         let hidden: Vec<String> = self.hidden.iter().map(usize::to_string).collect();
         let features: Vec<&str> = self.features.iter().map(|f| f.name()).collect();
         let mut args = vec![
@@ -282,10 +286,8 @@ impl TrainParams {
             format!("--activation {}", shell_word(&self.activation)),
         ];
         if net != Net::Float {
-            let pick =
-                |own: &'a str, twin: &'a str| if net == Net::Twin && !twin.trim().is_empty() { twin } else { own };
-            let wq = pick(&self.wq, &self.twin_wq);
-            let aq = pick(&self.aq, &self.twin_aq);
+            let wq = for_net(net, &self.wq, &self.twin_wq);
+            let aq = for_net(net, &self.aq, &self.twin_aq);
             if !wq.is_empty() {
                 args.push(format!("--wq {}", shell_word(wq)));
             }

@@ -97,8 +97,83 @@ pub fn points(canvas: &HtmlCanvasElement, train: &[Point], test: &[Point]) {
     }
 }
 
-/// Curves of a metric over epochs: for each run train solid, test dashed; `marks` as labelled
-/// grey vertical lines. Long histories are drawn at one point per pixel column at most.
+/// A line chart's frame over epochs: the plot area, its scales and labels. Shared by the
+/// loss/accuracy curves and the flip-ratio chart.
+pub struct Axes {
+    left: f64,
+    w: f64,
+    h: f64,
+    /// Points along x (at least 2) and the value at the top of the y axis.
+    n: usize,
+    top: f64,
+}
+
+impl Axes {
+    const RIGHT: f64 = 8.0;
+    const TOP: f64 = 8.0;
+    const BOTTOM: f64 = 18.0;
+
+    /// Clears `w × h`, draws the frame with `top_label` at the top of the y axis, `0` at its
+    /// foot and `last_label` under the x axis' end.
+    #[allow(clippy::too_many_arguments)]
+    pub fn draw(
+        ctx: &CanvasRenderingContext2d,
+        (w, h): (u32, u32),
+        left: f64,
+        n: usize,
+        top: f64,
+        top_label: &str,
+        last_label: &str,
+        dark: bool,
+    ) -> Axes {
+        let a = Axes { left, w: w as f64, h: h as f64, n: n.max(2), top };
+        ctx.clear_rect(0.0, 0.0, a.w, a.h);
+        ctx.set_fill_style_str(if dark { "#bbb" } else { "#555" });
+        ctx.set_font("11px system-ui, sans-serif");
+        let _ = ctx.fill_text(top_label, 2.0, Self::TOP + 8.0);
+        let _ = ctx.fill_text("0", 2.0, a.h - Self::BOTTOM);
+        let _ = ctx.fill_text(last_label, a.w - 70.0, a.h - 4.0);
+        ctx.set_stroke_style_str(if dark { "#666" } else { "#bbb" });
+        ctx.stroke_rect(left, Self::TOP, a.w - left - Self::RIGHT, a.h - Self::TOP - Self::BOTTOM);
+        a
+    }
+
+    pub fn x(&self, i: usize) -> f64 {
+        self.left + (self.w - self.left - Self::RIGHT) * i as f64 / (self.n - 1) as f64
+    }
+
+    pub fn y(&self, v: f64) -> f64 {
+        Self::TOP + (self.h - Self::TOP - Self::BOTTOM) * (1.0 - (v / self.top).clamp(0.0, 1.0))
+    }
+
+    /// A vertical line at point `i`, labelled `label` (if given).
+    fn marker(&self, ctx: &CanvasRenderingContext2d, i: usize, label: Option<&str>) {
+        let x = self.x(i.min(self.n - 1));
+        ctx.begin_path();
+        ctx.move_to(x, Self::TOP);
+        ctx.line_to(x, self.h - Self::BOTTOM);
+        ctx.stroke();
+        if let Some(label) = label {
+            let _ = ctx.fill_text(label, (x + 3.0).min(self.w - 150.0).max(self.left + 2.0), Self::TOP + 20.0);
+        }
+    }
+
+    /// The line through `value(0..len)` in the current stroke style, at most one point per
+    /// pixel column (and the last).
+    pub fn polyline(&self, ctx: &CanvasRenderingContext2d, len: usize, value: impl Fn(usize) -> f64) {
+        let stride = self.n.div_ceil((self.w - self.left - Self::RIGHT) as usize).max(1);
+        let last = len.saturating_sub(1);
+        ctx.begin_path();
+        for i in (0..len).filter(|i| i % stride == 0 || *i == last) {
+            let (x, y) = (self.x(i), self.y(value(i)));
+            if i == 0 { ctx.move_to(x, y) } else { ctx.line_to(x, y) }
+        }
+        ctx.stroke();
+    }
+}
+
+/// Curves of a metric over epochs: for each run train solid, test dashed; `marks` as grey
+/// vertical lines, the last one labelled.
 pub fn curves(
     canvas: &HtmlCanvasElement,
     runs: &[(&[Metrics], &str)],
@@ -106,49 +181,24 @@ pub fn curves(
     metric: impl Fn(&Metrics, bool) -> f64,
     dark: bool,
 ) {
-    let (w, h) = (360u32, 160u32);
-    let Some(ctx) = context(canvas, w, h) else { return };
-    ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
+    let size = (360u32, 160u32);
+    let Some(ctx) = context(canvas, size.0, size.1) else { return };
     let values = runs.iter().flat_map(|(m, _)| m.iter().flat_map(|r| [metric(r, false), metric(r, true)]));
     let top = values.filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9);
     let n = runs.iter().map(|(m, _)| m.len()).max().unwrap_or(0).max(2);
-    let (l, r, t, b) = (36.0, 8.0, 8.0, 18.0);
-    let sx = |i: usize| l + (w as f64 - l - r) * i as f64 / (n - 1) as f64;
-    let sy = |v: f64| t + (h as f64 - t - b) * (1.0 - (v / top).clamp(0.0, 1.0));
-    let muted = if dark { "#bbb" } else { "#555" };
-    ctx.set_fill_style_str(muted);
-    ctx.set_font("11px system-ui, sans-serif");
-    let _ = ctx.fill_text(&format!("{top:.2}"), 2.0, t + 8.0);
-    let _ = ctx.fill_text("0", 2.0, h as f64 - b);
-    let _ = ctx.fill_text(&format!("epoch {}", n - 1), w as f64 - 70.0, h as f64 - 4.0);
-    ctx.set_stroke_style_str(if dark { "#666" } else { "#bbb" });
-    ctx.stroke_rect(l, t, w as f64 - l - r, h as f64 - t - b);
+    let axes = Axes::draw(&ctx, size, 36.0, n, top, &format!("{top:.2}"), &format!("epoch {}", n - 1), dark);
     set_dash(&ctx, &[2.0, 2.0]);
-    for m in marks {
+    for (k, m) in marks.iter().enumerate() {
         // Epoch e's metrics sit at index e − 1 (the history starts after epoch 1).
-        let x = sx(m.epoch.saturating_sub(1).min(n - 1));
-        ctx.begin_path();
-        ctx.move_to(x, t);
-        ctx.line_to(x, h as f64 - b);
-        ctx.stroke();
+        let label = (k + 1 == marks.len()).then_some(m.label.as_str());
+        axes.marker(&ctx, m.epoch.saturating_sub(1), label);
     }
-    if let Some(m) = marks.last() {
-        let x = sx(m.epoch.saturating_sub(1).min(n - 1));
-        let _ = ctx.fill_text(&m.label, (x + 3.0).min(w as f64 - 150.0).max(l + 2.0), t + 20.0);
-    }
-    let stride = n.div_ceil((w as f64 - l - r) as usize).max(1);
+    ctx.set_line_width(1.6);
     for (history, colour) in runs {
         for test in [false, true] {
             set_dash(&ctx, if test { &[4.0, 3.0] } else { &[] });
             ctx.set_stroke_style_str(colour);
-            ctx.set_line_width(1.6);
-            ctx.begin_path();
-            let last = history.len().saturating_sub(1);
-            for (i, m) in history.iter().enumerate().filter(|(i, _)| i % stride == 0 || *i == last) {
-                let v = metric(m, test);
-                if i == 0 { ctx.move_to(sx(i), sy(v)) } else { ctx.line_to(sx(i), sy(v)) }
-            }
-            ctx.stroke();
+            axes.polyline(&ctx, history.len(), |i| metric(&history[i], test));
         }
     }
     set_dash(&ctx, &[]);

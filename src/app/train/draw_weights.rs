@@ -4,7 +4,7 @@
 
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::draw::{context, set_dash};
+use super::draw::{Axes, context, set_dash};
 
 const POSITIVE: &str = "#0072B2";
 const NEGATIVE: &str = "#E69F00";
@@ -111,36 +111,19 @@ fn edge(ctx: &CanvasRenderingContext2d, (x0, y0): (f64, f64), (x1, y1): (f64, f6
 /// The share of each layer's weights that changed level per step, per epoch (`history[e][l]`),
 /// one line per layer in `shown`, with its `names`.
 pub fn flips(canvas: &HtmlCanvasElement, history: &[Vec<f32>], shown: &[usize], names: &[String], dark: bool) {
-    let (w, h) = (360u32, 140u32);
-    let Some(ctx) = context(canvas, w, h) else { return };
-    ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
-    let (l, r, t, b) = (40.0, 8.0, 8.0, 18.0);
+    let size = (360u32, 140u32);
+    let Some(ctx) = context(canvas, size.0, size.1) else { return };
     let values = history.iter().flat_map(|row| shown.iter().filter_map(|&i| row.get(i).copied()));
     let top = values.filter(|v| v.is_finite()).fold(0.0f32, f32::max).max(1e-4) as f64;
-    let n = history.len().max(2);
-    let sx = |i: usize| l + (w as f64 - l - r) * i as f64 / (n - 1) as f64;
-    let sy = |v: f64| t + (h as f64 - t - b) * (1.0 - (v / top).clamp(0.0, 1.0));
-    ctx.set_fill_style_str(muted(dark));
-    ctx.set_font("11px system-ui, sans-serif");
-    let _ = ctx.fill_text(&format!("{:.1} %", top * 100.0), 2.0, t + 8.0);
-    let _ = ctx.fill_text("0", 2.0, h as f64 - b);
-    let _ = ctx.fill_text(&format!("epoch {}", history.len()), w as f64 - 70.0, h as f64 - 4.0);
-    ctx.set_stroke_style_str(if dark { "#666" } else { "#bbb" });
-    ctx.stroke_rect(l, t, w as f64 - l - r, h as f64 - t - b);
+    let (top_label, last_label) = (format!("{:.1} %", top * 100.0), format!("epoch {}", history.len()));
+    let axes = Axes::draw(&ctx, size, 40.0, history.len(), top, &top_label, &last_label, dark);
     set_dash(&ctx, &[]);
-    let stride = n.div_ceil((w as f64 - l - r) as usize).max(1);
+    ctx.set_line_width(1.4);
     for (k, (&layer, name)) in shown.iter().zip(names).enumerate() {
         let colour = LAYER_COLOURS[k % LAYER_COLOURS.len()];
         ctx.set_stroke_style_str(colour);
-        ctx.set_line_width(1.4);
-        ctx.begin_path();
-        let last = history.len().saturating_sub(1);
-        for (i, row) in history.iter().enumerate().filter(|(i, _)| i % stride == 0 || *i == last) {
-            let v = row.get(layer).copied().unwrap_or(0.0) as f64;
-            if i == 0 { ctx.move_to(sx(i), sy(v)) } else { ctx.line_to(sx(i), sy(v)) }
-        }
-        ctx.stroke();
+        axes.polyline(&ctx, history.len(), |i| history[i].get(layer).copied().unwrap_or(0.0) as f64);
         ctx.set_fill_style_str(colour);
-        let _ = ctx.fill_text(name, l + 6.0 + 54.0 * k as f64, t + 12.0);
+        let _ = ctx.fill_text(name, axes.x(0) + 6.0 + 54.0 * k as f64, 20.0);
     }
 }

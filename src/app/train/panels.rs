@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use super::Train;
 use super::draw::{self, HI, LO, RES};
-use crate::explore::train::Net;
+use crate::explore::train::{Net, for_net};
 use crate::nn::Metrics;
 
 /// Colours of the networks (Okabe–Ito): quantized, float twin, STE twin.
@@ -72,8 +72,8 @@ fn describe(train: Train, net: Net) -> String {
             Net::Float => "same seed and data, no quantizers".to_string(),
             Net::Quantized => format!("w: {} · a: {}{per_layer}", f(&p.wq), f(&p.aq)),
             Net::Twin => {
-                let or = |t: &str, own: &str| if t.trim().is_empty() { f(own) } else { t.to_string() };
-                format!("w: {} · a: {}", or(&p.twin_wq, &p.wq), or(&p.twin_aq, &p.aq))
+                let (w, a) = (for_net(net, &p.wq, &p.twin_wq), for_net(net, &p.aq, &p.twin_aq));
+                format!("w: {} · a: {}", f(w), f(a))
             }
         }
     })
