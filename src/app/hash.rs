@@ -1,17 +1,52 @@
 //! The URL hash ⇄ the state: read on load and on `hashchange`, rewritten with
 //! `history.replaceState` (no history entry, no scroll) on every change. Problems in a hash
 //! show in a dismissable banner; the page keeps working with defaults for the bad parts.
+//!
+//! A view reads and writes only its own keys ([`view_hash`], [`write_view`]); the page's keys
+//! (lesson, step, embed, present: [`Page`]) stay in front of them as they are.
 
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use super::model::Model;
+use crate::explore::page::Page;
 use crate::explore::state::State;
 
 /// The current hash, `#…` (empty when there is none).
 pub fn current() -> String {
     window().location().hash().unwrap_or_default()
+}
+
+/// The page keys of the current hash.
+pub fn page() -> Page {
+    Page::split(&current()).0
+}
+
+/// The problems met in the current hash's page keys.
+pub fn page_problems() -> Vec<String> {
+    Page::split(&current()).2
+}
+
+/// The current view's own part of the hash (`#…`, the page keys taken out).
+pub fn view_hash() -> String {
+    Page::split(&current()).1
+}
+
+/// Writes `page`'s keys followed by a view's hash, with `replaceState` (no history entry, no
+/// scroll, no `hashchange`), unless the URL says so already.
+pub fn write(page: &Page, view_hash: &str) {
+    let hash = page.compose(view_hash);
+    if current() != hash
+        && let Ok(history) = window().history()
+    {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&hash));
+    }
+}
+
+/// Rewrites the view's part of the hash, keeping the page keys in front of it.
+pub fn write_view(view_hash: &str) {
+    write(&page(), view_hash);
 }
 
 /// The permalink of the page as it is now.
@@ -21,16 +56,9 @@ pub fn permalink() -> String {
 
 /// Keeps the hash in step with the state, both ways.
 pub fn sync(model: Model) {
-    Effect::new(move |_| {
-        let hash = model.state.with(State::to_hash);
-        if current() != hash
-            && let Ok(history) = window().history()
-        {
-            let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&hash));
-        }
-    });
+    Effect::new(move |_| write_view(&model.state.with(State::to_hash)));
     let handle = window_event_listener(ev::hashchange, move |_| {
-        let hash = current();
+        let hash = view_hash();
         if super::train::is_train(&hash) {
             // Another view: start it afresh.
             let _ = window().location().reload();

@@ -20,7 +20,7 @@ use crate::explore::state::State;
 
 #[component]
 pub fn App() -> impl IntoView {
-    if train::is_train(&hash::current()) {
+    if train::is_train(&hash::view_hash()) {
         return view! {
             <TrainHeader />
             <TrainView />
@@ -83,7 +83,8 @@ fn TrainHeader() -> impl IntoView {
 /// The explorer: the title bar, the banner and the three columns.
 #[allow(non_snake_case)]
 fn Explorer() -> impl IntoView {
-    let (initial, problems) = State::parse(&hash::current());
+    let (initial, state_problems) = State::parse(&hash::view_hash());
+    let problems = [hash::page_problems(), state_problems].concat();
     let model = Model::new(initial, prefers_dark().into());
     model.notices.set(problems);
     hash::sync(model);

@@ -16,7 +16,6 @@ mod weights;
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::Closure;
 
 use super::hash::{self, HashBanner};
@@ -263,7 +262,7 @@ fn pause_when_hidden(train: Train) {
 /// Reads a hand-edited link: the Train view takes it, any other view reloads the page.
 fn follow_hash_edits(train: Train) {
     let handle = window_event_listener(leptos::ev::hashchange, move |_| {
-        let hash = hash::current();
+        let hash = hash::view_hash();
         if !is_train(&hash) {
             let _ = window().location().reload();
         } else if train.params.with_untracked(TrainParams::to_hash) != hash {
@@ -281,7 +280,8 @@ fn follow_hash_edits(train: Train) {
 
 #[component]
 pub fn TrainView() -> impl IntoView {
-    let (initial, problems) = TrainParams::parse(&hash::current());
+    let (initial, train_problems) = TrainParams::parse(&hash::view_hash());
+    let problems = [hash::page_problems(), train_problems].concat();
     let autoplay = initial.play && !reduced_motion();
     let train = Train {
         params: RwSignal::new(TrainParams { play: autoplay, ..initial }),
@@ -311,14 +311,7 @@ pub fn TrainView() -> impl IntoView {
             train.start_loop();
         }
     });
-    Effect::new(move |_| {
-        let hash = train.params.with(TrainParams::to_hash);
-        if hash::current() != hash
-            && let Ok(history) = window().history()
-        {
-            let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&hash));
-        }
-    });
+    Effect::new(move |_| hash::write_view(&train.params.with(TrainParams::to_hash)));
     if autoplay {
         train.playing.set(true);
     }
