@@ -11,6 +11,8 @@
 //!   warnings about configurations that surprise users.
 //! - [`explain`] — the computation at one x, step by step, with the numbers the kernels give.
 //! - [`code`] — "copy as code": QKeras, Larq, PyTorch and `qscope` CLI snippets.
+//! - [`page`] — the page's own hash keys around a view's: the open lesson and step, embed
+//!   and presenter modes.
 //! - [`state`] — the whole explorer state as readable `key=value` pairs in the URL hash.
 //! - [`train`] — the Train view's settings, their hash, the networks' configs and the
 //!   equivalent `qscope train` command.
@@ -20,6 +22,7 @@ pub mod explain;
 pub mod freeze;
 pub mod hardware;
 pub mod metrics;
+pub mod page;
 pub mod sample;
 pub mod state;
 pub mod train;
