@@ -7,9 +7,9 @@ use std::cell::Cell;
 use std::process::{Command, Output};
 
 use qscope::nn::{
-    Act, Activation, Config, DatasetKind, Feature, Hidden, Loss, Metrics, Optimizer, Site, Slot, Trainer,
+    Act, Activation, Config, DatasetKind, Feature, Hidden, Loss, Metrics, Optimizer, Pick, Site, Slot, Trainer,
 };
-use qscope::quant::{Quantizer, parse};
+use qscope::quant::{Ctx, Quantizer, parse};
 
 /// Counts this thread's allocations (tests run on several threads).
 struct Counting;
@@ -385,6 +385,77 @@ fn a_training_step_allocates_nothing() {
         t.steps(20).unwrap(); // within the first epoch (25 steps): no evaluation
         assert_eq!(ALLOCATIONS.with(Cell::get) - before, 0, "{wq:?}/{aq:?}");
     }
+}
+
+/// Latent and quantized weights and biases of every layer, as bits.
+fn snapshot(t: &Trainer) -> Vec<Vec<u32>> {
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+    t.layers().iter().flat_map(|l| [bits(l.weights()), bits(l.quantized()), bits(l.bias())]).collect()
+}
+
+#[test]
+fn a_traced_step_is_an_ordinary_step() {
+    let mut c = adam(config(DatasetKind::Spiral, &[8, 8], "tanh", Some(W4), Some(TANH4)), 0.02);
+    c.l2 = 0.001;
+    let (mut traced, mut plain) = (Trainer::new(c.clone()).unwrap(), Trainer::new(c).unwrap());
+    // 30 steps cross the end of the first epoch (25 batches).
+    for k in 0..30 {
+        let pick = if k % 2 == 0 { Pick::Largest { layer: k % 3 } } else { Pick::At { layer: 1, index: k } };
+        traced.step_traced(pick).unwrap();
+        plain.step().unwrap();
+        assert_eq!(snapshot(&traced), snapshot(&plain), "after step {}", k + 1);
+    }
+    assert_eq!(traced.history(), plain.history());
+    assert_eq!(traced.batch_in_epoch(), 5);
+}
+
+#[test]
+fn the_traced_weight_agrees_with_the_trainers_state() {
+    let sgd = Optimizer::Sgd { momentum: 0.9 };
+    for (optimizer, l1) in [(Optimizer::ADAM, 0.0), (sgd, 0.0), (Optimizer::ADAM, 0.01)] {
+        let mut c = config(DatasetKind::Xor, &[8, 8], "tanh", Some(W4), None);
+        (c.optimizer, c.learning_rate, c.l1) = (optimizer, 0.05, l1);
+        let wq = q(W4);
+        let mut t = Trainer::new(c).unwrap();
+        let mut flips = 0;
+        for _ in 0..150 {
+            let before = t.layers()[0].weights().to_vec();
+            let q_before = t.layers()[0].quantized().to_vec();
+            let w = t.step_traced(Pick::Largest { layer: 0 }).unwrap();
+            let layer = &t.layers()[0];
+            let i = w.index;
+            assert_eq!((w.layer, w.from, w.to, w.quantized), (0, i / 8, i % 8, true));
+            assert_eq!((w.latent_before, w.q_before), (before[i], q_before[i]));
+            assert_eq!(w.latent_after, layer.weights()[i]);
+            assert_eq!(w.latent_before + w.update, w.latent_after, "{optimizer:?}: {w:?}");
+            assert_eq!(w.grad_w, w.grad_q * w.ste);
+            assert_eq!(w.grad_w, layer.weight_grad()[i]);
+            assert!(layer.weight_grad().iter().all(|g| g.abs() <= w.grad_w.abs()), "the largest |∂L/∂w|");
+            if l1 == 0.0 {
+                assert_eq!(w.grad_total, w.grad_w);
+            } else {
+                assert_eq!(w.grad_total, w.grad_w + l1 * w.latent_before.signum());
+            }
+            let mut requantized = vec![0.0; before.len()];
+            wq.apply(layer.weights(), &mut requantized, None, &mut Ctx::new(0));
+            assert_eq!((w.q_after, layer.quantized()[i]), (requantized[i], requantized[i]));
+            assert_eq!(w.flipped, w.q_before != w.q_after);
+            flips += usize::from(w.flipped);
+        }
+        assert!(flips > 0, "{optimizer:?}: the most-pushed weight changes level now and then");
+    }
+}
+
+#[test]
+fn a_float_layer_traces_with_an_identity_quantizer_and_bad_picks_are_refused() {
+    let mut t = Trainer::new(config(DatasetKind::Circle, &[4], "tanh", Some(W4), None)).unwrap();
+    let w = t.step_traced(Pick::At { layer: 1, index: 3 }).unwrap();
+    assert_eq!((w.quantized, w.ste, w.from, w.to), (false, 1.0, 3, 0));
+    assert_eq!((w.q_before, w.q_after), (w.latent_before, w.latent_after));
+    assert_eq!(w.grad_q, w.grad_w);
+    assert!(t.step_traced(Pick::Largest { layer: 2 }).unwrap_err().contains("0 to 1"));
+    assert!(t.step_traced(Pick::At { layer: 0, index: 8 }).unwrap_err().contains("has 8 weights"));
+    assert_eq!(t.step_count(), 1, "a refused pick takes no step");
 }
 
 #[test]

@@ -315,7 +315,8 @@ impl Layer {
     }
 
     /// Backward pass for `m` rows from `self.delta = ∂L/∂(output)` (overwritten with `∂L/∂z`):
-    /// weight, bias and quantizer-parameter gradients, and `∂L/∂x` into `dx` if given.
+    /// `∂L/∂Wq` (the weight STE follows in [`Layer::weight_ste`]), bias and activation
+    /// quantizer-parameter gradients, and `∂L/∂x` into `dx` if given.
     pub(crate) fn backward(&mut self, x: &[f32], m: usize, dx: Option<&mut [f32]>) {
         let n = m * self.n_out;
         let delta = &mut self.delta[..n];
@@ -352,12 +353,29 @@ impl Layer {
             };
             matmul(delta, wt, &mut dx[..m * n_in], m, n_out, n_in);
         }
+    }
+
+    /// The weight quantizer's STE after [`Layer::backward`]: its learnable parameters'
+    /// gradients from `∂L/∂Wq`, then `∂L/∂W = ∂L/∂Wq ⊙ ∂Wq/∂W` in place. (Apart from
+    /// `backward` so that `∂L/∂Wq` can be looked at in between, see [`super::trace`].)
+    pub(crate) fn weight_ste(&mut self) {
         if let Some(q) = &self.wquant {
             for l in self.learn.iter_mut().filter(|l| l.site == Site::Weights) {
                 l.grad = learnable::weighted_grad(q, l.name, &self.w, &self.gw);
             }
             mul_into(&mut self.gw, &self.dwq);
         }
+    }
+
+    /// `∂Wq/∂W`, the weight quantizer's STE factors at the current latent weights (meaningful
+    /// only with a weight quantizer).
+    pub(crate) fn ste_factors(&self) -> &[f32] {
+        &self.dwq
+    }
+
+    /// What the last [`Layer::update`] added to latent weight `i` (see [`Step::delta`]).
+    pub(crate) fn weight_update(&self, step: &Step, i: usize) -> f32 {
+        step.delta(&self.sw, i)
     }
 
     /// One optimizer step on weights (with penalties), biases and learnable parameters.

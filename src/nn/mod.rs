@@ -8,6 +8,7 @@
 //! - [`learnable`]: LSQ's step and PACT's clip as trained parameters;
 //! - [`loss`], [`optim`]: squared error / cross-entropies; SGD with momentum, Adam;
 //! - [`trainer`]: the training loop in slices ([`Trainer`]); [`bench`]: its throughput;
+//! - [`trace`]: one training step seen from one weight ([`Trainer::step_traced`]);
 //! - [`linalg`]: the dense-layer loops (f32x4 in WASM); [`detmath`]: `sin`/`cos`/`ln` with the
 //!   same bits natively and in WASM, so both generate the same datasets.
 
@@ -21,6 +22,7 @@ pub mod linalg;
 pub mod loss;
 mod network;
 pub mod optim;
+pub mod trace;
 pub mod trainer;
 
 pub use config::{Act, Config, Hidden, Init};
@@ -29,4 +31,5 @@ pub use layer::{Layer, Learned, Site, Slot};
 pub use linalg::Activation;
 pub use loss::Loss;
 pub use optim::Optimizer;
+pub use trace::{Pick, WeightTrace};
 pub use trainer::{Metrics, Trainer};

@@ -96,6 +96,18 @@ impl Network {
     /// Forward and backward over the first `m` rows of `self.x` and `self.labels` (training
     /// mode); returns the mean loss and leaves every gradient in the layers.
     pub(crate) fn train_batch(&mut self, m: usize, ctx: &mut Ctx) -> f64 {
+        let loss = self.backprop(m, ctx);
+        self.weight_ste();
+        loss
+    }
+
+    /// Every layer's weight STE: `∂L/∂Wq` becomes `∂L/∂W` (see [`Layer::weight_ste`]).
+    pub(crate) fn weight_ste(&mut self) {
+        self.layers.iter_mut().for_each(Layer::weight_ste);
+    }
+
+    /// [`Network::train_batch`] up to the weight quantizers' STEs: the layers hold `∂L/∂Wq`.
+    pub(crate) fn backprop(&mut self, m: usize, ctx: &mut Ctx) -> f64 {
         self.forward(m, true, ctx);
         let (loss, regression) = (self.loss, self.regression);
         let out = self.layers.last_mut().expect("an output layer");

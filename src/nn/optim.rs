@@ -90,12 +90,28 @@ impl Step {
         Step { l1: 0.0, l2: 0.0, ..self }
     }
 
+    /// The gradient the optimizer follows for weight `w` with data gradient `g`: `g` plus the
+    /// penalties' `l1·sign(w) + 2·l2·w`.
+    pub fn gradient(&self, w: f32, g: f32) -> f32 {
+        let (l1, l2x2) = (self.l1, 2.0 * self.l2);
+        if l1 != 0.0 || l2x2 != 0.0 { penalized(w, g, l1, l2x2) } else { g }
+    }
+
+    /// What [`Step::apply`] added to element `i` of its tensor, read back from the state it left
+    /// in `s`: exactly, so `w_before + delta == w_after` in float32.
+    pub fn delta(&self, s: &Slots, i: usize) -> f32 {
+        match self.rule {
+            Optimizer::Sgd { .. } => s.m[i],
+            Optimizer::Adam { epsilon, .. } => -(self.rate * s.m[i] / (s.v[i].sqrt() + epsilon)),
+        }
+    }
+
     /// Updates `w` in place from the data gradient `g` (plus the penalties' gradient).
     pub fn apply(&self, w: &mut [f32], g: &[f32], s: &mut Slots) {
         assert!(w.len() == g.len() && s.m.len() == w.len(), "optimizer: shapes");
         let (l1, l2x2) = (self.l1, 2.0 * self.l2);
         let reg = l1 != 0.0 || l2x2 != 0.0;
-        let grad = |wi: f32, gi: f32| if reg { gi + l1 * sign(wi) + l2x2 * wi } else { gi };
+        let grad = |wi: f32, gi: f32| if reg { penalized(wi, gi, l1, l2x2) } else { gi };
         match self.rule {
             Optimizer::Sgd { momentum } => {
                 for ((wi, &gi), vi) in w.iter_mut().zip(g).zip(s.m.iter_mut()) {
@@ -113,6 +129,12 @@ impl Step {
             }
         }
     }
+}
+
+/// `g + l1·sign(w) + 2·l2·w` (one expression for [`Step::apply`] and [`Step::gradient`]).
+#[inline(always)]
+fn penalized(w: f32, g: f32, l1: f32, l2x2: f32) -> f32 {
+    g + l1 * sign(w) + l2x2 * w
 }
 
 /// sign(w) with sign(0) = 0 (the subgradient of |w| the L1 penalty uses).

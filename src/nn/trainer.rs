@@ -20,6 +20,7 @@ use super::data::{Dataset, feature_matrix, feature_row, shuffle};
 use super::layer::{Layer, Slot};
 use super::network::Network;
 use super::optim::Clock;
+use super::trace::Probe;
 use crate::quant::{Ctx, Quantizer};
 
 /// Losses (mean over the split) and accuracies (share in [0, 1]; None for regression) after
@@ -139,6 +140,16 @@ impl Trainer {
         self.clock.t
     }
 
+    /// Mini-batches in an epoch.
+    pub fn batches_per_epoch(&self) -> usize {
+        self.order.len().div_ceil(self.config.batch)
+    }
+
+    /// Mini-batches taken in the current (unfinished) epoch.
+    pub fn batch_in_epoch(&self) -> usize {
+        self.epoch_steps as usize
+    }
+
     /// Metrics of every completed epoch.
     pub fn history(&self) -> &[Metrics] {
         &self.history
@@ -175,7 +186,12 @@ impl Trainer {
     /// One mini-batch: forward, backward, update, re-quantize. Returns the epoch's metrics when
     /// this step completed an epoch. After a non-finite loss, every call returns the error.
     pub fn step(&mut self) -> Result<Option<Metrics>, String> {
-        if !self.train_step()? {
+        self.step_probed(&mut ())
+    }
+
+    /// [`Trainer::step`] with a [`Probe`] looking on.
+    pub(crate) fn step_probed(&mut self, probe: &mut impl Probe) -> Result<Option<Metrics>, String> {
+        if !self.train_step_probed(probe)? {
             return Ok(None);
         }
         let metrics = self.evaluate();
@@ -188,6 +204,12 @@ impl Trainer {
 
     /// [`Trainer::step`] without the evaluation at the end of an epoch; whether it ended one.
     pub(crate) fn train_step(&mut self) -> Result<bool, String> {
+        self.train_step_probed(&mut ())
+    }
+
+    /// [`Trainer::train_step`] with a [`Probe`] looking on (`()` looks at nothing and costs
+    /// nothing).
+    fn train_step_probed(&mut self, probe: &mut impl Probe) -> Result<bool, String> {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
@@ -198,7 +220,9 @@ impl Trainer {
         let m = self.config.batch.min(n - self.cursor);
         let rows = &self.order[self.cursor..self.cursor + m];
         gather_rows(rows, &self.train_x, &self.train_y, self.net.inputs, &mut self.net.x, &mut self.net.labels);
-        let loss = self.net.train_batch(m, &mut self.ctx);
+        let loss = self.net.backprop(m, &mut self.ctx);
+        probe.gradients(&self.net.layers);
+        self.net.weight_ste();
         self.last_loss = loss;
         if !loss.is_finite() {
             return Err(self.fail(format!("the loss is {loss} (lower the learning rate?)")));
@@ -209,6 +233,7 @@ impl Trainer {
             return Err(self.fail(e));
         }
         self.net.quantize(&mut self.ctx, true);
+        probe.stepped(&self.net.layers, &step);
         for (sum, layer) in self.epoch_flips.iter_mut().zip(&self.net.layers) {
             *sum += layer.flips() as u64;
         }
