@@ -4,8 +4,10 @@
 
 use std::process::Command;
 
+use qscope::explore::one_batch::{exact, rows, summary};
+use qscope::explore::pace::{Pace, PaceClock, StepBy};
 use qscope::explore::train::{Net, TrainParams, is_train, parse_hidden};
-use qscope::nn::{Feature, Slot, Trainer};
+use qscope::nn::{Feature, Pick, Slot, Trainer};
 use qscope::quant::parse;
 
 fn params(hash: &str) -> TrainParams {
@@ -163,6 +165,96 @@ fn only_architecture_changes_need_new_trainers() {
     ] {
         assert_ne!(change.rebuild_key(), p.rebuild_key());
     }
+}
+
+#[test]
+fn pace_and_what_a_step_takes_live_in_the_hash_when_not_the_default() {
+    let p = params("#view=train&pace=20&stepby=batch");
+    assert_eq!((p.pace, p.stepby), (Pace::PerSecond(20), StepBy::Batch));
+    assert!(p.to_hash().ends_with("&pace=20&stepby=batch"), "{}", p.to_hash());
+    assert_eq!(params(&p.to_hash()), p);
+    let default = TrainParams::default();
+    assert_eq!((default.pace, default.stepby), (Pace::Max, StepBy::Epoch));
+    let hash = default.to_hash();
+    assert!(!hash.contains("pace=") && !hash.contains("stepby="), "{hash}");
+    assert_eq!(params("#view=train&pace=max&stepby=epoch"), default);
+    for pace in Pace::CHOICES.into_iter().chain([Pace::PerSecond(7), Pace::PerSecond(1000)]) {
+        let p = TrainParams { pace, ..TrainParams::default() };
+        assert_eq!(params(&p.to_hash()).pace, pace);
+    }
+    assert_eq!(Pace::CHOICES.map(Pace::label), ["1 epoch/s", "5 epochs/s", "20 epochs/s", "100 epochs/s", "max"]);
+}
+
+#[test]
+fn a_bad_pace_or_step_is_named_and_keeps_its_default() {
+    let (p, problems) = TrainParams::parse("#view=train&pace=0&pace=1001&pace=fast&pace=2.5&stepby=week");
+    assert_eq!((p.pace, p.stepby), (Pace::Max, StepBy::Epoch));
+    assert_eq!(problems.len(), 5, "{problems:#?}");
+    for (problem, key) in problems.iter().zip(["pace=0", "pace=1001", "pace=fast", "pace=2.5", "stepby=week"]) {
+        assert!(problem.starts_with(&format!("{key}: expected")), "{problem}");
+    }
+    assert!(problems[0].contains("from 1 to 1000, or max") && problems[4].contains("epoch or batch"));
+}
+
+#[test]
+fn pace_and_what_a_step_takes_change_no_trainer() {
+    let p = TrainParams::default();
+    let q = TrainParams { pace: Pace::PerSecond(5), stepby: StepBy::Batch, ..p.clone() };
+    assert_eq!(q.rebuild_key(), p.rebuild_key());
+}
+
+#[test]
+fn the_pace_clock_owes_pace_times_batches_per_epoch_a_second_at_any_frame_rate() {
+    // 20 epochs/s of 25 batches: 500 batches a second, at 60 fps or at uneven frames.
+    let mut clock = PaceClock::default();
+    let even: usize = (0..180).map(|_| clock.due(1000.0 / 60.0, 20, 25)).sum();
+    assert!((1499..=1500).contains(&even), "{even} batches in 3 s at 60 fps");
+    let mut clock = PaceClock::default();
+    let uneven: usize = (0..60).map(|k| clock.due(if k % 2 == 0 { 10.0 } else { 40.0 }, 5, 25)).sum();
+    assert!((187..=188).contains(&uneven), "{uneven} batches in 1.5 s"); // 5 · 25 · 1.5 = 187.5
+    let mut clock = PaceClock::default();
+    let slow: usize = (0..10).map(|_| clock.due(100.0, 1, 25)).sum();
+    assert_eq!(slow, 25, "pace 1: one epoch a second");
+}
+
+#[test]
+fn a_long_gap_between_frames_never_trains_in_a_burst() {
+    let mut clock = PaceClock::default();
+    assert_eq!(clock.due(60_000.0, 20, 25), 50, "a minute hidden counts as 100 ms");
+    assert_eq!(clock.due(f64::NAN, 20, 25), 0);
+    assert_eq!(clock.due(-5.0, 20, 25), 0);
+}
+
+#[test]
+fn the_one_batch_walkthrough_names_every_number_exactly() {
+    let p = params("#view=train&dataset=xor&hidden=8,8&optimizer=sgd&lr=0.1");
+    let mut t = Trainer::new(p.config(Net::Quantized).unwrap()).unwrap();
+    let w = t.step_traced(Pick::Largest { layer: 0 }).unwrap();
+    let shown = rows(&w, &p.optimizer, p.lr);
+    let keys: Vec<&str> = shown.iter().map(|r| r.key).collect();
+    let expected =
+        ["latent-before", "q-before", "grad-q", "ste", "grad-w", "update", "latent-after", "q-after", "flipped"];
+    assert_eq!(keys, expected);
+    let numbers = [w.latent_before, w.q_before, w.grad_q, w.ste, w.grad_w, w.update, w.latent_after, w.q_after];
+    for (row, v) in shown.iter().zip(numbers) {
+        assert_eq!(row.value.parse::<f32>().unwrap().to_bits(), v.to_bits(), "{}", row.key);
+    }
+    assert_eq!(shown[5].label, "SGD update −lr·∂L/∂w");
+    assert_eq!(shown[8].value, if w.flipped { "yes" } else { "no" });
+    let said = summary(&w, 3);
+    assert!(said.starts_with(&format!("weight {} → {} of hidden layer 1: w ", w.from + 1, w.to + 1)), "{said}");
+}
+
+#[test]
+fn the_walkthrough_shows_adam_and_the_penalty_when_there_is_one() {
+    let p = params("#view=train&dataset=xor&hidden=8&l1=0.01");
+    let mut t = Trainer::new(p.config(Net::Quantized).unwrap()).unwrap();
+    let w = t.step_traced(Pick::At { layer: 1, index: 2 }).unwrap();
+    let shown = rows(&w, &p.optimizer, p.lr);
+    assert!(shown.iter().any(|r| r.key == "grad-total" && r.label == "∂L/∂w + penalty"));
+    assert!(shown.iter().any(|r| r.key == "update" && r.label == "Adam update Δw"));
+    assert!(summary(&w, 2).contains("of output layer") && summary(&w, 2).ends_with("float weights, no level."));
+    assert_eq!([exact(0.5), exact(-0.125), exact(1e-10), exact(0.0)], ["0.5", "-0.125", "1e-10", "0"]);
 }
 
 /// Splits a POSIX shell command line of bare words, single-quoted strings and `\'`.

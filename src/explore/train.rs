@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 
+use super::pace::{Pace, StepBy};
 use super::state::{decode, encode};
 use crate::nn::{Act, Config, DatasetKind, Feature, Hidden, Loss, Optimizer, Slot};
 use crate::quant::{Quantizer, parse};
@@ -72,6 +73,10 @@ pub struct TrainParams {
     pub optimizer: String,
     pub seed: u64,
     pub play: bool,
+    /// Epochs per second of play (`max`: as fast as the page stays smooth).
+    pub pace: Pace,
+    /// What the Step button takes: the rest of the epoch, or one batch.
+    pub stepby: StepBy,
 }
 
 impl Default for TrainParams {
@@ -98,6 +103,8 @@ impl Default for TrainParams {
             optimizer: "adam".into(),
             seed: 0,
             play: false,
+            pace: Pace::Max,
+            stepby: StepBy::Epoch,
         }
     }
 }
@@ -207,7 +214,7 @@ impl TrainParams {
     }
 
     /// The settings a change of which needs new trainers (everything but what can change
-    /// mid-run: the quantizers, the learning rate and play).
+    /// mid-run: the quantizers, the learning rate, play, pace and what a step takes).
     pub fn rebuild_key(&self) -> TrainParams {
         TrainParams {
             wq: String::new(),
@@ -219,6 +226,8 @@ impl TrainParams {
             twin_aq: String::new(),
             lr: 0.0,
             play: false,
+            pace: Pace::Max,
+            stepby: StepBy::Epoch,
             ..self.clone()
         }
     }
@@ -425,6 +434,8 @@ impl TrainParams {
             "optimizer" => return Err("expected sgd or adam".into()),
             "seed" => self.seed = value.parse().map_err(number("a whole number"))?,
             "play" => self.play = flag(value)?,
+            "pace" => self.pace = Pace::parse(value)?,
+            "stepby" => self.stepby = StepBy::parse(value)?,
             _ => return Err("unknown key".into()),
         }
         Ok(())
@@ -476,6 +487,12 @@ impl TrainParams {
         }
         if self.l2 > 0.0 {
             h += &format!("&l2={}", self.l2);
+        }
+        if self.pace != Pace::Max {
+            h += &format!("&pace={}", self.pace.name());
+        }
+        if self.stepby != StepBy::Epoch {
+            h += &format!("&stepby={}", self.stepby.name());
         }
         if self.play {
             h += "&play=1";
