@@ -11,6 +11,8 @@
 //!   warnings about configurations that surprise users.
 //! - [`explain`] — the computation at one x, step by step, with the numbers the kernels give.
 //! - [`code`] — "copy as code": QKeras, Larq, PyTorch and `qscope` CLI snippets.
+//! - [`one_batch`] — "show one batch": one training step told from one weight's side.
+//! - [`pace`] — the Train view's pace (epochs per second) and what its Step button takes.
 //! - [`page`] — the page's own hash keys around a view's: the open lesson and step, embed
 //!   and presenter modes.
 //! - [`state`] — the whole explorer state as readable `key=value` pairs in the URL hash.
@@ -22,6 +24,8 @@ pub mod explain;
 pub mod freeze;
 pub mod hardware;
 pub mod metrics;
+pub mod one_batch;
+pub mod pace;
 pub mod page;
 pub mod sample;
 pub mod state;
