@@ -201,6 +201,31 @@ fn other_bad_values_are_named() {
 }
 
 #[test]
+fn a_pinned_x_is_read_and_printed_after_the_other_keys() {
+    let st = clean("#q=larq.SteSign&pin=1.5&sel=0");
+    assert_eq!(st.pin, Some(1.5));
+    assert_eq!(st.to_hash(), "#q=larq.SteSign&x=-2,2&pin=1.5");
+    assert_eq!(clean("pin=−0.25").pin, Some(-0.25), "a true minus sign is read");
+    round_trip(&State { pin: Some(-1e6), ..State::default() });
+}
+
+#[test]
+fn no_pin_is_the_default_and_is_not_printed() {
+    assert_eq!(State::default().pin, None);
+    assert!(!State::default().to_hash().contains("pin"));
+}
+
+#[test]
+fn a_bad_pin_is_named_and_leaves_none_pinned() {
+    for value in ["oops", "nan", "inf", "2e6", "-1000001", ""] {
+        let (st, problems) = State::parse(&format!("pin={value}"));
+        assert_eq!(st.pin, None, "{value}");
+        assert_eq!(problems.len(), 1, "{value}: {problems:?}");
+        assert!(problems[0].starts_with(&format!("pin={value}: expected a finite x")), "{problems:?}");
+    }
+}
+
+#[test]
 fn more_than_six_quantizers_keep_the_first_six() {
     let specs =
         ["larq.ste_sign", "larq.approx_sign", "larq.SwishSign", "softround", "ste", "clipped_ste", "pact", "lsq"];
@@ -285,15 +310,18 @@ fn state() -> impl Strategy<Value = State> {
         (0..3usize, 0.001f32..100.0),
         prop::sample::subsequence(vec!["bits", "alpha", "picker", "integer", "code"], 0..=3),
         any::<prop::sample::Index>(),
+        prop::option::of(-1e6f32..=1e6),
     )
-        .prop_map(|(slots, (lo, w), infer, seed, (d, spread), hide, sel)| State {
+        .prop_map(|(slots, (lo, w), infer, seed, (d, spread), hide, sel, pin)| State {
             selected: sel.index(slots.len()),
             slots,
-            x: (lo, lo + w),
+            // At least the narrowest range check_x accepts at that magnitude.
+            x: (lo, lo + w.max(lo.abs() * 1e-3)),
             mode: if infer { Mode::Infer } else { Mode::Train },
             seed,
             sample: Sample { dist: Dist::ALL[d], spread },
             hide: hide.into_iter().map(String::from).collect(),
+            pin,
         })
 }
 

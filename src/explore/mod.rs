@@ -11,6 +11,10 @@
 //!   warnings about configurations that surprise users.
 //! - [`explain`] — the computation at one x, step by step, with the numbers the kernels give.
 //! - [`code`] — "copy as code": QKeras, Larq, PyTorch and `qscope` CLI snippets.
+//! - [`drawn`] — a quantizer as the figure draws it: its value and gradient at one x, its
+//!   levels, its run on the sample tensor.
+//! - [`lesson`] — classroom lessons: Markdown steps, each a state of a view, with "try it"
+//!   tasks checked live, opened from a file, a built-in name or a link carrying the lesson.
 //! - [`one_batch`] — "show one batch": one training step told from one weight's side.
 //! - [`pace`] — the Train view's pace (epochs per second) and what its Step button takes.
 //! - [`page`] — the page's own hash keys around a view's: the open lesson and step, embed
@@ -20,9 +24,11 @@
 //!   equivalent `qscope train` command.
 
 pub mod code;
+pub mod drawn;
 pub mod explain;
 pub mod freeze;
 pub mod hardware;
+pub mod lesson;
 pub mod metrics;
 pub mod one_batch;
 pub mod pace;

@@ -15,6 +15,7 @@
 //! | `sample` | `dist,spread`: the sample tensor of data-dependent quantizers (`normal`, `uniform`, `laplace`) | `normal,0.5` |
 //! | `hide` | parameter names whose controls a lesson hides, and the sections `picker`, `spec`, `code` | none |
 //! | `sel` | the index (from 0) of the selected quantizer | `0` |
+//! | `pin` | the pinned x of the crosshair, readout and Explain panel: finite, within ±[`X_LIMIT`] | none |
 //!
 //! Printing writes the canonical spec of each quantizer with the spaces after commas dropped,
 //! and only the keys that differ from their defaults (`q` and `x` always). Percent-encoding is
@@ -126,6 +127,8 @@ pub struct State {
     pub hide: Vec<String>,
     /// Index into `slots`.
     pub selected: usize,
+    /// The pinned x (crosshair, readout, Explain panel), when one is pinned.
+    pub pin: Option<f32>,
 }
 
 impl Default for State {
@@ -138,6 +141,7 @@ impl Default for State {
             sample: Sample::default(),
             hide: Vec::new(),
             selected: 0,
+            pin: None,
         }
     }
 }
@@ -220,6 +224,10 @@ impl State {
                         }
                     }
                 }
+                "pin" => match number(&value) {
+                    Some(p) if p.is_finite() && p.abs() <= X_LIMIT => st.pin = Some(p),
+                    _ => problems.push(format!("pin={}: expected a finite x from -{X_LIMIT} to {X_LIMIT}", shorten(&value))),
+                },
                 "sel" => match value.trim().parse::<usize>() {
                     Ok(i) => selected = Some((value.clone(), i)),
                     Err(_) => {
@@ -278,6 +286,9 @@ impl State {
         }
         if self.selected != 0 {
             parts.push(format!("sel={}", self.selected));
+        }
+        if let Some(p) = self.pin {
+            parts.push(format!("pin={p}"));
         }
         format!("#{}", parts.join("&"))
     }
@@ -353,11 +364,11 @@ impl State {
 
 /// Whether `key` is one the hash knows.
 fn known_key(key: &str) -> bool {
-    matches!(key, "q" | "x" | "mode" | "infer" | "seed" | "sample" | "hide" | "sel")
+    matches!(key, "q" | "x" | "mode" | "infer" | "seed" | "sample" | "hide" | "sel" | "pin")
 }
 
 fn unknown_key(key: &str) -> String {
-    let keys = ["q", "x", "mode", "seed", "sample", "hide", "sel"];
+    let keys = ["q", "x", "mode", "seed", "sample", "hide", "sel", "pin"];
     let hint = match did_you_mean(key, keys.iter().copied()) {
         Some(k) if key.len() > 1 => format!("; did you mean '{k}'?"),
         _ => String::new(),

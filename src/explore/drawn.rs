@@ -1,0 +1,105 @@
+//! A quantizer as the explorer's figure draws it, without the figure: the form evaluated over
+//! x (a data-dependent quantizer frozen at the numbers the sample tensor gives it, see
+//! [`freeze`]), its value and gradient at one x, and its run on the sample tensor (the Quality
+//! panel's figures). The page and a lesson's task conditions both go through here, so a task
+//! such as "the gradient at 1.5 is 0" is judged on the numbers the page shows.
+
+use super::freeze::{Frozen, freeze};
+use super::metrics::{Metrics, measure};
+use super::sample::is_data_dependent;
+use crate::quant::{Ctx, Levels, Quantizer, Report};
+
+/// How many draws a stochastic quantizer's curve averages (the figure's mean curve).
+pub const DRAWS: usize = crate::plot::DRAWS;
+
+/// The random stream and mode of an evaluation: training (seeded) or inference.
+pub fn context(training: bool, seed: u64) -> Ctx {
+    if training { Ctx::new(seed) } else { Ctx::inference(seed) }
+}
+
+/// The form of `q` the figure evaluates over x, with the numbers in use: a data-dependent
+/// quantizer frozen at its run on `sample` (in the given mode and seed); any other quantizer
+/// as it is, with the report of that run.
+pub fn frozen_on(q: &Quantizer, training: bool, seed: u64, sample: &[f32]) -> (Frozen, Report) {
+    let report = q.eval(sample, &mut context(training, seed)).2;
+    let form = if is_data_dependent(q) { freeze(q, &report) } else { Frozen::Library(q.clone()) };
+    (form, report)
+}
+
+/// The output levels of `q` as the figure marks them (see [`frozen_on`]).
+pub fn levels(q: &Quantizer, training: bool, seed: u64, sample: &[f32]) -> Levels {
+    let (form, report) = frozen_on(q, training, seed, sample);
+    form.levels(&report)
+}
+
+/// `(y, dy/dx)` of `q` at `x` as the figure draws it: the frozen form (see [`frozen_on`])
+/// evaluated at `x` alone; when that form draws random values, the mean of [`DRAWS`] draws
+/// (as the figure's mean curve; from the state's seed, not the figure's own draws).
+pub fn at(q: &Quantizer, training: bool, seed: u64, sample: &[f32], x: f32) -> (f32, f32) {
+    let (form, _) = frozen_on(q, training, seed, sample);
+    let mut ctx = context(training, seed);
+    let random = q.is_stochastic(training) || !form.is_frozen();
+    if !random {
+        let (y, g) = form.eval(&[x], &mut ctx);
+        return (y[0], g[0]);
+    }
+    let (mut sum_y, mut sum_g) = (0.0f64, 0.0f64);
+    for _ in 0..DRAWS {
+        let (y, g) = form.eval(&[x], &mut ctx);
+        sum_y += f64::from(y[0]);
+        sum_g += f64::from(g[0]);
+    }
+    ((sum_y / DRAWS as f64) as f32, (sum_g / DRAWS as f64) as f32)
+}
+
+/// A quantizer on the sample tensor: its outputs and how much they lose.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampleRun {
+    pub y: Vec<f32>,
+    pub report: Report,
+    pub levels: Levels,
+    pub metrics: Metrics,
+}
+
+/// `q` run on the sample tensor `values` (in the given mode and seed), measured against it.
+pub fn run_on_sample(q: &Quantizer, training: bool, seed: u64, values: &[f32]) -> SampleRun {
+    let (y, _, report) = q.eval(values, &mut context(training, seed));
+    let levels = q.levels(&report);
+    let metrics = measure(values, &y, &levels);
+    SampleRun { y, report, levels, metrics }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::sample::SampleSpec;
+    use crate::quant::parse;
+
+    fn q(spec: &str) -> Quantizer {
+        parse(spec).unwrap()
+    }
+
+    #[test]
+    fn a_data_dependent_quantizer_at_a_sample_value_gives_its_output_in_the_sample_run() {
+        let sample = SampleSpec::default().generate();
+        let quantizer = q("qkeras.quantized_bits(4,0,1,alpha='auto')");
+        let run = run_on_sample(&quantizer, true, 0, &sample);
+        for i in [0, 17, 500, 999] {
+            assert_eq!(at(&quantizer, true, 0, &sample, sample[i]).0, run.y[i], "sample[{i}] = {}", sample[i]);
+        }
+    }
+
+    #[test]
+    fn a_plain_quantizer_at_x_is_its_value_alone() {
+        let quantizer = q("qkeras.quantized_bits(4,0,1)");
+        assert_eq!(at(&quantizer, true, 0, &[], 0.1875), (0.25, 1.0));
+    }
+
+    #[test]
+    fn a_stochastic_quantizer_at_x_is_the_mean_of_its_draws() {
+        // Stochastic rounding of 0.25 on a grid of 1 (scaled): the mean sits between the levels.
+        let quantizer = q("qkeras.quantized_bits(2,1,1,use_stochastic_rounding=True)");
+        let (y, _) = at(&quantizer, true, 0, &[], 0.25);
+        assert!(y > 0.0 && y < 1.0, "{y}");
+    }
+}
