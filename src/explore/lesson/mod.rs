@@ -51,6 +51,7 @@
 
 mod format;
 pub mod link;
+pub mod render;
 pub mod task;
 
 use std::fmt;

@@ -1,0 +1,192 @@
+//! A lesson's text (the Markdown subset of the lesson format) as HTML that is safe by
+//! construction: the renderer writes every tag itself from a closed set ([`ALLOWED_TAGS`]), and
+//! every piece of the lesson's text — words, code, formula tokens, link targets — goes through
+//! one escape function ([`escape`]). Raw HTML in a lesson is shown as text; only `http://`,
+//! `https://` and `#…` targets become links (with `rel="noopener noreferrer"`).
+//!
+//! Blocks: paragraphs (blank-line separated), `- ` bullet lists, headings (`###` inside a step:
+//! bold text), fenced code blocks (shown as code). Inline: `**bold**`, `*italic*`, `` `code` ``,
+//! `[text](https://…)`, `$…$` and `$$…$$` formulas as MathML Core (the browser renders it, no
+//! math library), `\$` for a dollar.
+//!
+//! [`render_text`] fails on the first problem (an unknown TeX command, an unclosed `$`,
+//! unbalanced braces) with its line, for `qscope lesson check`; [`render_lenient`] never fails
+//! (what it cannot read shows as text), for the browser; [`problems`] lists them all.
+
+mod html;
+mod inline;
+mod math;
+#[cfg(test)]
+mod tests;
+mod tex;
+
+use std::fmt;
+
+pub use html::{ALLOWED_TAGS, escape, safe_href};
+use html::{Html, Tag};
+
+/// A problem in a text, at its line (from 1, counted in the text given to the renderer).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RenderError {
+    pub line_in_text: usize,
+    pub message: String,
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line_in_text, self.message)
+    }
+}
+
+/// The text as HTML, or its first problem.
+pub fn render_text(md: &str) -> Result<String, RenderError> {
+    let (html, mut problems) = render(md);
+    if problems.is_empty() { Ok(html) } else { Err(problems.swap_remove(0)) }
+}
+
+/// The text as HTML, whatever it holds: an unknown command or a broken formula shows as text.
+pub fn render_lenient(md: &str) -> String {
+    render(md).0
+}
+
+/// Every problem of the text, in order.
+pub fn problems(md: &str) -> Vec<RenderError> {
+    render(md).1
+}
+
+/// The HTML (lenient) and the problems found on the way.
+fn render(md: &str) -> (String, Vec<RenderError>) {
+    let mut r = Blocks::default();
+    let lines: Vec<&str> = md.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let (n, line) = (i + 1, lines[i]);
+        i += 1;
+        if let Some((ch, len)) = fence(line) {
+            r.flush();
+            let body: Vec<&str> = lines[i..].iter().take_while(|l| !closes(l, ch, len)).copied().collect();
+            i += body.len() + 1;
+            r.out.open(Tag::Pre, &[]);
+            r.out.leaf(Tag::Code, &[], &body.join("\n"));
+            r.out.close(Tag::Pre);
+            r.out.newline();
+        } else if line.trim().is_empty() {
+            r.flush();
+        } else if let Some(title) = heading(line) {
+            r.flush();
+            r.out.open(Tag::P, &[]);
+            r.out.open(Tag::Strong, &[]);
+            r.inline(&[(n, title)]);
+            r.out.close(Tag::Strong);
+            r.out.close(Tag::P);
+            r.out.newline();
+        } else if let Some(item) = bullet(line) {
+            r.flush_paragraph();
+            r.list.push(vec![(n, item)]);
+        } else if let Some(item) = r.list.last_mut() {
+            item.push((n, line.trim_start()));
+        } else {
+            r.paragraph.push((n, line.trim_start()));
+        }
+    }
+    r.flush();
+    (r.out.into_string(), r.problems)
+}
+
+/// The blocks written so far and the ones being gathered.
+#[derive(Default)]
+struct Blocks<'a> {
+    out: Html,
+    problems: Vec<RenderError>,
+    paragraph: Vec<(usize, &'a str)>,
+    /// The items of an open list, each its numbered lines.
+    list: Vec<Vec<(usize, &'a str)>>,
+}
+
+impl Blocks<'_> {
+    fn flush(&mut self) {
+        self.flush_paragraph();
+        if self.list.is_empty() {
+            return;
+        }
+        self.out.open(Tag::Ul, &[]);
+        for item in std::mem::take(&mut self.list) {
+            self.out.open(Tag::Li, &[]);
+            self.inline(&item);
+            self.out.close(Tag::Li);
+        }
+        self.out.close(Tag::Ul);
+        self.out.newline();
+    }
+
+    fn flush_paragraph(&mut self) {
+        if self.paragraph.is_empty() {
+            return;
+        }
+        let lines = std::mem::take(&mut self.paragraph);
+        self.out.open(Tag::P, &[]);
+        self.inline(&lines);
+        self.out.close(Tag::P);
+        self.out.newline();
+    }
+
+    /// Numbered lines as one run of inline Markdown; problems get their line back.
+    fn inline(&mut self, lines: &[(usize, &str)]) {
+        let text = lines.iter().map(|l| l.1).collect::<Vec<_>>().join("\n");
+        let mut found = Vec::new();
+        inline::write(&text, &mut self.out, &mut found);
+        for p in found {
+            let newlines = text[..p.offset.min(text.len())].matches('\n').count();
+            let line = lines.get(newlines).map_or(lines.last().map_or(1, |l| l.0), |l| l.0);
+            self.problems.push(RenderError { line_in_text: line, message: p.message });
+        }
+    }
+}
+
+/// A fence line: up to 3 spaces, then 3 or more backticks or tildes (`(char, length)`).
+fn fence(line: &str) -> Option<(char, usize)> {
+    let body = unindent(line)?;
+    let ch = body.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let len = body.chars().take_while(|c| *c == ch).count();
+    let info = &body[len..];
+    (len >= 3 && !(ch == '`' && info.contains('`'))).then_some((ch, len))
+}
+
+/// Whether `line` closes a fence of `len` `ch`s.
+fn closes(line: &str, ch: char, len: usize) -> bool {
+    unindent(line).is_some_and(|b| {
+        let run = b.chars().take_while(|c| *c == ch).count();
+        run >= len && b[run..].trim().is_empty()
+    })
+}
+
+/// The line without up to 3 leading spaces (None when indented more).
+fn unindent(line: &str) -> Option<&str> {
+    let spaces = line.chars().take_while(|c| *c == ' ').count();
+    (spaces <= 3).then(|| &line[spaces..])
+}
+
+/// The text of an ATX heading (`#` to `######`, then a space), closing `#`s dropped.
+fn heading(line: &str) -> Option<&str> {
+    let body = unindent(line)?;
+    let level = body.chars().take_while(|c| *c == '#').count();
+    let rest = &body[level..];
+    if !(1..=6).contains(&level) || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+        return None;
+    }
+    let text = rest.trim();
+    Some(match text.trim_end_matches('#') {
+        t if t.is_empty() || t.ends_with([' ', '\t']) => t.trim_end(),
+        _ => text,
+    })
+}
+
+/// The text of a `- ` list item.
+fn bullet(line: &str) -> Option<&str> {
+    let body = unindent(line)?;
+    match body.strip_prefix('-') {
+        Some(rest) if rest.starts_with([' ', '\t']) => Some(rest.trim_start()),
+        Some("") => Some(""),
+        _ => None,
+    }
+}

@@ -1,0 +1,148 @@
+//! The only way the renderer writes HTML: an [`Html`] buffer that opens and closes tags from a
+//! closed set ([`Tag`]), takes attribute names from the code and escapes every attribute value
+//! and every piece of text with [`escape`]. Text from a lesson cannot become a tag because no
+//! method writes it unescaped.
+
+/// Every tag the renderer writes: Markdown's and MathML's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Tag {
+    P,
+    Ul,
+    Li,
+    Strong,
+    Em,
+    Code,
+    Pre,
+    A,
+    Math,
+    Mrow,
+    Mi,
+    Mn,
+    Mo,
+    Mfrac,
+    Msup,
+    Msub,
+    Msubsup,
+    Msqrt,
+    Mover,
+    Munder,
+    Mtext,
+    Mspace,
+}
+
+/// The names of the tags the renderer can write (nothing else ever starts with `<` in its output).
+pub const ALLOWED_TAGS: [&str; 22] = [
+    "p", "ul", "li", "strong", "em", "code", "pre", "a", "math", "mrow", "mi", "mn", "mo", "mfrac", "msup", "msub",
+    "msubsup", "msqrt", "mover", "munder", "mtext", "mspace",
+];
+
+impl Tag {
+    pub(super) fn name(self) -> &'static str {
+        use Tag::*;
+        let i = match self {
+            P => 0,
+            Ul => 1,
+            Li => 2,
+            Strong => 3,
+            Em => 4,
+            Code => 5,
+            Pre => 6,
+            A => 7,
+            Math => 8,
+            Mrow => 9,
+            Mi => 10,
+            Mn => 11,
+            Mo => 12,
+            Mfrac => 13,
+            Msup => 14,
+            Msub => 15,
+            Msubsup => 16,
+            Msqrt => 17,
+            Mover => 18,
+            Munder => 19,
+            Mtext => 20,
+            Mspace => 21,
+        };
+        ALLOWED_TAGS[i]
+    }
+}
+
+/// `&`, `<`, `>`, `"` and `'` as character references: the text is safe between tags and inside
+/// a quoted attribute value.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether a link target may become an `href`: `http://…`, `https://…` (with a host) or `#…`, with
+/// no whitespace or control character. Anything else (`javascript:`, `data:`, relative paths) is
+/// shown as text.
+pub fn safe_href(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    let scheme_ok = ["http://", "https://"].iter().any(|s| lower.strip_prefix(s).is_some_and(|rest| !rest.is_empty()))
+        || url.starts_with('#');
+    scheme_ok && !url.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// An HTML fragment under construction.
+#[derive(Default)]
+pub(super) struct Html {
+    out: String,
+}
+
+impl Html {
+    /// `<tag name="value"…>` with every value escaped.
+    pub(super) fn open(&mut self, tag: Tag, attrs: &[(&'static str, &str)]) {
+        self.out.push('<');
+        self.out.push_str(tag.name());
+        for (name, value) in attrs {
+            self.out.push(' ');
+            self.out.push_str(name);
+            self.out.push_str("=\"");
+            self.out.push_str(&escape(value));
+            self.out.push('"');
+        }
+        self.out.push('>');
+    }
+
+    pub(super) fn close(&mut self, tag: Tag) {
+        self.out.push_str("</");
+        self.out.push_str(tag.name());
+        self.out.push('>');
+    }
+
+    /// Escaped text.
+    pub(super) fn text(&mut self, text: &str) {
+        self.out.push_str(&escape(text));
+    }
+
+    /// `<tag>text</tag>`.
+    pub(super) fn leaf(&mut self, tag: Tag, attrs: &[(&'static str, &str)], text: &str) {
+        self.open(tag, attrs);
+        self.text(text);
+        self.close(tag);
+    }
+
+    /// Another fragment built the same way.
+    pub(super) fn append(&mut self, other: Html) {
+        self.out.push_str(&other.out);
+    }
+
+    pub(super) fn newline(&mut self) {
+        self.out.push('\n');
+    }
+
+    pub(super) fn into_string(self) -> String {
+        self.out
+    }
+}

@@ -1,0 +1,227 @@
+//! The TeX commands a lesson's formulas may use, by kind, with the characters they stand for.
+
+/// What a command without arguments stands for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Symbol {
+    /// An identifier: a letter (italic) or an upright symbol.
+    Ident(&'static str, bool),
+    /// An operator, relation, fence or punctuation.
+    Op(&'static str),
+    /// A function name (`\max`, `\log`), upright.
+    Function(&'static str),
+    /// Horizontal space of this width.
+    Space(&'static str),
+    /// Nothing (`\!`, `\displaystyle`, `\limits`).
+    Nothing,
+}
+
+/// Greek letters: lower-case italic, upper-case upright (as TeX sets them).
+const GREEK: [(&str, &str); 40] = [
+    ("alpha", "α"),
+    ("beta", "β"),
+    ("gamma", "γ"),
+    ("delta", "δ"),
+    ("epsilon", "ϵ"),
+    ("varepsilon", "ε"),
+    ("zeta", "ζ"),
+    ("eta", "η"),
+    ("theta", "θ"),
+    ("vartheta", "ϑ"),
+    ("iota", "ι"),
+    ("kappa", "κ"),
+    ("lambda", "λ"),
+    ("mu", "μ"),
+    ("nu", "ν"),
+    ("xi", "ξ"),
+    ("pi", "π"),
+    ("rho", "ρ"),
+    ("sigma", "σ"),
+    ("tau", "τ"),
+    ("upsilon", "υ"),
+    ("phi", "ϕ"),
+    ("varphi", "φ"),
+    ("chi", "χ"),
+    ("psi", "ψ"),
+    ("omega", "ω"),
+    ("ell", "ℓ"),
+    ("Gamma", "Γ"),
+    ("Delta", "Δ"),
+    ("Theta", "Θ"),
+    ("Lambda", "Λ"),
+    ("Xi", "Ξ"),
+    ("Pi", "Π"),
+    ("Sigma", "Σ"),
+    ("Upsilon", "Υ"),
+    ("Phi", "Φ"),
+    ("Psi", "Ψ"),
+    ("Omega", "Ω"),
+    ("partial", "∂"),
+    ("nabla", "∇"),
+];
+
+/// Operators, relations, arrows, fences and big operators.
+const OPERATORS: [(&str, &str); 58] = [
+    ("cdot", "·"),
+    ("times", "×"),
+    ("div", "÷"),
+    ("pm", "±"),
+    ("mp", "∓"),
+    ("ast", "∗"),
+    ("star", "⋆"),
+    ("circ", "∘"),
+    ("le", "≤"),
+    ("leq", "≤"),
+    ("ge", "≥"),
+    ("geq", "≥"),
+    ("ne", "≠"),
+    ("neq", "≠"),
+    ("lt", "<"),
+    ("gt", ">"),
+    ("ll", "≪"),
+    ("gg", "≫"),
+    ("approx", "≈"),
+    ("sim", "∼"),
+    ("simeq", "≃"),
+    ("equiv", "≡"),
+    ("propto", "∝"),
+    ("in", "∈"),
+    ("notin", "∉"),
+    ("subset", "⊂"),
+    ("subseteq", "⊆"),
+    ("cup", "∪"),
+    ("cap", "∩"),
+    ("setminus", "∖"),
+    ("to", "→"),
+    ("rightarrow", "→"),
+    ("leftarrow", "←"),
+    ("gets", "←"),
+    ("Rightarrow", "⇒"),
+    ("Leftrightarrow", "⇔"),
+    ("implies", "⟹"),
+    ("mapsto", "↦"),
+    ("forall", "∀"),
+    ("exists", "∃"),
+    ("neg", "¬"),
+    ("land", "∧"),
+    ("lor", "∨"),
+    ("mid", "∣"),
+    ("vert", "|"),
+    ("Vert", "‖"),
+    ("lvert", "|"),
+    ("rvert", "|"),
+    ("langle", "⟨"),
+    ("rangle", "⟩"),
+    ("lfloor", "⌊"),
+    ("rfloor", "⌋"),
+    ("lceil", "⌈"),
+    ("rceil", "⌉"),
+    ("sum", "∑"),
+    ("prod", "∏"),
+    ("int", "∫"),
+    ("colon", ":"),
+];
+
+/// Upright function names.
+const FUNCTIONS: [&str; 23] = [
+    "max", "min", "log", "ln", "exp", "tanh", "sinh", "cosh", "sin", "cos", "tan", "arg", "lim", "sup", "inf", "det",
+    "sgn", "dim", "ker", "deg", "gcd", "Pr", "bmod",
+];
+
+/// Dots and other symbols that are neither letters nor operators.
+const OTHERS: [(&str, Symbol); 16] = [
+    ("infty", Symbol::Ident("∞", true)),
+    ("ldots", Symbol::Op("…")),
+    ("dots", Symbol::Op("…")),
+    ("cdots", Symbol::Op("⋯")),
+    ("vdots", Symbol::Op("⋮")),
+    ("prime", Symbol::Op("′")),
+    ("quad", Symbol::Space("1em")),
+    ("qquad", Symbol::Space("2em")),
+    (",", Symbol::Space("0.1667em")),
+    (":", Symbol::Space("0.2222em")),
+    (";", Symbol::Space("0.2778em")),
+    (" ", Symbol::Space("0.25em")),
+    ("!", Symbol::Nothing),
+    ("displaystyle", Symbol::Nothing),
+    ("textstyle", Symbol::Nothing),
+    ("limits", Symbol::Nothing),
+];
+
+/// What `\name` stands for, when it takes no argument.
+pub(super) fn symbol(name: &str) -> Option<Symbol> {
+    if let Some((_, s)) = GREEK.iter().find(|(n, _)| *n == name) {
+        let upright = name.starts_with(|c: char| c.is_ascii_uppercase()) || matches!(name, "partial" | "nabla");
+        return Some(Symbol::Ident(s, upright));
+    }
+    if let Some((_, s)) = OPERATORS.iter().find(|(n, _)| *n == name) {
+        return Some(Symbol::Op(s));
+    }
+    if let Some(f) = FUNCTIONS.iter().find(|f| **f == name) {
+        return Some(Symbol::Function(if *f == "bmod" { "mod" } else { f }));
+    }
+    if let Some((_, s)) = OTHERS.iter().find(|(n, _)| *n == name) {
+        return Some(*s);
+    }
+    match name {
+        "{" => Some(Symbol::Op("{")),
+        "}" => Some(Symbol::Op("}")),
+        "|" => Some(Symbol::Op("‖")),
+        "$" => Some(Symbol::Ident("$", true)),
+        "%" => Some(Symbol::Op("%")),
+        "#" => Some(Symbol::Op("#")),
+        "&" => Some(Symbol::Op("&")),
+        "_" => Some(Symbol::Ident("_", true)),
+        _ => None,
+    }
+}
+
+/// Commands with arguments, and the accents over a base.
+pub(super) const ACCENTS: [(&str, &str); 8] = [
+    ("hat", "^"),
+    ("widehat", "^"),
+    ("tilde", "~"),
+    ("widetilde", "~"),
+    ("bar", "‾"),
+    ("overline", "‾"),
+    ("vec", "→"),
+    ("dot", "˙"),
+];
+
+/// `\mathbb{…}` letters.
+pub(super) const BLACKBOARD: [(char, &str); 6] =
+    [('1', "𝟙"), ('R', "ℝ"), ('N', "ℕ"), ('Z', "ℤ"), ('Q', "ℚ"), ('C', "ℂ")];
+
+/// The commands with arguments (handled by the parser), for "did you mean".
+pub(super) const WITH_ARGUMENTS: [&str; 19] = [
+    "frac",
+    "dfrac",
+    "tfrac",
+    "sqrt",
+    "operatorname",
+    "text",
+    "textrm",
+    "mathrm",
+    "mbox",
+    "mathbb",
+    "left",
+    "right",
+    "big",
+    "Big",
+    "bigl",
+    "bigr",
+    "Bigl",
+    "Bigr",
+    "middle",
+];
+
+/// Every command name, for "did you mean".
+pub(super) fn all_names() -> impl Iterator<Item = &'static str> {
+    GREEK
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(OPERATORS.iter().map(|(n, _)| *n))
+        .chain(FUNCTIONS.iter().copied())
+        .chain(OTHERS.iter().map(|(n, _)| *n).filter(|n| n.len() > 1))
+        .chain(ACCENTS.iter().map(|(n, _)| *n))
+        .chain(WITH_ARGUMENTS.iter().copied())
+}
