@@ -9,10 +9,10 @@ use web_sys::HtmlCanvasElement;
 
 pub use crate::plot::{Curve, Reading, describe_levels, fmt_number};
 
-use crate::explore::freeze::freeze;
+use crate::explore::drawn::{context, frozen_on};
 use crate::explore::sample::{SampleSpec, is_data_dependent};
 use crate::plot::{self, Crosshair, DRAWS, Panel, SAMPLES, Style, Theme, View};
-use crate::quant::{Ctx, Levels, Quantizer, Report};
+use crate::quant::{Levels, Quantizer, Report};
 
 /// The two panels, as the app names them.
 pub use crate::plot::Panel as Which;
@@ -45,10 +45,6 @@ pub struct Evaluated {
     pub frozen: Option<String>,
 }
 
-fn context(training: bool, seed: u64) -> Ctx {
-    if training { Ctx::new(seed) } else { Ctx::inference(seed) }
-}
-
 /// Evaluates `inputs` over its x range: a data-dependent quantizer takes its scale or threshold
 /// from the sample tensor `values` (which `inputs.sample` generates) and is drawn frozen at it;
 /// any other quantizer is evaluated over the sweep as one tensor.
@@ -58,8 +54,7 @@ pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
     let unsupported = q.unsupported(inputs.training);
     let mut ctx = context(inputs.training, inputs.seed);
     if inputs.sample.is_some() && is_data_dependent(q) {
-        let report = q.eval(values, &mut context(inputs.training, inputs.seed)).2;
-        let frozen = freeze(q, &report);
+        let (frozen, report) = frozen_on(q, inputs.training, inputs.seed, values);
         let label = q.to_string();
         let mut point = |x: &[f32]| frozen.eval(x, &mut ctx);
         let curve = if q.is_stochastic(inputs.training) || !frozen.is_frozen() {

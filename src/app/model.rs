@@ -6,10 +6,13 @@ use leptos::prelude::*;
 
 use super::dom::now_ms;
 use super::figure::{self, Curve, Evaluated, Inputs};
-use crate::explore::metrics::{Metrics, measure};
+use crate::explore::drawn::run_on_sample;
 use crate::explore::sample::{SampleSpec, is_data_dependent};
 use crate::explore::state::{Mode, Slot, State};
-use crate::quant::{Ctx, Levels, Quantizer, Report};
+use crate::quant::{Levels, Quantizer, Report};
+
+/// The selected quantizer on the sample tensor: its outputs and how much they lose.
+pub use crate::explore::drawn::SampleRun;
 
 /// Where the Explain panel looks when the pointer is not over a plot.
 pub const DEFAULT_PROBE: f32 = 0.3;
@@ -20,15 +23,6 @@ pub enum ThemeChoice {
     System,
     Light,
     Dark,
-}
-
-/// The selected quantizer on the sample tensor: its outputs and how much they lose.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SampleRun {
-    pub y: Vec<f32>,
-    pub report: Report,
-    pub levels: Levels,
-    pub metrics: Metrics,
 }
 
 /// What the Selected panel shows about the selected quantizer's curve.
@@ -73,10 +67,6 @@ pub struct Model {
     pub eval_ms: RwSignal<f64>,
     /// Milliseconds the last drawing of a panel took.
     pub draw_ms: RwSignal<f64>,
-}
-
-fn context(mode: Mode, seed: u64) -> Ctx {
-    if mode.training() { Ctx::new(seed) } else { Ctx::inference(seed) }
 }
 
 impl Model {
@@ -143,13 +133,8 @@ impl Model {
         });
         let sample_run = Memo::new(move |_| {
             let q = current.get();
-            let mut ctx = context(mode.get(), seed.get());
-            sample.with(|values| {
-                let (y, _, report) = q.eval(values, &mut ctx);
-                let levels = q.levels(&report);
-                let metrics = measure(values, &y, &levels);
-                SampleRun { y, report, levels, metrics }
-            })
+            let (training, seed) = (mode.get().training(), seed.get());
+            sample.with(|values| run_on_sample(&q, training, seed, values))
         });
 
         let theme = RwSignal::new(ThemeChoice::System);

@@ -96,6 +96,9 @@ pub(super) fn split(text: &str) -> (Raw, Vec<LessonError>) {
     let mut title_line: Option<usize> = None;
     let mut summary: Vec<(usize, String)> = Vec::new();
     let mut open: Option<Fence> = None;
+    // The errors before the open fence: the lines of a qscope block that never closes are not
+    // key=value lines, so their errors are dropped for the one that says so.
+    let mut before_fence = 0;
     let mut before_title_reported = false;
     for (i, line) in text.split('\n').enumerate() {
         let (n, line) = (i + 1, line.strip_suffix('\r').unwrap_or(line));
@@ -139,6 +142,7 @@ pub(super) fn split(text: &str) -> (Raw, Vec<LessonError>) {
                 }
             }
             open = Some(f);
+            before_fence = errors.len();
             continue;
         }
         match heading(line) {
@@ -176,6 +180,7 @@ pub(super) fn split(text: &str) -> (Raw, Vec<LessonError>) {
         }
     }
     if let Some(f) = open {
+        errors.truncate(before_fence);
         let what = if f.qscope { "the qscope block" } else { "the code block" };
         let marker: String = std::iter::repeat_n(f.ch, f.len).collect();
         let message = format!("{what} opened with {marker} never closes");

@@ -74,8 +74,13 @@ pub const MAX_TASK: usize = 300;
 /// The pace of a lesson's trainer steps that set none (epochs per second; `max` outside lessons).
 pub const LESSON_PACE: &str = "20";
 
-/// The built-in lessons: `(name, text)`; `lesson=NAME` opens one.
-pub const BUILTIN: &[(&str, &str)] = &[];
+/// The built-in lessons (`lessons/NAME.md`): `(name, text)`; `lesson=NAME` opens one.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("ste", include_str!("../../../lessons/ste.md")),
+    ("quantized_bits", include_str!("../../../lessons/quantized_bits.md")),
+    ("binary", include_str!("../../../lessons/binary.md")),
+    ("soft", include_str!("../../../lessons/soft.md")),
+];
 
 /// Explorer elements a step may highlight (besides `curve:N` and `control:NAME`).
 pub const EXPLORER_PARTS: [&str; 10] =

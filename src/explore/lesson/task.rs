@@ -354,9 +354,9 @@ impl Condition {
         match self.clauses.iter().find(|c| c.measure.view() != view) {
             None => Ok(()),
             Some(c) => Err(format!(
-                "'{}' is a {} measure; this step shows the {}",
+                "'{}' is {} measure; this step shows the {}",
                 c.measure.name(),
-                view_name(c.measure.view()),
+                if c.measure.view() == View::Explorer { "an explorer" } else { "a trainer" },
                 view_name(view)
             )),
         }
