@@ -34,20 +34,23 @@ pub fn levels(q: &Quantizer, training: bool, seed: u64, sample: &[f32]) -> Level
 
 /// `(y, dy/dx)` of `q` at `x` as the figure draws it: the frozen form (see [`frozen_on`])
 /// evaluated at `x` alone; when that form draws random values, the mean of [`DRAWS`] draws
-/// (as the figure's mean curve; from the state's seed, not the figure's own draws).
+/// (as the figure's mean curve; from the state's seed, not the figure's own draws). A form
+/// that still takes statistics from its tensor ([`Frozen::Live`]) sees `x` at the end of the
+/// sample tensor (the figure's sweep would give it the sweep's statistics instead).
 pub fn at(q: &Quantizer, training: bool, seed: u64, sample: &[f32], x: f32) -> (f32, f32) {
     let (form, _) = frozen_on(q, training, seed, sample);
     let mut ctx = context(training, seed);
-    let random = q.is_stochastic(training) || !form.is_frozen();
-    if !random {
-        let (y, g) = form.eval(&[x], &mut ctx);
-        return (y[0], g[0]);
+    let tensor: Vec<f32> = if form.is_frozen() { vec![x] } else { sample.iter().copied().chain([x]).collect() };
+    let last = tensor.len() - 1;
+    if !(q.is_stochastic(training) || !form.is_frozen()) {
+        let (y, g) = form.eval(&tensor, &mut ctx);
+        return (y[last], g[last]);
     }
     let (mut sum_y, mut sum_g) = (0.0f64, 0.0f64);
     for _ in 0..DRAWS {
-        let (y, g) = form.eval(&[x], &mut ctx);
-        sum_y += f64::from(y[0]);
-        sum_g += f64::from(g[0]);
+        let (y, g) = form.eval(&tensor, &mut ctx);
+        sum_y += f64::from(y[last]);
+        sum_g += f64::from(g[last]);
     }
     ((sum_y / DRAWS as f64) as f32, (sum_g / DRAWS as f64) as f32)
 }
@@ -93,6 +96,19 @@ mod tests {
     fn a_plain_quantizer_at_x_is_its_value_alone() {
         let quantizer = q("qkeras.quantized_bits(4,0,1)");
         assert_eq!(at(&quantizer, true, 0, &[], 0.1875), (0.25, 1.0));
+    }
+
+    #[test]
+    fn a_form_still_depending_on_its_tensor_takes_the_samples_statistics() {
+        // stochastic_binary(alpha='auto') in training outputs ±mean|x| of its tensor: 2 alone
+        // would give ±2; among the sample, far above its spread, it is +mean|sample| (≈ 0.4).
+        let sample = SampleSpec::default().generate();
+        let quantizer = q("qkeras.stochastic_binary(alpha='auto')");
+        let (form, report) = frozen_on(&quantizer, true, 0, &sample);
+        assert!(!form.is_frozen());
+        let scale = report.scale.unwrap();
+        let (y, _) = at(&quantizer, true, 0, &sample, 2.0);
+        assert!((y - scale).abs() < 0.05 * scale && scale < 0.5, "y {y}, scale {scale}");
     }
 
     #[test]
