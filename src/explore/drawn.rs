@@ -42,7 +42,7 @@ pub fn at(q: &Quantizer, training: bool, seed: u64, sample: &[f32], x: f32) -> (
     let mut ctx = context(training, seed);
     let tensor: Vec<f32> = if form.is_frozen() { vec![x] } else { sample.iter().copied().chain([x]).collect() };
     let last = tensor.len() - 1;
-    if !(q.is_stochastic(training) || !form.is_frozen()) {
+    if !q.is_stochastic(training) && form.is_frozen() {
         let (y, g) = form.eval(&tensor, &mut ctx);
         return (y[last], g[last]);
     }
