@@ -366,6 +366,15 @@ fn dollars_in_code_spans_code_blocks_and_escapes_are_text() {
 }
 
 #[test]
+fn a_formula_the_renderer_cannot_read_is_named_at_its_line_in_the_file() {
+    let e = errors("# T\n\n## S\n\nFine $x$.\n\n```qscope\nq=ste\n```\n\nThen\n$\\foo{x}$ and $x^{2$.\n");
+    assert_eq!(
+        messages(&e),
+        "step 1 \"S\", line 12: unknown command \\foo in a formula\nstep 1 \"S\", line 12: unbalanced braces: this '{' never closes"
+    );
+}
+
+#[test]
 fn a_summary_with_an_unclosed_formula_is_an_error() {
     let e = errors("# T\n\nCosts $5.\n\n## S\n\nText.\n");
     assert!(messages(&e).starts_with("line 3: the summary: an inline formula"), "{}", messages(&e));

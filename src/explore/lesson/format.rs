@@ -1,9 +1,10 @@
 //! The Markdown layer of a lesson file: the `# title`, the summary, the `## steps` with their
 //! text and their `qscope` block of `key=value` lines, and the checks that need only the text
-//! (fences that never close, `$`/`$$` formulas that never close, lengths). What the keys mean
-//! is checked by the parent module.
+//! (fences that never close, `$`/`$$` formulas that never close, lengths, and whatever the
+//! renderer cannot read: unknown TeX commands, unbalanced braces). What the keys mean is
+//! checked by the parent module.
 
-use super::{LessonError, MAX_STEPS, MAX_TEXT};
+use super::{LessonError, MAX_STEPS, MAX_TEXT, render};
 
 /// A lesson file cut into its parts, keys not yet interpreted.
 #[derive(Clone, Debug, Default)]
@@ -41,10 +42,15 @@ impl RawStep {
 
 /// Numbered lines as one text, without leading and trailing blank lines.
 fn markdown(lines: &[(usize, String)]) -> String {
+    let kept: Vec<&str> = trimmed(lines).iter().map(|(_, l)| l.as_str()).collect();
+    kept.join("\n")
+}
+
+/// The lines without leading and trailing blank ones.
+fn trimmed(lines: &[(usize, String)]) -> &[(usize, String)] {
     let first = lines.iter().position(|(_, l)| !l.trim().is_empty()).unwrap_or(lines.len());
     let last = lines.iter().rposition(|(_, l)| !l.trim().is_empty()).map_or(first, |i| i + 1);
-    let kept: Vec<&str> = lines[first..last.max(first)].iter().map(|(_, l)| l.as_str()).collect();
-    kept.join("\n")
+    &lines[first..last.max(first)]
 }
 
 /// An open fence: its character, length, whether it is the step's qscope block, and its line.
@@ -286,6 +292,17 @@ fn check_text(step: Option<(usize, &RawStep)>, lines: &[(usize, String)], errors
     }
     if let Some(e) = unclosed_math(&paragraph) {
         errors.push(at(e.0, e.1));
+    }
+    // What the renderer cannot read (an unknown TeX command, unbalanced braces…), at its line
+    // in the file; a problem already named above is not repeated.
+    let kept = trimmed(lines);
+    let text: Vec<&str> = kept.iter().map(|(_, l)| l.as_str()).collect();
+    for p in render::problems(&text.join("\n")) {
+        let line = kept.get(p.line_in_text.wrapping_sub(1)).map_or_else(|| lines.first().map_or(1, |l| l.0), |l| l.0);
+        let e = at(line, p.message);
+        if !errors.contains(&e) {
+            errors.push(e);
+        }
     }
 }
 
