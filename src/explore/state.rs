@@ -226,7 +226,8 @@ impl State {
                 }
                 "pin" => match number(&value) {
                     Some(p) if p.is_finite() && p.abs() <= X_LIMIT => st.pin = Some(p),
-                    _ => problems.push(format!("pin={}: expected a finite x from -{X_LIMIT} to {X_LIMIT}", shorten(&value))),
+                    _ => problems
+                        .push(format!("pin={}: expected a finite x from -{X_LIMIT} to {X_LIMIT}", shorten(&value))),
                 },
                 "sel" => match value.trim().parse::<usize>() {
                     Ok(i) => selected = Some((value.clone(), i)),
