@@ -10,6 +10,7 @@
 //! ("STE pass-band") and draws the true derivative of the forward function faint and dashed.
 //! Stochastic quantizers show the mean of their draws and a translucent percentile band.
 
+pub mod boundary;
 mod geometry;
 mod jumps;
 mod legend;

@@ -1,9 +1,12 @@
 //! `qscope`, the native command-line tool: evaluate, list and plot quantizers, train small
-//! quantized networks.
+//! quantized networks, check and export classroom lessons.
 
 mod args;
 mod bench;
 mod eval;
+#[cfg(not(target_arch = "wasm32"))]
+mod handout;
+mod lesson;
 mod list;
 mod plot;
 mod train;
@@ -21,6 +24,9 @@ USAGE:
     qscope bench [--n 1000000,4000000] [--reps 15]     native throughput as JSON rows
     qscope train [options] [--json]                    train a small quantized MLP, per-epoch metrics
     qscope train --bench [--arch 2-8-8-1,...]          training throughput as JSON rows
+    qscope lesson check FILE                           validate a lesson (FILE or - for stdin)
+    qscope lesson link FILE [--step K]                 the #lesson=~… link that carries it
+    qscope lesson export FILE -o DIR                   DIR/index.html: a printable handout
     qscope help | --help | --version
 
 SPEC examples:
@@ -69,12 +75,22 @@ train and test loss and accuracy (evaluation mode); the same options give the sa
   --bench             instead, measure training throughput (samples/s) of --arch networks
                       (default 2-8-8-1,2-64-64-64-1) at --batch (default 10) for --seconds
                       (default 1) each; --quantized adds 4-bit rows
+
+lesson works on a classroom lesson (Markdown: `# Title`, `## Step` sections, a ```qscope block
+of key=value settings per step; see the README).
+  check    prints `ok: N steps`, or one line per problem, `FILE:LINE: step K \"title\": message`
+           (settings, quantizers, tasks, formulas), and fails
+  link     prints `#lesson=~…` (the lesson's text, DEFLATE, base64url); --step K adds `&step=K`
+  export   writes DIR/index.html: each step's text (formulas as MathML), task and figure (SVG;
+           a trainer step's net trained for 200 epochs, its decision boundary), no script
 ";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
+        // Already reported (e.g. `lesson check`'s one line per problem).
+        Err(e) if e.is_empty() => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("qscope: {e}");
             ExitCode::FAILURE
@@ -90,6 +106,7 @@ fn run(args: &[String]) -> Result<(), String> {
         Some("gallery") => plot::gallery(&args[1..]),
         Some("bench") => bench::bench(&args[1..]),
         Some("train") => train::train(&args[1..]),
+        Some("lesson") => lesson::lesson(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())

@@ -25,6 +25,8 @@ enum Node {
     Mi(String, bool),
     Mn(String),
     Mo(String),
+    /// A delimiter after `\left`, `\right`, `\big`…: it stretches (a plain `(` does not, as in TeX).
+    Fence(String),
     Text(String),
     Row(Vec<Node>),
     Frac(Box<Node>, Box<Node>),
@@ -36,6 +38,8 @@ enum Node {
     },
     Accent(Box<Node>, &'static str),
     Space(&'static str),
+    /// Nothing to draw (`\!`, `\displaystyle`, `\left.`): left out of its row.
+    Nothing,
 }
 
 /// Writes `tex` as a `<math>` element (`display="block"` for a display formula).
@@ -109,10 +113,10 @@ impl Parser {
                     let arg = self.argument(c)?;
                     self.attach(&mut nodes, c == '^', arg, at)?;
                 }
-                Some(_) => {
-                    let n = self.atom()?;
-                    nodes.push(n);
-                }
+                Some(_) => match self.atom()? {
+                    Node::Nothing => {}
+                    n => nodes.push(n),
+                },
             }
         }
     }
@@ -167,7 +171,10 @@ impl Parser {
                 self.i += 1;
                 Ok(Node::Mn(c.to_string()))
             }
-            Some(_) => self.atom(),
+            Some(_) => match self.atom()? {
+                Node::Nothing => Ok(Node::Row(Vec::new())),
+                n => Ok(n),
+            },
         }
     }
 
@@ -194,6 +201,10 @@ impl Parser {
             '0'..='9' | '.' if c != '.' || self.peek().is_some_and(|d| d.is_ascii_digit()) => self.number(c),
             c if c.is_alphabetic() => Node::Mi(c.to_string(), false),
             '-' | '−' => Node::Mo("−".into()),
+            ':' if self.peek() == Some('=') => {
+                self.i += 1;
+                Node::Mo("≔".into())
+            }
             '*' => Node::Mo("∗".into()),
             '\'' => Node::Mo("′".into()),
             '~' => Node::Space("0.25em"),
@@ -239,7 +250,7 @@ impl Parser {
                 Symbol::Op(t) => Node::Mo(t.into()),
                 Symbol::Function(t) => Node::Mi(t.into(), true),
                 Symbol::Space(w) => Node::Space(w),
-                Symbol::Nothing => Node::Row(Vec::new()),
+                Symbol::Nothing => Node::Nothing,
             });
         }
         if let Some((_, mark)) = ACCENTS.iter().find(|(n, _)| *n == name) {
@@ -328,23 +339,28 @@ impl Parser {
         match self.peek() {
             Some('.') => {
                 self.i += 1;
-                Ok(Node::Row(Vec::new()))
+                Ok(Node::Nothing)
             }
             Some(c @ ('(' | ')' | '[' | ']' | '|' | '/' | '<' | '>')) => {
                 self.i += 1;
-                Ok(Node::Mo(c.to_string()))
+                Ok(Node::Fence(c.to_string()))
             }
             Some('\\') => {
                 let here = self.offset();
                 self.i += 1;
                 match self.command(here)? {
-                    n @ Node::Mo(_) => Ok(n),
-                    _ => self.fail(here, missing, Node::Row(Vec::new())),
+                    Node::Mo(t) => Ok(Node::Fence(t)),
+                    _ => self.fail(here, missing, Node::Nothing),
                 }
             }
-            _ => self.fail(at, missing, Node::Row(Vec::new())),
+            _ => self.fail(at, missing, Node::Nothing),
         }
     }
+}
+
+/// Characters MathML stretches by default, which TeX sets at their size unless `\left`… asks.
+fn is_fence(t: &str) -> bool {
+    matches!(t, "(" | ")" | "[" | "]" | "{" | "}" | "|" | "‖" | "⌊" | "⌋" | "⌈" | "⌉" | "⟨" | "⟩" | "/" | "∣")
 }
 
 /// Whether a base takes its subscript underneath in a display formula (`\sum_i`, `\max_x`).
@@ -364,7 +380,8 @@ fn emit(node: &Node, display: bool, out: &mut Html) {
             out.leaf(Tag::Mi, if normal { &[("mathvariant", "normal")] } else { &[] }, t);
         }
         Node::Mn(t) => out.leaf(Tag::Mn, &[], t),
-        Node::Mo(t) => out.leaf(Tag::Mo, &[], t),
+        Node::Mo(t) if is_fence(t) => out.leaf(Tag::Mo, &[("stretchy", "false")], t),
+        Node::Mo(t) | Node::Fence(t) => out.leaf(Tag::Mo, &[], t),
         // MathML trims a token's spaces: keep them as no-break spaces.
         Node::Text(t) => out.leaf(Tag::Mtext, &[], &t.replace(' ', "\u{a0}")),
         Node::Row(nodes) if nodes.len() == 1 => emit(&nodes[0], display, out),
@@ -387,6 +404,7 @@ fn emit(node: &Node, display: bool, out: &mut Html) {
             out.leaf(Tag::Mo, &[], mark);
             out.close(Tag::Mover);
         }
+        Node::Nothing => {}
         Node::Space(width) => {
             out.open(Tag::Mspace, &[("width", width)]);
             out.close(Tag::Mspace);

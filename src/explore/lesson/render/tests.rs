@@ -113,6 +113,7 @@ fn markup_inside_formulas_and_code_is_text() {
 fn numbers_letters_and_operators() {
     assert_eq!(math("x + 1.5 = y"), "<mi>x</mi><mo>+</mo><mn>1.5</mn><mo>=</mo><mi>y</mi>");
     assert_eq!(math("a-b \\le c"), "<mi>a</mi><mo>−</mo><mi>b</mi><mo>≤</mo><mi>c</mi>");
+    assert_eq!(math("a := 1"), "<mi>a</mi><mo>≔</mo><mn>1</mn>");
     assert_eq!(math("\\Delta \\cdot \\alpha"), r#"<mi mathvariant="normal">Δ</mi><mo>·</mo><mi>α</mi>"#);
 }
 
@@ -135,13 +136,23 @@ fn fractions_roots_and_scripts() {
 fn operator_names_text_fences_and_accents() {
     assert_eq!(
         math("\\operatorname{round}\\left(x / \\Delta\\right)"),
-        r#"<mi>round</mi><mo>(</mo><mi>x</mi><mo>/</mo><mi mathvariant="normal">Δ</mi><mo>)</mo>"#
+        r#"<mi>round</mi><mo>(</mo><mi>x</mi><mo stretchy="false">/</mo><mi mathvariant="normal">Δ</mi><mo>)</mo>"#
     );
     assert_eq!(math("\\text{if } x"), "<mtext>if\u{a0}</mtext><mi>x</mi>");
-    assert_eq!(math("\\lfloor x \\rceil"), "<mo>⌊</mo><mi>x</mi><mo>⌉</mo>");
+    assert_eq!(math("\\lfloor x \\rceil"), r#"<mo stretchy="false">⌊</mo><mi>x</mi><mo stretchy="false">⌉</mo>"#);
     assert_eq!(math("\\hat{x}"), r#"<mover accent="true"><mi>x</mi><mo>^</mo></mover>"#);
     assert_eq!(math("\\mathbb{1}"), r#"<mi mathvariant="normal">𝟙</mi>"#);
-    assert_eq!(math("\\max(a, b)"), "<mi>max</mi><mo>(</mo><mi>a</mi><mo>,</mo><mi>b</mi><mo>)</mo>");
+    assert_eq!(
+        math("\\max(a, b)"),
+        r#"<mi>max</mi><mo stretchy="false">(</mo><mi>a</mi><mo>,</mo><mi>b</mi><mo stretchy="false">)</mo>"#
+    );
+}
+
+#[test]
+fn plain_fences_keep_their_size_and_left_right_stretch() {
+    assert_eq!(math("(x)"), r#"<mo stretchy="false">(</mo><mi>x</mi><mo stretchy="false">)</mo>"#);
+    assert_eq!(math("\\left[x\\right\\rfloor"), "<mo>[</mo><mi>x</mi><mo>⌋</mo>");
+    assert_eq!(math("\\left. x \\right|"), "<mi>x</mi><mo>|</mo>");
 }
 
 #[test]
