@@ -453,6 +453,7 @@ fn a_float_layer_traces_with_an_identity_quantizer_and_bad_picks_are_refused() {
     assert_eq!((w.quantized, w.ste, w.from, w.to), (false, 1.0, 3, 0));
     assert_eq!((w.q_before, w.q_after), (w.latent_before, w.latent_after));
     assert_eq!(w.grad_q, w.grad_w);
+    assert!(w.latent_after != w.latent_before && !w.flipped, "float weights move but have no level to flip");
     assert!(t.step_traced(Pick::Largest { layer: 2 }).unwrap_err().contains("0 to 1"));
     assert!(t.step_traced(Pick::At { layer: 0, index: 8 }).unwrap_err().contains("has 8 weights"));
     assert_eq!(t.step_count(), 1, "a refused pick takes no step");

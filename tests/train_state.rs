@@ -254,6 +254,8 @@ fn the_walkthrough_shows_adam_and_the_penalty_when_there_is_one() {
     assert!(shown.iter().any(|r| r.key == "grad-total" && r.label == "∂L/∂w + penalty"));
     assert!(shown.iter().any(|r| r.key == "update" && r.label == "Adam update Δw"));
     assert!(summary(&w, 2).contains("of output layer") && summary(&w, 2).ends_with("float weights, no level."));
+    let flipped = shown.iter().find(|r| r.key == "flipped").unwrap();
+    assert_eq!((flipped.value.as_str(), flipped.meaning.as_str()), ("no", "float weights have no levels"));
     assert_eq!([exact(0.5), exact(-0.125), exact(1e-10), exact(0.0)], ["0.5", "-0.125", "1e-10", "0"]);
 }
 

@@ -68,7 +68,11 @@ pub fn rows(t: &WeightTrace, optimizer: &str, lr: f32) -> Vec<Row> {
     let q_after = if t.quantized { "the level the next step's forward pass uses" } else { "= w" };
     out.push(row("q-after", "q(w) after", exact(t.q_after), q_after));
     let flipped = if t.flipped { "yes" } else { "no" };
-    let meaning = if t.flipped { "q(w) moved to another level" } else { "q(w) stayed on its level" };
+    let meaning = match (t.quantized, t.flipped) {
+        (false, _) => "float weights have no levels",
+        (true, true) => "q(w) moved to another level",
+        (true, false) => "q(w) stayed on its level",
+    };
     out.push(row("flipped", "flipped level", flipped.into(), meaning));
     out
 }

@@ -77,7 +77,8 @@ pub struct WeightTrace {
     /// `w` and `q(w)` after the update, as the next step's forward pass sees them.
     pub latent_after: f32,
     pub q_after: f32,
-    /// Whether `q(w)` changed (bit for bit, as the flip counts count).
+    /// Whether `q(w)` changed level (bit for bit, as the flip counts count; never for float
+    /// weights, which have no levels).
     pub flipped: bool,
 }
 
@@ -139,7 +140,7 @@ impl Probe for Recorder {
         t.update = layer.weight_update(step, t.index);
         t.latent_after = layer.weights()[t.index];
         t.q_after = layer.quantized()[t.index];
-        t.flipped = t.q_before.to_bits() != t.q_after.to_bits();
+        t.flipped = t.quantized && t.q_before.to_bits() != t.q_after.to_bits();
     }
 }
 

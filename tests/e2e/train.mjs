@@ -1,13 +1,15 @@
 // End-to-end test of the Train view: serves the release build (dist/) on 127.0.0.1, drives
 // Debian's chromium with playwright-core, trains 2-8-8-1 on xor with 4-bit weights and checks
 // what a user sees; then the STE swap mid-run, the STE twin, per-layer quantizers, the latent /
-// quantized toggle, a diverging run, prefers-reduced-motion, and that the `qscope train`
+// quantized toggle, a diverging run, prefers-reduced-motion, the pace (epochs per second, changed
+// while playing), Step by batch, the one-batch walkthrough, and that the `qscope train`
 // command the page shows gives the page's numbers to the last digit (needs target/debug/qscope
 // or $QSCOPE_BIN: `cargo build --bin qscope`).
 //
 //   trunk build --release && node tests/e2e/train.mjs
 //
-// Prints `N passed, M failed` and exits non-zero on any failure. Screenshot: target/e2e/train.png.
+// Prints `N passed, M failed` and exits non-zero on any failure. Screenshots: target/e2e/train.png,
+// train-batch.png and train-batch-phone.png (390 × 844).
 // Environment: QSCOPE_DIST (default dist), CHROMIUM (default /usr/bin/chromium).
 
 import { existsSync } from 'node:fs';
@@ -106,6 +108,9 @@ async function run(browser, url) {
   await cliReproduces(more, url);
   await divergence(more, url);
   await hiddenTab(more, url);
+  await pace(more, url);
+  await stepByBatch(more, url);
+  await oneBatch(more, url);
   await reducedMotion(browser, url, errors);
 
   let banners = 0;
@@ -224,6 +229,125 @@ async function hiddenTab(page, url) {
   const said = await until(() => page.locator('[data-testid="train-message"]').innerText().catch(() => ''), (t) => t.length > 0);
   check('hiding the tab pauses training', /hidden/.test(said) && /Play/.test(await text(page, 'train-play')), said);
   await page.evaluate(() => { delete document.hidden; });
+}
+
+/** Opens a Train view link on a fresh page (a same-page hash edit would keep the running nets). */
+async function open(page, link) {
+  await page.goto('about:blank');
+  await page.goto(link, { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await until(() => canvasStats(page, 'train-boundary'), inked);
+}
+
+/** Batches trained so far and batches per epoch, with the page's clock, in one read. */
+const batches = (page) => page.evaluate(() => {
+  const e = document.querySelector('[data-testid="train-batches"]');
+  return { t: performance.now(), steps: Number(e.dataset.steps), perEpoch: Number(e.dataset.perEpoch) };
+});
+
+/** Epochs per second over `ms` of play (batches count, so fractions of epochs count). */
+async function measuredPace(page, ms) {
+  const a = await batches(page);
+  await page.waitForTimeout(ms);
+  const b = await batches(page);
+  return (b.steps - a.steps) / a.perEpoch / ((b.t - a.t) / 1000);
+}
+
+/** `pace=N` trains N epochs a second (± 30 %); changing the pace while playing takes effect at once. */
+async function pace(page, url) {
+  await open(page, url + '#view=train&dataset=xor&hidden=8,8&pace=20');
+  check('the pace control shows the link\'s pace', (await page.locator('[data-testid="train-pace"]').inputValue()) === '20');
+  const label = await page.locator('label:has([data-testid="train-pace"])').innerText();
+  check('the pace control is labelled', /^pace/.test(label), label.split('\n')[0]);
+  await click(page, 'train-play');
+  await page.waitForTimeout(300);
+  const rates = {};
+  for (const n of [20, 5, 1, 100]) {
+    if (n !== 20) {
+      const before = await epochOf(page);
+      await page.locator('[data-testid="train-pace"]').selectOption(String(n));
+      await page.waitForTimeout(300);
+      check(`switching to pace ${n} keeps playing, no reset`, /Pause/.test(await text(page, 'train-play')) && (await epochOf(page)) >= before);
+    }
+    rates[n] = await measuredPace(page, 3000);
+    check(`pace=${n} trains ${n} ± 30 % epochs/s`, Math.abs(rates[n] - n) <= 0.3 * n, `${rates[n].toFixed(2)} epochs/s`);
+  }
+  check('changing the pace while playing changes the rate', rates[5] < rates[20] / 2 && rates[1] < rates[5] / 2 && rates[100] > rates[20] * 2, JSON.stringify(rates));
+  check('the hash holds the pace', (await hashOf(page)).includes('&pace=100'), await hashOf(page));
+  await page.locator('[data-testid="train-pace"]').selectOption('max');
+  const max = await measuredPace(page, 1500);
+  check('pace max trains faster than 100 epochs/s and leaves the hash', max > rates[100] && !(await hashOf(page)).includes('pace='), `${max.toFixed(0)} epochs/s`);
+  await click(page, 'train-play');
+  // Keyboard: the pace control is reachable by Tab from the Step button.
+  await page.locator('[data-testid="train-reset"]').focus();
+  await page.keyboard.press('Tab');
+  check('the pace control is keyboard reachable', await page.evaluate(() => document.activeElement?.dataset.testid === 'train-pace'));
+}
+
+/** `stepby=batch`: Step trains one batch; by epoch it trains to the end of the epoch. */
+async function stepByBatch(page, url) {
+  await open(page, url + '#view=train&dataset=xor&hidden=8,8&stepby=batch');
+  await click(page, 'train-step');
+  const one = await until(() => batches(page), (b) => b.steps === 1);
+  check('Step by batch trains one batch', one.steps === 1 && (await epochOf(page)) === 0 && (await text(page, 'train-batches')) === `1/${one.perEpoch}`, await text(page, 'train-batches'));
+  await page.locator('[data-testid="train-stepby"]').selectOption('epoch');
+  await click(page, 'train-step');
+  const rest = await until(() => batches(page), (b) => b.steps === one.perEpoch);
+  check('Step by epoch then trains to the end of the epoch', rest.steps === one.perEpoch && (await epochOf(page)) === 1 && (await text(page, 'train-batches')) === `0/${one.perEpoch}`, `${rest.steps} batches`);
+}
+
+// Shortest float32 text read back as float32 (as a double it would be another number).
+const exact = async (page, key) => Math.fround(Number(await attr(page, `train-batch-${key}`, 'data-exact')));
+
+/** "Show one batch": the exact numbers of one weight through one step; every net takes the batch. */
+async function oneBatch(page, url) {
+  const link = url + '#view=train&dataset=xor&hidden=8,8';
+  await open(page, link);
+  await click(page, 'train-batch-step');
+  await until(() => page.locator('[data-testid="train-batch-latent-after"]').count(), (n) => n === 1);
+  const v = {};
+  for (const key of ['latent-before', 'q-before', 'grad-q', 'ste', 'grad-w', 'update', 'latent-after', 'q-after']) v[key] = await exact(page, key);
+  check('the walkthrough shows every number', Object.values(v).every(Number.isFinite), JSON.stringify(v));
+  check('latent after = latent before + update (float32)', Math.fround(v['latent-before'] + v.update) === v['latent-after'], JSON.stringify(v));
+  check('∂L/∂w = ∂L/∂q · STE factor (float32)', Math.fround(v['grad-q'] * v.ste) === v['grad-w']);
+  const flipped = await attr(page, 'train-batch-flipped', 'data-exact');
+  check('"flipped level" says whether q(w) changed', flipped === (v['q-before'] !== v['q-after'] ? 'yes' : 'no'), flipped);
+  check('q(w) is a 4-bit level', Number.isInteger(v['q-after'] * 8) && Math.abs(v['q-after']) <= 1, String(v['q-after']));
+  check('one batch is one step', (await batches(page)).steps === 1 && (await epochOf(page)) === 0);
+  const summary = await text(page, 'train-batch-summary');
+  check('the summary names the weight and its layer', /^weight \d+ → \d+ of hidden layer 1: w /.test(summary), summary);
+  // Follow the same weight.
+  await page.locator('[data-testid="train-batch-keep"]').check();
+  await click(page, 'train-batch-step');
+  const same = await until(() => text(page, 'train-batch-summary'), (s) => s !== summary);
+  check('"keep this weight" follows the same weight', same.split(':')[0] === summary.split(':')[0] && (await exact(page, 'latent-before')) === v['latent-after'], same);
+  await page.locator('[data-testid="train-batch-layer"]').selectOption('2');
+  await click(page, 'train-batch-step');
+  const out = await until(() => text(page, 'train-batch-summary'), (s) => s.includes('output layer'));
+  check('another layer can be walked (the float output layer)', out.includes('output layer') && (await exact(page, 'ste')) === 1, out);
+  await page.locator('[data-testid="train-batch"]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SHOTS, 'train-batch.png'), fullPage: true });
+  // Lockstep: three walked batches and Step (to the end of the epoch) give every net what a plain epoch gives.
+  await click(page, 'train-step');
+  await until(() => epochOf(page), (e) => e === 1);
+  const walked = await Promise.all(['', '-float'].map((s) => attr(page, `train-loss-test${s}`, 'data-exact')));
+  await open(page, link);
+  await click(page, 'train-step');
+  await until(() => epochOf(page), (e) => e === 1);
+  const plain = await Promise.all(['', '-float'].map((s) => attr(page, `train-loss-test${s}`, 'data-exact')));
+  check('walked batches keep every net in lockstep (same epoch as plain steps, bit for bit)', walked[0] === plain[0] && walked[1] === plain[1], `${walked} vs ${plain}`);
+  // A phone: the panel fits its width.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await click(page, 'train-batch-step');
+  await until(() => page.locator('[data-testid="train-batch-latent-after"]').count(), (n) => n === 1);
+  const fit = await page.evaluate(() => {
+    const e = document.querySelector('[data-testid="train-batch"]');
+    const r = e.getBoundingClientRect();
+    return { scroll: e.scrollWidth, client: e.clientWidth, right: r.right };
+  });
+  check('on a 390 px phone the panel does not overflow', fit.scroll <= fit.client, JSON.stringify(fit));
+  await page.locator('[data-testid="train-batch"]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SHOTS, 'train-batch-phone.png') });
+  await page.setViewportSize({ width: 1360, height: 860 });
 }
 
 /** prefers-reduced-motion: play=1 does not start training by itself. */

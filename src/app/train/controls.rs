@@ -233,7 +233,7 @@ fn Optimizer(train: Train) -> impl IntoView {
                 } />
         </label>
         <label class="row">"batch "
-            <input type="number" min="1" max="250" class="num-input" data-testid="train-batch" prop:value=move || params.with(|p| p.batch.to_string())
+            <input type="number" min="1" max="250" class="num-input" data-testid="train-batch-size" prop:value=move || params.with(|p| p.batch.to_string())
                 on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<usize>() { set(Box::new(move |p| p.batch = v.clamp(1, 250))) } } />
         </label>
         <label class="row">"optimizer "

@@ -6,11 +6,14 @@
 //! (rebuilt when the architecture changes; quantizers and learning rate are swapped into the
 //! running trainers, and the swap is marked on the curves) → a `tick` bumped after every slice
 //! → the panels' drawing effects. [`controls`] is the left column, [`panels`] and [`weights`]
-//! the middle, [`draw`] and [`draw_weights`] the canvases.
+//! the middle, [`draw`] and [`draw_weights`] the canvases; [`pace`] trains at a chosen number of
+//! epochs per second, [`batch`] walks one batch of training from one weight's side.
 
+mod batch;
 mod controls;
 mod draw;
 mod draw_weights;
+mod pace;
 mod panels;
 mod weights;
 
@@ -19,6 +22,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 
 use super::hash::{self, HashBanner};
+use crate::explore::pace::{Pace, PaceClock, StepBy};
 pub use crate::explore::train::is_train;
 use crate::explore::train::{Net, TrainParams};
 use crate::nn::{Metrics, Slot, Trainer};
@@ -75,6 +79,11 @@ impl Runs {
     /// `n` steps of every network.
     fn steps(&mut self, n: usize) -> Result<(), String> {
         self.q.steps(n).map_err(|e| format!("the quantized net diverged: {e}"))?;
+        self.twins(n)
+    }
+
+    /// `n` steps of the float twin and, when on, the STE twin.
+    fn twins(&mut self, n: usize) -> Result<(), String> {
         self.f.steps(n).map_err(|e| format!("the float twin diverged: {e}"))?;
         if let Some(t) = &mut self.t {
             t.steps(n).map_err(|e| format!("the STE twin diverged: {e}"))?;
@@ -82,10 +91,9 @@ impl Runs {
         Ok(())
     }
 
-    /// One epoch of every network.
+    /// Every network to the end of the current epoch (a whole epoch from its start).
     fn epoch(&mut self) -> Result<(), String> {
-        let steps = self.q.dataset().train.len().div_ceil(self.q.config().batch);
-        self.steps(steps)
+        self.steps(self.q.batches_per_epoch() - self.q.batch_in_epoch())
     }
 
     /// Brings the running trainers to `p`'s quantizers and learning rate; a quantizer that
@@ -179,9 +187,11 @@ impl Train {
         self.message.set(Some(why));
     }
 
-    /// One epoch of every network.
+    /// Every network to the end of the epoch, or one batch (as the `stepby` setting says).
     pub fn step(self) {
-        let result = self.runs.try_update_value(|r| r.as_mut().map_or(Ok(()), Runs::epoch));
+        let by = self.params.with_untracked(|p| p.stepby);
+        let step = move |r: &mut Runs| if by == StepBy::Batch { r.steps(1) } else { r.epoch() };
+        let result = self.runs.try_update_value(|r| r.as_mut().map_or(Ok(()), step));
         if let Some(Err(e)) = result {
             self.stop(format!("paused — {e}"));
         }
@@ -199,6 +209,11 @@ impl Train {
             }
             Ok(())
         });
+        self.trained(result);
+    }
+
+    /// After a frame's training: a pause on an error, the turn of the heatmaps, the redraw.
+    fn trained(self, result: Option<Result<(), String>>) {
         if let Some(Err(e)) = result {
             self.stop(format!("paused — {e}"));
         }
@@ -207,34 +222,47 @@ impl Train {
         self.count_rate();
     }
 
-    /// Updates the epochs/s and frames/s readout once a second.
+    /// Updates the epochs/s (counted in batches, so fractions count) and frames/s readout once
+    /// a second.
     fn count_rate(self) {
-        let epoch = self.runs.with_value(|r| r.as_ref().map_or(0, |r| r.q.epoch()));
-        let (t0, e0, frames) = self.rate_mark.get_value();
+        let per_epoch = |r: &Runs| r.q.batches_per_epoch().max(1) as f64;
+        let (batches, per_epoch) =
+            self.runs.with_value(|r| r.as_ref().map_or((0, 1.0), |r| (r.q.step_count() as usize, per_epoch(r))));
+        let (t0, b0, frames) = self.rate_mark.get_value();
         let t = now();
         if t - t0 >= 1000.0 {
-            if t0 > 0.0 && epoch >= e0 {
+            if t0 > 0.0 && batches >= b0 {
                 let secs = (t - t0) / 1000.0;
-                self.rate.set(((epoch - e0) as f64 / secs, frames as f64 / secs));
+                self.rate.set(((batches - b0) as f64 / per_epoch / secs, frames as f64 / secs));
             }
-            self.rate_mark.set_value((t, epoch, 1));
+            self.rate_mark.set_value((t, batches, 1));
         } else {
-            self.rate_mark.set_value((t0, e0, frames + 1));
+            self.rate_mark.set_value((t0, b0, frames + 1));
         }
     }
 
     /// The animation-frame loop: one slice per frame while playing (a single loop at most).
-    /// The training budget adapts so that training plus drawing stays within ~30 ms a frame.
-    fn frame(self, last: f64, budget: f64) {
+    /// At pace `max` the training budget adapts so that training plus drawing stays within
+    /// ~30 ms a frame; at a number of epochs per second, `clock` says how many batches are due.
+    fn frame(self, last: f64, budget: f64, mut clock: PaceClock) {
         if !self.playing.get_untracked() {
             self.looping.set_value(false);
             return;
         }
         let t = now();
         let gap = t - last;
-        let budget = if gap > 34.0 { (budget * 0.8).max(2.0) } else { (budget * 1.05).min(14.0) };
-        self.slice(budget);
-        request_animation_frame(move || self.frame(t, budget));
+        let budget = match self.params.with_untracked(|p| p.pace) {
+            Pace::Max => {
+                let budget = if gap > 34.0 { (budget * 0.8).max(2.0) } else { (budget * 1.05).min(14.0) };
+                self.slice(budget);
+                budget
+            }
+            Pace::PerSecond(n) => {
+                self.paced(&mut clock, gap, n);
+                budget
+            }
+        };
+        request_animation_frame(move || self.frame(t, budget, clock));
     }
 
     fn start_loop(self) {
@@ -242,7 +270,7 @@ impl Train {
             self.looping.set_value(true);
             self.rate_mark.set_value((0.0, 0, 0));
             let t = now();
-            request_animation_frame(move || self.frame(t, 8.0));
+            request_animation_frame(move || self.frame(t, 8.0, PaceClock::default()));
         }
     }
 }
@@ -328,6 +356,7 @@ pub fn TrainView() -> impl IntoView {
                 <panels::Boundaries train=train />
                 <panels::Curves train=train />
                 <weights::Weights train=train />
+                <batch::OneBatch train=train />
                 <panels::Command train=train />
             </div>
         </main>

@@ -1,4 +1,5 @@
-//! The Train view's middle column: the toolbar (play/pause/step/reset, epoch, rate, message),
+//! The Train view's middle column: the toolbar (play/pause/step/reset, pace, what a step
+//! takes, epoch and batch, rate, message),
 //! the decision boundaries, the loss/accuracy curves with the mid-run swaps marked, and the
 //! `qscope train` command that reproduces the run. Canvases redraw in effects on `tick`.
 
@@ -7,6 +8,8 @@ use leptos::prelude::*;
 
 use super::Train;
 use super::draw::{self, HI, LO, RES};
+use super::pace::{PaceSelect, StepBySelect};
+use crate::explore::pace::StepBy;
 use crate::explore::train::{Net, for_net};
 use crate::nn::Metrics;
 
@@ -37,10 +40,22 @@ pub fn Toolbar(train: Train) -> impl IntoView {
         train.playing.set(false);
         train.params.with_untracked(|p| train.rebuild(p));
     };
+    // The batch within the epoch, and every batch so far (a test reads fractions of epochs).
+    let batches = move || {
+        train.tick.track();
+        train.runs.with_value(|r| {
+            r.as_ref().map_or((0, 0, 1), |r| (r.q.step_count(), r.q.batch_in_epoch(), r.q.batches_per_epoch()))
+        })
+    };
+    let step_title = move || match train.params.with(|p| p.stepby) {
+        StepBy::Epoch => "train to the end of the epoch",
+        StepBy::Batch => "train one batch",
+    };
     let rate = move || {
         let (epochs, fps) = train.rate.get();
         if train.playing.get() && epochs > 0.0 {
-            format!("{epochs:.0} epochs/s · {fps:.0} fps")
+            let digits = if epochs < 10.0 { 1 } else { 0 };
+            format!("{epochs:.digits$} epochs/s · {fps:.0} fps")
         } else {
             String::new()
         }
@@ -51,10 +66,15 @@ pub fn Toolbar(train: Train) -> impl IntoView {
                 aria-pressed=move || train.playing.get().to_string()>
                 {move || if train.playing.get() { "❚❚ Pause" } else { "▶ Play" }}
             </button>
-            <button type="button" class="button" data-testid="train-step" title="train one epoch"
+            <button type="button" class="button" data-testid="train-step" title=step_title
                 on:click=move |_| { train.playing.set(false); train.step() }>"Step"</button>
             <button type="button" class="button" data-testid="train-reset" title="new weights, same seed" on:click=reset>"Reset"</button>
+            <PaceSelect train=train />
+            <StepBySelect train=train />
             <span class="readout">"epoch "<strong data-testid="train-epoch">{epoch}</strong></span>
+            <span class="muted readout" title="batches into the current epoch">"batch "
+                <span data-testid="train-batches" data-steps=move || batches().0.to_string() data-per-epoch=move || batches().2.to_string()>
+                    {move || { let (_, k, n) = batches(); format!("{k}/{n}") }}</span></span>
             <span class="muted readout" data-testid="train-rate">{rate}</span>
             <Show when=move || train.message.with(Option::is_some)>
                 <span class="error" role="alert" data-testid="train-message">{move || train.message.get().unwrap_or_default()}</span>
