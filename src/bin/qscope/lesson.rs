@@ -1,13 +1,12 @@
 //! `qscope lesson check|link|export`: validate a lesson file, print the link that carries it,
 //! write its printable handout.
 //!
-//! A problem is one line, `FILE:LINE: step K "title": message`, from the lesson parser
-//! (structure, settings, quantizers, tasks) and from the text renderer (formulas: unknown TeX
-//! commands, unbalanced braces). `FILE` may be `-` for standard input.
+//! A problem is one line, `FILE:LINE: step K "title": message`, as the lesson parser finds it
+//! (structure, settings, quantizers, tasks, and formulas the text renderer cannot read: unknown
+//! TeX commands, unbalanced braces). `FILE` may be `-` for standard input.
 
 use std::io::{self, Read};
 
-use qscope::explore::lesson::render::problems as text_problems;
 use qscope::explore::lesson::{Lesson, LessonError, link};
 
 const HELP: &str = "lesson needs a command: check FILE, link FILE [--step K] or export FILE -o DIR";
@@ -42,45 +41,10 @@ fn read(path: &str) -> Result<Source, String> {
     Ok(Source { name, text })
 }
 
-/// The lesson, or every problem as a `FILE:LINE: …` line.
+/// The lesson, or every problem as a `FILE:LINE: …` line (the parser runs the text renderer
+/// too, so formulas it cannot read are among them).
 fn checked(src: &Source) -> Result<Lesson, Vec<String>> {
-    let lesson =
-        Lesson::parse(&src.text).map_err(|errors| errors.iter().map(|e| locate(&src.name, e)).collect::<Vec<_>>())?;
-    let lines: Vec<&str> = src.text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
-    let mut out = Vec::new();
-    let first_step = lesson.steps.first().map_or(lines.len() + 1, |s| s.line);
-    for p in text_problems(&lesson.summary) {
-        let line = file_line(&lines, 1, first_step, &lesson.summary, p.line_in_text);
-        out.push(locate(
-            &src.name,
-            &LessonError { step: None, line: Some(line), message: format!("the summary: {}", p.message) },
-        ));
-    }
-    for (k, step) in lesson.steps.iter().enumerate() {
-        let end = lesson.steps.get(k + 1).map_or(lines.len() + 1, |s| s.line);
-        for p in text_problems(&step.text) {
-            let line = file_line(&lines, step.line + 1, end, &step.text, p.line_in_text);
-            let e = LessonError { step: Some((k + 1, step.title.clone())), line: Some(line), message: p.message };
-            out.push(locate(&src.name, &e));
-        }
-    }
-    if out.is_empty() { Ok(lesson) } else { Err(out) }
-}
-
-/// The file line (from 1) of line `n` of `text`, a part of the file taken from its lines
-/// `from..to` with some lines left out (blank edges, the qscope block): the text's lines are
-/// found in order among the file's.
-fn file_line(lines: &[&str], from: usize, to: usize, text: &str, n: usize) -> usize {
-    let mut at = from;
-    for (i, wanted) in text.split('\n').enumerate() {
-        let found = (at..to).find(|&l| lines.get(l - 1).is_some_and(|f| *f == wanted));
-        let Some(l) = found else { break };
-        if i + 1 == n {
-            return l;
-        }
-        at = l + 1;
-    }
-    from
+    Lesson::parse(&src.text).map_err(|errors| errors.iter().map(|e| locate(&src.name, e)).collect())
 }
 
 /// `FILE:LINE: step K "title": message` (the parts that apply).
