@@ -1,5 +1,5 @@
 //! Small browser helpers: one-per-frame coalescing, downloads, the clipboard, the system
-//! theme and window resizes.
+//! theme and window resizes, and listeners that go when the view that installed them goes.
 
 use leptos::ev;
 use leptos::prelude::*;
@@ -92,12 +92,11 @@ pub fn prefers_dark() -> ReadSignal<bool> {
     let query = window().match_media("(prefers-color-scheme: dark)").ok().flatten();
     let (dark, set_dark) = signal(query.as_ref().is_some_and(|q| q.matches()));
     if let Some(query) = query {
-        let on_change = Closure::<dyn Fn(web_sys::MediaQueryListEvent)>::new(move |e: web_sys::MediaQueryListEvent| {
-            set_dark.set(e.matches())
+        listen_while_mounted(&query, "change", move |e| {
+            if let Ok(e) = e.dyn_into::<web_sys::MediaQueryListEvent>() {
+                set_dark.set(e.matches())
+            }
         });
-        let _ = query.add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref());
-        // The page lives as long as the listener: leak it on purpose.
-        on_change.forget();
     }
     dark
 }
@@ -109,9 +108,25 @@ pub fn resize_ticks() -> ReadSignal<u32> {
     let handle = window_event_listener(ev::resize, move |_| {
         frame.schedule(move || set_ticks.update(|n| *n = n.wrapping_add(1)));
     });
-    // The listener lives as long as the page.
-    std::mem::forget(handle);
+    on_cleanup(move || handle.remove());
     ticks
+}
+
+/// Listens to `name` events on `target` until the reactive owner that calls this is cleaned
+/// up (the view that installed the listener is unmounted).
+pub fn listen_while_mounted(
+    target: &web_sys::EventTarget,
+    name: &'static str,
+    f: impl FnMut(web_sys::Event) + 'static,
+) {
+    let closure = Closure::<dyn FnMut(web_sys::Event)>::new(f).into_js_value();
+    let _ = target.add_event_listener_with_callback(name, closure.unchecked_ref());
+    let held = StoredValue::new_local((target.clone(), closure));
+    on_cleanup(move || {
+        held.try_with_value(|(target, closure)| {
+            target.remove_event_listener_with_callback(name, closure.unchecked_ref())
+        });
+    });
 }
 
 /// Marks the page's theme (`data-theme` on `<html>`) so the CSS follows a manual choice.

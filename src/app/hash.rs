@@ -3,14 +3,15 @@
 //! show in a dismissable banner; the page keeps working with defaults for the bad parts.
 //!
 //! A view reads and writes only its own keys ([`view_hash`], [`write_view`]); the page's keys
-//! (lesson, step, embed, present: [`Page`]) stay in front of them as they are.
+//! (lesson, step, embed, present: [`Page`]) stay in front of them as they are. Which view is
+//! mounted is the [`route`](super::route)'s business: a view's listener ignores another view's hash.
 
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use super::model::Model;
-use crate::explore::page::Page;
+use crate::explore::page::{Page, View};
 use crate::explore::state::State;
 
 /// The current hash, `#…` (empty when there is none).
@@ -36,11 +37,15 @@ pub fn view_hash() -> String {
 /// Writes `page`'s keys followed by a view's hash, with `replaceState` (no history entry, no
 /// scroll, no `hashchange`), unless the URL says so already.
 pub fn write(page: &Page, view_hash: &str) {
-    let hash = page.compose(view_hash);
+    replace(&page.compose(view_hash));
+}
+
+/// Replaces the whole hash (`#…`) with `replaceState`, unless the URL says so already.
+pub fn replace(hash: &str) {
     if current() != hash
         && let Ok(history) = window().history()
     {
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&hash));
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(hash));
     }
 }
 
@@ -54,14 +59,13 @@ pub fn permalink() -> String {
     window().location().href().unwrap_or_default()
 }
 
-/// Keeps the hash in step with the state, both ways.
+/// Keeps the hash in step with the state, both ways, while the explorer is mounted.
 pub fn sync(model: Model) {
     Effect::new(move |_| write_view(&model.state.with(State::to_hash)));
     let handle = window_event_listener(ev::hashchange, move |_| {
         let hash = view_hash();
-        if super::train::is_train(&hash) {
-            // Another view: start it afresh.
-            let _ = window().location().reload();
+        if View::of(&hash) != View::Explorer {
+            // Another view: the route mounts it.
             return;
         }
         if model.state.with_untracked(State::to_hash) == hash {
@@ -73,8 +77,7 @@ pub fn sync(model: Model) {
         model.spec_error.set(None);
         model.state.set(state);
     });
-    // The listener lives as long as the page.
-    std::mem::forget(handle);
+    on_cleanup(move || handle.remove());
 }
 
 /// The problems found in a hash, each on its own line, until dismissed.

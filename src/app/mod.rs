@@ -6,7 +6,8 @@
 //! panels; effects sit only at the edges (canvas drawing, the URL, the clipboard, downloads).
 //! Every call into [`crate::plot`] goes through [`figure`].
 //!
-//! - [`shell`] — the page: title bar, banner, the three columns and the sample tensor.
+//! - [`shell`] — the page: title bar, banner, the three columns and the sample tensor;
+//!   [`route`] — which view is mounted (switching views remounts, never reloads).
 //! - left: [`picker`], [`compare`] (the list, with [`controls`] / [`widgets`] for the selected
 //!   quantizer, and the [`spec_field`]);
 //! - middle: [`plots`] (toolbar, canvases, crosshair readout) with [`interact`];
@@ -30,6 +31,7 @@ mod panic;
 mod picker;
 mod plots;
 mod quality;
+mod route;
 mod sample;
 mod selected;
 mod shell;

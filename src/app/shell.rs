@@ -13,44 +13,49 @@ use super::model::{Model, ThemeChoice};
 use super::picker::Picker;
 use super::plots::Plots;
 use super::quality::Quality;
+use super::route::Router;
 use super::sample::SamplePanel;
 use super::selected::SelectedPanel;
-use super::train::{self, TrainView};
+use super::train::TrainView;
+use crate::explore::page::View;
 use crate::explore::state::State;
 
+/// The app: the route (view and page keys) and, under it, the mounted view. A change of view
+/// (or of a lesson's step) mounts the view afresh; the old one's listeners and loops go with it.
 #[component]
 pub fn App() -> impl IntoView {
-    if train::is_train(&hash::view_hash()) {
-        return view! {
-            <TrainHeader />
-            <TrainView />
-        }
-        .into_any();
+    let router = Router::new(|hash| hash.to_string());
+    provide_context(router);
+    let mounted = router.mounted();
+    view! {
+        <div class="app">
+            {move || match mounted.get().0 {
+                View::Explorer => view! { <Explorer router=router /> }.into_any(),
+                View::Train => view! {
+                    <TrainHeader router=router />
+                    <TrainView />
+                }
+                .into_any(),
+            }}
+        </div>
     }
-    Explorer().into_any()
-}
-
-/// Switches views by rewriting the hash: the current view's `hashchange` listener reloads the
-/// page, so each view starts from its own link.
-fn switch_view(hash: &str) {
-    let _ = window().location().set_hash(hash);
 }
 
 /// The title bar's view switch: [Explorer] [Train].
 #[component]
-fn Views(train: bool) -> impl IntoView {
-    let tab = move |name: &'static str, current: bool, hash: &'static str| {
+fn Views(router: Router, train: bool) -> impl IntoView {
+    let tab = move |name: &'static str, current: bool, view: View| {
         let testid = format!("view-{}", name.to_lowercase());
         if current {
             view! { <span class="view current" aria-current="page" data-testid=testid>{name}</span> }.into_any()
         } else {
-            view! { <button type="button" class="view" data-testid=testid on:click=move |_| switch_view(hash)>{name}</button> }.into_any()
+            view! { <button type="button" class="view" data-testid=testid on:click=move |_| router.switch(view)>{name}</button> }.into_any()
         }
     };
     view! {
         <nav class="views" aria-label="Views">
-            {tab("Explorer", !train, "")}
-            {tab("Train", train, "view=train")}
+            {tab("Explorer", !train, View::Explorer)}
+            {tab("Train", train, View::Train)}
         </nav>
     }
 }
@@ -64,13 +69,13 @@ fn share_link(status: RwSignal<String>) {
 }
 
 #[component]
-fn TrainHeader() -> impl IntoView {
+fn TrainHeader(router: Router) -> impl IntoView {
     let status = RwSignal::new(String::new());
     let share = move |_| share_link(status);
     view! {
         <header class="bar">
             <span class="brand">"qscope"</span>
-            <Views train=true />
+            <Views router=router train=true />
             <span class="tagline">"a small quantized MLP, trained live beside its float twin"</span>
             <span class="status muted" role="status" data-testid="status">{move || status.get()}</span>
             <div class="actions">
@@ -81,8 +86,8 @@ fn TrainHeader() -> impl IntoView {
 }
 
 /// The explorer: the title bar, the banner and the three columns.
-#[allow(non_snake_case)]
-fn Explorer() -> impl IntoView {
+#[component]
+fn Explorer(router: Router) -> impl IntoView {
     let (initial, state_problems) = State::parse(&hash::view_hash());
     let problems = [hash::page_problems(), state_problems].concat();
     let model = Model::new(initial, prefers_dark().into());
@@ -98,7 +103,7 @@ fn Explorer() -> impl IntoView {
     let resized = resize_ticks();
     let picker_hidden = model.hides("picker");
     view! {
-        <Header model=model />
+        <Header router=router model=model />
         <HashBanner notices=model.notices />
         <main class="explorer">
             <div class="column left">
@@ -122,7 +127,7 @@ fn Explorer() -> impl IntoView {
 }
 
 #[component]
-fn Header(model: Model) -> impl IntoView {
+fn Header(router: Router, model: Model) -> impl IntoView {
     let status = RwSignal::new(String::new());
     let share = move |_| share_link(status);
     let theme_label = move || match model.theme.get() {
@@ -142,7 +147,7 @@ fn Header(model: Model) -> impl IntoView {
     view! {
         <header class="bar">
             <span class="brand">"qscope"</span>
-            <Views train=false />
+            <Views router=router train=false />
             <span class="tagline">"what a quantizer computes, forward and backward"</span>
             <span class="status muted" role="status" data-testid="status">{move || status.get()}</span>
             <div class="actions">

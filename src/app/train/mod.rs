@@ -18,9 +18,8 @@ mod panels;
 mod weights;
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-use wasm_bindgen::prelude::Closure;
 
+use super::dom::listen_while_mounted;
 use super::hash::{self, HashBanner};
 use crate::explore::pace::{Pace, PaceClock, StepBy};
 pub use crate::explore::train::is_train;
@@ -245,8 +244,9 @@ impl Train {
     /// At pace `max` the training budget adapts so that training plus drawing stays within
     /// ~30 ms a frame; at a number of epochs per second, `clock` says how many batches are due.
     fn frame(self, last: f64, budget: f64, mut clock: PaceClock) {
-        if !self.playing.get_untracked() {
-            self.looping.set_value(false);
+        // A view that went away (its signals disposed) ends the loop.
+        if !self.playing.try_get_untracked().unwrap_or(false) {
+            self.looping.try_set_value(false);
             return;
         }
         let t = now();
@@ -275,25 +275,20 @@ impl Train {
     }
 }
 
-/// Pauses when the tab is hidden.
+/// Pauses when the tab is hidden (while the view is mounted).
 fn pause_when_hidden(train: Train) {
-    let on_change = Closure::<dyn Fn()>::new(move || {
+    listen_while_mounted(&document(), "visibilitychange", move |_| {
         if document().hidden() && train.playing.get_untracked() {
             train.stop("paused while the tab was hidden".into());
         }
     });
-    let _ = document().add_event_listener_with_callback("visibilitychange", on_change.as_ref().unchecked_ref());
-    // The listener lives as long as the page.
-    on_change.forget();
 }
 
-/// Reads a hand-edited link: the Train view takes it, any other view reloads the page.
+/// Reads a hand-edited link while the view is mounted (another view's link: the route mounts it).
 fn follow_hash_edits(train: Train) {
     let handle = window_event_listener(leptos::ev::hashchange, move |_| {
         let hash = hash::view_hash();
-        if !is_train(&hash) {
-            let _ = window().location().reload();
-        } else if train.params.with_untracked(TrainParams::to_hash) != hash {
+        if is_train(&hash) && train.params.with_untracked(TrainParams::to_hash) != hash {
             let (params, problems) = TrainParams::parse(&hash);
             let play = params.play && !reduced_motion();
             train.playing.set(false);
@@ -302,8 +297,7 @@ fn follow_hash_edits(train: Train) {
             train.playing.set(play);
         }
     });
-    // The listener lives as long as the page.
-    std::mem::forget(handle);
+    on_cleanup(move || handle.remove());
 }
 
 #[component]
