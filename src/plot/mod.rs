@@ -82,6 +82,17 @@ impl Theme {
         palette: OKABE_ITO_ON_DARK,
     };
 
+    /// For a projector (presenter mode): black on white, darker axes and grid, the same
+    /// Okabe–Ito order.
+    pub const HIGH_CONTRAST: Theme = Theme {
+        background: RGBColor(0xFF, 0xFF, 0xFF),
+        text: RGBColor(0x00, 0x00, 0x00),
+        muted: RGBColor(0x1F, 0x23, 0x28),
+        axis: RGBColor(0x3A, 0x3F, 0x45),
+        grid: RGBColor(0xC4, 0xC8, 0xCE),
+        palette: OKABE_ITO,
+    };
+
     /// The colour of the `i`-th curve.
     pub fn curve(&self, i: usize) -> RGBColor {
         self.palette[i % self.palette.len()]
@@ -129,7 +140,7 @@ pub const DASHES: [&[f64]; 6] =
 /// How far the plot rectangle of a panel lies inside its left and right edges, in layout
 /// pixels (margin and y labels on the left, margin on the right): what maps a pointer's
 /// position to x.
-pub const PLOT_INSET: (f64, f64) = (6.0 + 58.0, 18.0);
+pub const PLOT_INSET: (f64, f64) = (6.0 + 70.0, 18.0);
 
 /// The dash pattern of the true derivative (faint, thin).
 pub const TRUE_DERIVATIVE_DASH: &[f64] = &[3.0, 3.0];

@@ -5,7 +5,9 @@
 use std::ops::Range;
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::{BoldPoints, Ranged};
 use plotters::prelude::*;
+use plotters::style::FontTransform;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::geometry::{Frame, Px, clip, dash, simplify, to_backend};
@@ -29,6 +31,16 @@ const DOT_R: f64 = 3.2;
 const MARGIN_LEFT: f64 = 6.0;
 /// The width of the y label area.
 const Y_LABELS: f64 = PLOT_INSET.0 - MARGIN_LEFT;
+/// How many labelled ticks the y axis aims at.
+const Y_TICKS: usize = 7;
+/// The axis' own tick marks, outward, in layout pixels.
+const TICK: f64 = 4.0;
+/// The length of one curve's level ticks, and the most room all of them take (several curves
+/// share it, side by side, the first nearest the axis).
+const LEVEL_TICK: f64 = 7.0;
+const LEVEL_STRIP: f64 = 21.0;
+/// The gap between the level ticks (or the axis' tick marks) and the labels.
+const LABEL_GAP: f64 = 5.0;
 
 /// `v` as a tick value on an axis `span` wide: float noise around zero is zero.
 fn snap(v: f32, span: f32) -> f64 {
@@ -223,7 +235,8 @@ pub(super) fn draw<DB: DrawingBackend>(
         .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
     // Tick values come from float arithmetic: −5.55e−17 means 0.
     let fmt_x = |v: &f32| fmt_number(snap(*v, x_hi - x_lo));
-    let fmt_y = |v: &f32| fmt_number(snap(*v, y_hi - y_lo));
+    // The grid and the x axis are plotters'; the y axis is drawn by [`y_axis`], with room for
+    // the level ticks between its line and its labels.
     chart
         .configure_mesh()
         .bold_line_style(th.grid.stroke_width(style.px(1.0)))
@@ -232,14 +245,14 @@ pub(super) fn draw<DB: DrawingBackend>(
         .axis_style(th.axis.stroke_width(style.px(1.0)))
         .set_all_tick_mark_size(style.px(4.0))
         .x_labels(9)
-        .y_labels(7)
+        .y_labels(Y_TICKS)
+        .disable_y_axis()
         .x_label_formatter(&fmt_x)
-        .y_label_formatter(&fmt_y)
         .label_style(style.text(12.0, th.muted))
         .axis_desc_style(style.text(12.5, th.text))
         .x_desc("x")
-        .y_desc(panel.y_desc())
         .draw()?;
+    let y_ticks: Vec<f32> = chart.as_coord_spec().y_spec().key_points(BoldPoints(Y_TICKS));
 
     let base = area.get_base_pixel();
     let corner = |x: f32, y: f32| {
@@ -249,6 +262,13 @@ pub(super) fn draw<DB: DrawingBackend>(
     let (p0, p1) = (corner(x_lo, y_lo), corner(x_hi, y_hi));
     let frame = Frame { px_x: (p0.0, p1.0), px_y: (p0.1, p1.1), x: (x_lo, x_hi), y: (y_lo, y_hi) };
     let pen = Pen { area, frame, style };
+    let levels: Vec<(usize, &[f32])> = cuts
+        .iter()
+        .filter_map(|(i, _)| curves[*i].levels.as_deref().filter(|l| !l.is_empty()).map(|l| (*i, l)))
+        .collect();
+    // The backward panel keeps the forward panel's room for them, so the two axes line up.
+    let shown = if panel == Panel::Forward { levels.as_slice() } else { &[] };
+    y_axis(&pen, panel, &y_ticks, levels.len(), shown)?;
 
     // The axes through the origin, where they are in view.
     if y_lo < 0.0 && y_hi > 0.0 {
@@ -283,6 +303,44 @@ pub(super) fn draw<DB: DrawingBackend>(
         area.draw_text(&label, &text, (x0, y0))?;
     }
     Ok(())
+}
+
+/// The y axis at the plot's left edge: its line, its tick marks and labels, its name, and
+/// (forward panel) each quantizer's output levels as short ticks in its colour, outside the
+/// plot, between the line and the labels — so a level never reads as a piece of a curve.
+/// `lanes` curves have levels; the labels stand clear of them in both panels alike.
+fn y_axis<DB: DrawingBackend>(
+    pen: &Pen<DB>,
+    panel: Panel,
+    ticks: &[f32],
+    lanes: usize,
+    levels: &[(usize, &[f32])],
+) -> DrawResult<DB> {
+    let (th, style, frame) = (&pen.style.theme, pen.style, &pen.frame);
+    let (left, top, _, bottom) = frame.rect();
+    let strip = (lanes as f64 * LEVEL_TICK).min(LEVEL_STRIP);
+    let lane = if lanes > 0 { strip / lanes as f64 } else { 0.0 };
+    for (k, (i, values)) in levels.iter().enumerate() {
+        let stroke = th.curve(*i).stroke_width(style.px(2.0));
+        let x1 = left - style.f(k as f64 * lane);
+        let x0 = x1 - style.f(lane - 1.0).max(style.f(2.0));
+        for &v in values.iter().filter(|v| (frame.y.0..=frame.y.1).contains(*v)) {
+            let y = pen.at(frame.x.0, v).1;
+            pen.area.draw(&PathElement::new(to_backend(&[(x0, y), (x1, y)]), stroke))?;
+        }
+    }
+    let axis = th.axis.stroke_width(style.px(1.0));
+    pen.area.draw(&PathElement::new(to_backend(&[(left, top), (left, bottom)]), axis))?;
+    let span = frame.y.1 - frame.y.0;
+    let label = style.text(12.0, th.muted).pos(Pos::new(HPos::Right, VPos::Center));
+    let label_x = (left - style.f(strip.max(TICK) + LABEL_GAP)).round() as i32;
+    for &v in ticks.iter().filter(|v| (frame.y.0..=frame.y.1).contains(*v)) {
+        let y = pen.at(frame.x.0, v).1;
+        pen.area.draw(&PathElement::new(to_backend(&[(left - style.f(TICK), y), (left, y)]), axis))?;
+        pen.area.draw_text(&fmt_number(snap(v, span)), &label, (label_x, y.round() as i32))?;
+    }
+    let name = style.text(12.5, th.text).transform(FontTransform::Rotate270).pos(Pos::new(HPos::Center, VPos::Top));
+    pen.area.draw_text(panel.y_desc(), &name, (style.f(MARGIN_LEFT) as i32, ((top + bottom) / 2.0) as i32))
 }
 
 /// The points of `r` with, at each end, the located jump the run stops at.
@@ -334,17 +392,6 @@ fn forward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, 
             } else {
                 pen.line(&pts, color, 1.0, width, curve_dash(*i))?;
             }
-        }
-    }
-    // Level ticks just inside the y axis, in the curve's colour, side by side, over the lines.
-    let len = style.f(8.0);
-    for (k, (i, _)) in cuts.iter().enumerate() {
-        let Some(levels) = &curves[*i].levels else { continue };
-        let stroke = th.curve(*i).stroke_width(style.px(2.0));
-        let x0 = pen.frame.rect().0 + k as f64 * len;
-        for &v in levels.iter().filter(|v| (pen.frame.y.0..=pen.frame.y.1).contains(*v)) {
-            let y = pen.at(win.0, v).1;
-            pen.area.draw(&PathElement::new(to_backend(&[(x0, y), (x0 + len, y)]), stroke))?;
         }
     }
     // Dots on top of every line: filled on the value q takes at the jump, open on the other.

@@ -279,10 +279,52 @@ fn a_forward_panel_draws_flat_steps_with_axes_and_labels() {
     for p in &lines {
         assert!(p.points.windows(2).all(|w| w[0].1 == w[1].1), "a sloped segment {:?} joins two levels", p.points);
     }
-    // The 15 level ticks on the y axis: short, horizontal, side by side at the plot's left edge.
+    // The 15 level ticks on the y axis: short, horizontal, one above the other, outside the
+    // plot (left of the axis line at the plot's left edge), so none reads as a piece of curve.
     assert_eq!(ticks.len(), 15);
     assert!(ticks.iter().all(|t| t.points.len() == 2 && t.points[0].1 == t.points[1].1));
     assert!(ticks.iter().all(|t| t.points[0].0 == ticks[0].points[0].0));
+    let axis = PLOT_INSET.0 as i32;
+    assert!(ticks.iter().flat_map(|t| &t.points).all(|p| p.0 <= axis), "{:?}", ticks[0].points);
+    assert!(ticks.iter().flat_map(|t| &t.points).any(|p| p.0 == axis), "the ticks touch the axis");
+}
+
+#[test]
+fn level_ticks_of_several_curves_stand_side_by_side_left_of_the_axis() {
+    let curves = [curve("qkeras.quantized_bits(4,0,1)"), curve("larq.ste_sign")];
+    let rec = record(|area| draw_panel(area, Panel::Forward, &curves, &Style::default()).unwrap());
+    let axis = PLOT_INSET.0 as i32;
+    let outside = |rgb: RGBColor| -> Vec<i32> {
+        let left = rec.paths_in(rgb).into_iter().filter(|p| p.points.iter().all(|q| q.0 <= axis));
+        left.flat_map(|p| p.points.iter().map(|q| q.0)).collect()
+    };
+    let (blue, orange) = (outside(OKABE_ITO[0]), outside(OKABE_ITO[1]));
+    // 15 levels of quantized_bits nearest the axis, ste_sign's ±1 further out.
+    assert_eq!((blue.len(), orange.len()), (2 * 15, 2 * 2));
+    assert!(orange.iter().max() < blue.iter().min(), "{orange:?} {blue:?}");
+}
+
+/// The WCAG contrast ratio of two colours.
+fn contrast(a: RGBColor, b: RGBColor) -> f64 {
+    let lum = |c: RGBColor| {
+        let ch = |v: u8| {
+            let v = v as f64 / 255.0;
+            if v <= 0.03928 { v / 12.92 } else { ((v + 0.055) / 1.055).powf(2.4) }
+        };
+        0.2126 * ch(c.0) + 0.7152 * ch(c.1) + 0.0722 * ch(c.2)
+    };
+    let (x, y) = (lum(a), lum(b));
+    (x.max(y) + 0.05) / (x.min(y) + 0.05)
+}
+
+#[test]
+fn the_high_contrast_theme_keeps_the_okabe_ito_order_and_reads_from_afar() {
+    let th = Theme::HIGH_CONTRAST;
+    assert_eq!(th.palette, OKABE_ITO);
+    assert!(contrast(th.text, th.background) >= 20.0);
+    assert!(contrast(th.muted, th.background) >= 15.0, "labels");
+    assert!(contrast(th.axis, th.background) > contrast(Theme::LIGHT.axis, Theme::LIGHT.background));
+    assert!(contrast(th.grid, th.background) > contrast(Theme::LIGHT.grid, Theme::LIGHT.background));
 }
 
 #[test]
