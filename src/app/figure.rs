@@ -96,7 +96,23 @@ impl Frame {
 }
 
 fn theme(dark: bool) -> Theme {
-    if dark { Theme::DARK } else { Theme::LIGHT }
+    if super::modes::root_has_class("presenter") {
+        Theme::HIGH_CONTRAST
+    } else if dark {
+        Theme::DARK
+    } else {
+        Theme::LIGHT
+    }
+}
+
+/// How much larger than usual a panel draws everything (type, lines, margins): 1, or 1.5 to
+/// 2.25 in presenter mode (by the window's width), so a projector shows curves ≥ 3 px wide.
+fn zoom() -> f64 {
+    if !super::modes::root_has_class("presenter") {
+        return 1.0;
+    }
+    let width = web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).unwrap_or(1280.0);
+    (width / 850.0).clamp(1.5, 2.25)
 }
 
 fn device_pixel_ratio() -> f64 {
@@ -120,7 +136,7 @@ pub fn draw_panel(canvas: &HtmlCanvasElement, panel: Which, curves: &[Curve], fr
     }
     let backend =
         CanvasBackend::with_canvas_object(canvas.clone()).ok_or_else(|| "the canvas has no 2D context".to_string())?;
-    plot::draw_panel_with(&backend.into_drawing_area(), panel, curves, &frame.view(), &frame.style(dpr))
+    plot::draw_panel_with(&backend.into_drawing_area(), panel, curves, &frame.view(), &frame.style(dpr * zoom()))
         .map_err(|e| format!("drawing the {panel:?} panel failed: {e:?}"))
 }
 
@@ -149,14 +165,15 @@ const PLOT_RIGHT: f64 = plot::PLOT_INSET.1;
 
 /// The x value under a pointer `px` layout pixels from the left of a panel `width` wide.
 pub fn x_at(px: f64, width: f64, (lo, hi): (f32, f32)) -> f32 {
-    let w = (width - PLOT_LEFT - PLOT_RIGHT).max(1.0);
-    let t = ((px - PLOT_LEFT) / w).clamp(0.0, 1.0);
+    let z = zoom();
+    let w = (width - (PLOT_LEFT + PLOT_RIGHT) * z).max(1.0);
+    let t = ((px - PLOT_LEFT * z) / w).clamp(0.0, 1.0);
     (lo as f64 + t * (hi as f64 - lo as f64)) as f32
 }
 
 /// The x units per layout pixel of a panel `width` wide.
 pub fn x_per_px(width: f64, (lo, hi): (f32, f32)) -> f32 {
-    ((hi as f64 - lo as f64) / (width - PLOT_LEFT - PLOT_RIGHT).max(1.0)) as f32
+    ((hi as f64 - lo as f64) / (width - (PLOT_LEFT + PLOT_RIGHT) * zoom()).max(1.0)) as f32
 }
 
 /// The CSS colour of the `i`-th curve.

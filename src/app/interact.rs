@@ -1,7 +1,9 @@
 //! Pointer, wheel and keyboard on a plot canvas: hover moves the crosshair, a drag pans, the
 //! wheel zooms around the pointer (a non-passive listener, so the page does not scroll), a
 //! click pins the Explain panel's x, a double-click resets the range; focused, the arrow keys
-//! pan, +/− zoom and 0 resets. Every change is applied on the next animation frame.
+//! pan, +/− zoom and 0 resets. By touch: one finger drags sideways to pan (an upward or
+//! downward drag scrolls the page: the canvas allows `pan-y`), two fingers pinch to zoom, a
+//! tap pins. Every change is applied on the next animation frame.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -21,8 +23,43 @@ struct Drag {
     moved: bool,
 }
 
-/// Pixels a pointer may move before a press counts as a drag, not a click.
+/// A two-finger pinch in progress: the fingers' distance and midpoint at its start, the x
+/// range then and the x under the midpoint.
+#[derive(Clone, Copy)]
+struct Pinch {
+    distance: f64,
+    mid: f64,
+    x: (f32, f32),
+    at: f32,
+}
+
+/// The pointers down on a canvas (id, position in pixels): two make a pinch.
+type Touches = Vec<(i32, (f64, f64))>;
+
+/// Pixels a pointer may move before a press counts as a drag, not a click (a finger gets more).
 const CLICK_SLOP: f64 = 3.0;
+const TAP_SLOP: f64 = 10.0;
+
+fn slop(e: &PointerEvent) -> f64 {
+    if e.pointer_type() == "touch" { TAP_SLOP } else { CLICK_SLOP }
+}
+
+fn at(e: &PointerEvent) -> (f64, f64) {
+    (e.offset_x() as f64, e.offset_y() as f64)
+}
+
+/// The distance between the first two pointers and their midpoint's x.
+fn spread(touches: &Touches) -> Option<(f64, f64)> {
+    let [(_, a), (_, b), ..] = touches.as_slice() else { return None };
+    Some((((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt().max(1.0), (a.0 + b.0) / 2.0))
+}
+
+/// The x range a pinch gives: zoomed around the x first under the fingers by how much they
+/// spread, and moved with their midpoint.
+fn pinched(p: Pinch, now: (f64, f64), width: f64) -> (f32, f32) {
+    let zoomed = zoom(p.x, p.at, (p.distance / now.0) as f32);
+    pan(zoomed, -((now.1 - p.mid) as f32) * figure::x_per_px(width, zoomed))
+}
 
 fn set_x(model: Model, x: (f32, f32)) {
     if model.x.get_untracked() != x {
@@ -56,28 +93,53 @@ fn listen<E: JsCast + 'static>(canvas: &HtmlCanvasElement, name: &str, passive: 
 /// Attaches the handlers once the canvas exists.
 pub fn attach(model: Model, node: NodeRef<leptos::html::Canvas>, frame: NextFrame) {
     let drag = StoredValue::new(None::<Drag>);
+    let pinch = StoredValue::new(None::<Pinch>);
+    let touches = StoredValue::new(Touches::new());
     let wheel = StoredValue::new((1.0f32, 0.0f32));
     node.on_load(move |canvas: HtmlCanvasElement| {
         let width = {
             let c = canvas.clone();
             move || c.client_width() as f64
         };
+        let w = width.clone();
         listen(&canvas, "pointerdown", true, move |e: PointerEvent| {
             if e.button() != 0 {
                 return;
             }
-            drag.set_value(Some(Drag { px: e.offset_x() as f64, x: model.x.get_untracked(), moved: false }));
+            touches.update_value(|t| {
+                t.retain(|(id, _)| *id != e.pointer_id());
+                t.push((e.pointer_id(), at(&e)));
+            });
+            if let Some((distance, mid)) = touches.with_value(spread) {
+                // A second finger: the drag becomes a pinch (and never a tap).
+                let x = model.x.get_untracked();
+                pinch.set_value(Some(Pinch { distance, mid, x, at: figure::x_at(mid, w(), x) }));
+                drag.set_value(None);
+                model.hover.set(None);
+            } else {
+                drag.set_value(Some(Drag { px: e.offset_x() as f64, x: model.x.get_untracked(), moved: false }));
+            }
             if let Some(t) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
                 let _ = t.set_pointer_capture(e.pointer_id());
             }
         });
         let w = width.clone();
         listen(&canvas, "pointermove", true, move |e: PointerEvent| {
+            touches.update_value(|t| {
+                if let Some(p) = t.iter_mut().find(|(id, _)| *id == e.pointer_id()) {
+                    p.1 = at(&e);
+                }
+            });
+            if let (Some(p), Some(now)) = (pinch.get_value(), touches.with_value(spread)) {
+                let to = pinched(p, now, w());
+                frame.schedule(move || set_x(model, to));
+                return;
+            }
             let px = e.offset_x() as f64;
             match drag.get_value() {
                 Some(d) => {
                     let dx = px - d.px;
-                    if !d.moved && dx.abs() <= CLICK_SLOP {
+                    if !d.moved && dx.abs() <= slop(&e) {
                         return;
                     }
                     drag.set_value(Some(Drag { moved: true, ..d }));
@@ -85,22 +147,38 @@ pub fn attach(model: Model, node: NodeRef<leptos::html::Canvas>, frame: NextFram
                     model.hover.set(None);
                     frame.schedule(move || set_x(model, to));
                 }
-                None => {
+                None if e.pointer_type() != "touch" && pinch.get_value().is_none() => {
                     let x = figure::x_at(px, w(), model.x.get_untracked());
                     frame.schedule(move || model.hover.set(Some(x)));
                 }
+                None => {}
             }
         });
+        let lift = move |e: &PointerEvent| {
+            touches.update_value(|t| t.retain(|(id, _)| *id != e.pointer_id()));
+            if pinch.get_value().is_some() {
+                pinch.set_value(None);
+                // The finger left on the glass goes on panning from here, as a drag, not a tap.
+                drag.set_value(touches.with_value(|t| t.first().map(|(_, p)| p.0)).map(|px| Drag {
+                    px,
+                    x: model.x.get_untracked(),
+                    moved: true,
+                }));
+                return false;
+            }
+            let tap = drag.get_value().is_some_and(|d| !d.moved);
+            drag.set_value(None);
+            tap
+        };
         let w = width.clone();
         listen(&canvas, "pointerup", true, move |e: PointerEvent| {
-            if let Some(d) = drag.get_value()
-                && !d.moved
-            {
+            if lift(&e) {
                 model.probe.set(figure::x_at(e.offset_x() as f64, w(), model.x.get_untracked()));
             }
-            drag.set_value(None);
         });
-        listen(&canvas, "pointercancel", true, move |_: PointerEvent| drag.set_value(None));
+        listen(&canvas, "pointercancel", true, move |e: PointerEvent| {
+            lift(&e);
+        });
         listen(&canvas, "pointerleave", true, move |_: PointerEvent| {
             if drag.get_value().is_none() {
                 frame.schedule(move || model.hover.set(None));

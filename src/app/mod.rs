@@ -27,6 +27,7 @@ mod figure;
 mod hash;
 mod interact;
 mod model;
+mod modes;
 mod panic;
 mod picker;
 mod plots;

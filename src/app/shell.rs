@@ -10,6 +10,7 @@ use super::explain::ExplainPanel;
 use super::export::{save_png, save_svg};
 use super::hash::{self, HashBanner};
 use super::model::{Model, ThemeChoice};
+use super::modes::{EmbedButton, EmbedFooter, Modes, PresenterToggle};
 use super::picker::Picker;
 use super::plots::Plots;
 use super::quality::Quality;
@@ -26,6 +27,7 @@ use crate::explore::state::State;
 pub fn App() -> impl IntoView {
     let router = Router::new(|hash| hash.to_string());
     provide_context(router);
+    Modes::install();
     let mounted = router.mounted();
     view! {
         <div class="app">
@@ -80,8 +82,11 @@ fn TrainHeader(router: Router) -> impl IntoView {
             <span class="status muted" role="status" data-testid="status">{move || status.get()}</span>
             <div class="actions">
                 <button type="button" class="button" data-testid="share-link" on:click=share>"Copy link"</button>
+                <EmbedButton />
+                <PresenterToggle />
             </div>
         </header>
+        <EmbedFooter />
     }
 }
 
@@ -165,7 +170,10 @@ fn Header(router: Router, model: Model) -> impl IntoView {
                         ThemeChoice::Dark => "☾",
                     }}
                 </button>
+                <EmbedButton />
+                <PresenterToggle />
             </div>
         </header>
+        <EmbedFooter />
     }
 }
