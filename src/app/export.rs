@@ -65,7 +65,7 @@ fn figure_size() -> (u32, u32) {
 
 /// Renders the figure at 2× and hands the PNG bytes (with metadata) to `done`.
 fn render_png(model: Model, done: impl FnOnce(Result<Vec<u8>, String>) + 'static) {
-    let frame = Frame { x: model.x.get_untracked(), crosshair: None, dark: model.dark.get_untracked() };
+    let frame = Frame { x: model.x.get_untracked(), crosshair: None, dark: model.dark.get_untracked(), emphasis: None };
     let canvas = match model.curves.with_untracked(|c| figure::draw_figure_2x(figure_size(), c, &frame)) {
         Ok(c) => c,
         Err(e) => return done(Err(e)),
@@ -113,7 +113,7 @@ pub fn save_png(model: Model, status: RwSignal<String>) {
 /// Saves the figure as a vector SVG document (drawn by the same code as the canvases, with the
 /// specs, permalink and version in its `<title>`, `<desc>` and `<metadata>`).
 pub fn save_svg(model: Model, status: RwSignal<String>) {
-    let frame = Frame { x: model.x.get_untracked(), crosshair: None, dark: model.dark.get_untracked() };
+    let frame = Frame { x: model.x.get_untracked(), crosshair: None, dark: model.dark.get_untracked(), emphasis: None };
     let specs = meta(model).specs;
     let infer = !model.mode.get_untracked().training();
     let seed = model.seed.get_untracked();

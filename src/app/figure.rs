@@ -83,11 +83,18 @@ pub struct Frame {
     pub x: (f32, f32),
     pub crosshair: Option<f32>,
     pub dark: bool,
+    /// The curve a lesson step points at (`highlight=curve:N`, as an index): drawn thicker.
+    pub emphasis: Option<usize>,
 }
 
 impl Frame {
     fn view(&self) -> View {
-        View { x: Some(self.x), crosshair: self.crosshair.map(|x| Crosshair { x }), ..View::default() }
+        View {
+            x: Some(self.x),
+            crosshair: self.crosshair.map(|x| Crosshair { x }),
+            emphasis: self.emphasis,
+            ..View::default()
+        }
     }
 
     fn style(&self, scale: f64) -> Style {
@@ -105,14 +112,14 @@ fn theme(dark: bool) -> Theme {
     }
 }
 
-/// How much larger than usual a panel draws everything (type, lines, margins): 1, or 1.5 to
-/// 2.25 in presenter mode (by the window's width), so a projector shows curves ≥ 3 px wide.
+/// How much larger than usual a panel draws everything (type, lines, margins): 1, or 1.6 to
+/// 2.25 in presenter mode (by the window's width), so a projector shows curves over 3 px wide.
 fn zoom() -> f64 {
     if !super::modes::root_has_class("presenter") {
         return 1.0;
     }
     let width = web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).unwrap_or(1280.0);
-    (width / 850.0).clamp(1.5, 2.25)
+    (width / 800.0).clamp(1.6, 2.25)
 }
 
 fn device_pixel_ratio() -> f64 {

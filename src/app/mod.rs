@@ -26,6 +26,7 @@ mod export;
 mod figure;
 mod hash;
 mod interact;
+mod lesson;
 mod model;
 mod modes;
 mod panic;

@@ -154,9 +154,14 @@ fn Toolbar(model: Model) -> impl IntoView {
 #[component]
 fn PlotCanvas(model: Model, panel: Which, testid: &'static str, resized: ReadSignal<u32>) -> impl IntoView {
     let node = NodeRef::<leptos::html::Canvas>::new();
+    let lesson = super::lesson::player();
     Effect::new(move |_| {
         resized.track();
-        let frame = Frame { x: model.x.get(), crosshair: model.hover.get(), dark: model.dark.get() };
+        // With a pinned x (`pin=`) the crosshair stays at the probe while the pointer is away.
+        let pinned = model.state.with(|s| s.pin.is_some());
+        let crosshair = model.hover.get().or_else(|| pinned.then(|| model.probe.get()));
+        let emphasis = lesson.and_then(|p| p.emphasis());
+        let frame = Frame { x: model.x.get(), crosshair, dark: model.dark.get(), emphasis };
         let Some(el) = node.get() else { return };
         let start = now_ms();
         model.curves.with(|c| {

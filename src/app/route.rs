@@ -23,9 +23,9 @@ pub struct Route {
     pub mount: u64,
 }
 
-/// Turns a hash into the one to show (a lesson's step without view keys gets the step's own
-/// state); the identity when nothing needs filling in.
-pub type Settle = fn(&str) -> String;
+/// Turns a hash into the one to show: a lesson's step without view keys, or one just `moved`
+/// to (the second argument), gets the step's own state; any other hash stays as it is.
+pub type Settle = fn(&str, bool) -> String;
 
 /// The route signal and how to move it (`Copy`, provided as context by the app).
 #[derive(Clone, Copy)]
@@ -41,9 +41,9 @@ fn parts(hash: &str) -> (View, Page) {
 }
 
 /// Settles the current hash (rewriting it when settling changes it) and returns it.
-fn settled(settle: Settle) -> String {
+fn settled(settle: Settle, moved: bool) -> String {
     let now = hash::current();
-    let hash = settle(&now);
+    let hash = settle(&now, moved);
     if hash != now {
         hash::replace(&hash);
     }
@@ -53,7 +53,7 @@ fn settled(settle: Settle) -> String {
 impl Router {
     /// Reads the current hash and follows `hashchange` as long as the calling owner lives.
     pub fn new(settle: Settle) -> Router {
-        let (view, page) = parts(&settled(settle));
+        let (view, page) = parts(&settled(settle, false));
         let router = Router { route: RwSignal::new(Route { view, page, mount: 0 }), settle };
         let handle = window_event_listener(ev::hashchange, move |_| router.arrive());
         on_cleanup(move || handle.remove());
@@ -63,8 +63,10 @@ impl Router {
     /// A hash typed or followed: remounts when the view or the lesson's place changed, else
     /// takes the page keys (the mounted view reads its own).
     fn arrive(self) {
-        let (view, page) = parts(&settled(self.settle));
         let now = self.route.get_untracked();
+        let (_, page) = parts(&hash::current());
+        let moved = page.lesson.is_some() && (page.lesson != now.page.lesson || page.step != now.page.step);
+        let (view, page) = parts(&settled(self.settle, moved));
         if view != now.view || page.lesson != now.page.lesson || page.step != now.page.step {
             self.route.set(Route { view, page, mount: now.mount + 1 });
         } else if page != now.page {
@@ -83,6 +85,17 @@ impl Router {
     pub fn switch(self, view: View) {
         let view_hash = if view == View::Train { "#view=train" } else { "#" };
         self.go(self.page_untracked(), view_hash);
+    }
+
+    /// Changes the page keys, keeping the mounted view and its state (no remount).
+    pub fn set_page(self, page: Page) {
+        hash::write(&page, &hash::view_hash());
+        self.route.update(|r| r.page = page);
+    }
+
+    /// The page keys, tracked.
+    pub fn page(self) -> Page {
+        self.route.with(|r| r.page.clone())
     }
 
     /// The page keys, untracked.

@@ -9,6 +9,7 @@ use super::dom::{copy_text, prefers_dark, resize_ticks, set_page_theme};
 use super::explain::ExplainPanel;
 use super::export::{save_png, save_svg};
 use super::hash::{self, HashBanner};
+use super::lesson::{self, LessonBar, LessonDrop, LessonErrors, LessonMenu, LessonStage, Player};
 use super::model::{Model, ThemeChoice};
 use super::modes::{EmbedButton, EmbedFooter, Modes, PresenterToggle};
 use super::picker::Picker;
@@ -21,13 +22,16 @@ use super::train::TrainView;
 use crate::explore::page::View;
 use crate::explore::state::State;
 
-/// The app: the route (view and page keys) and, under it, the mounted view. A change of view
-/// (or of a lesson's step) mounts the view afresh; the old one's listeners and loops go with it.
+/// The app: the route (view and page keys), the lesson player and, under them, the mounted
+/// view. A change of view (or of a lesson's step) mounts the view afresh; the old one's
+/// listeners and loops go with it.
 #[component]
 pub fn App() -> impl IntoView {
-    let router = Router::new(|hash| hash.to_string());
+    let router = Router::new(lesson::settle);
     provide_context(router);
     Modes::install();
+    let player = Player::new(router);
+    provide_context(player);
     let mounted = router.mounted();
     view! {
         <div class="app">
@@ -35,10 +39,16 @@ pub fn App() -> impl IntoView {
                 View::Explorer => view! { <Explorer router=router /> }.into_any(),
                 View::Train => view! {
                     <TrainHeader router=router />
-                    <TrainView />
+                    <LessonStage>
+                        <TrainView />
+                    </LessonStage>
                 }
                 .into_any(),
             }}
+            // After the title bar (the stylesheet orders them), outside the remounts.
+            <LessonBar player=player />
+            <LessonErrors player=player />
+            <LessonDrop player=player />
         </div>
     }
 }
@@ -81,6 +91,7 @@ fn TrainHeader(router: Router) -> impl IntoView {
             <span class="tagline">"a small quantized MLP, trained live beside its float twin"</span>
             <span class="status muted" role="status" data-testid="status">{move || status.get()}</span>
             <div class="actions">
+                <LessonMenu />
                 <button type="button" class="button" data-testid="share-link" on:click=share>"Copy link"</button>
                 <EmbedButton />
                 <PresenterToggle />
@@ -98,6 +109,15 @@ fn Explorer(router: Router) -> impl IntoView {
     let model = Model::new(initial, prefers_dark().into());
     model.notices.set(problems);
     hash::sync(model);
+    // A pinned x (a lesson step's `pin`) is where the readout and the Explain panel look.
+    Effect::new(move |_| {
+        if let Some(x) = model.state.with(|s| s.pin) {
+            model.probe.set(x);
+        }
+    });
+    if let Some(player) = lesson::player() {
+        player.watch_explorer(model.state);
+    }
     Effect::new(move |_| {
         set_page_theme(match model.theme.get() {
             ThemeChoice::System => None,
@@ -110,6 +130,7 @@ fn Explorer(router: Router) -> impl IntoView {
     view! {
         <Header router=router model=model />
         <HashBanner notices=model.notices />
+        <LessonStage>
         <main class="explorer">
             <div class="column left">
                 <Show when=move || !picker_hidden.get()>
@@ -128,6 +149,7 @@ fn Explorer(router: Router) -> impl IntoView {
                 <CodePanel model=model />
             </div>
         </main>
+        </LessonStage>
     }
 }
 
@@ -156,6 +178,7 @@ fn Header(router: Router, model: Model) -> impl IntoView {
             <span class="tagline">"what a quantizer computes, forward and backward"</span>
             <span class="status muted" role="status" data-testid="status">{move || status.get()}</span>
             <div class="actions">
+                <LessonMenu />
                 <button type="button" class="button" data-testid="share-link" on:click=share>"Copy link"</button>
                 <button type="button" class="button" data-testid="export-png" title="the figure at 2×, with the specs and link inside" on:click=move |_| save_png(model, status)>
                     "PNG"

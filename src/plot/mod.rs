@@ -232,6 +232,8 @@ pub struct View {
     pub crosshair: Option<Crosshair>,
     /// The identity `y = x`, faint, in the forward panel.
     pub identity: bool,
+    /// The curve a lesson points at (its index): drawn twice as thick.
+    pub emphasis: Option<usize>,
 }
 
 impl View {

@@ -279,7 +279,7 @@ pub(super) fn draw<DB: DrawingBackend>(
     }
     match panel {
         Panel::Forward => forward(&pen, curves, &cuts, view)?,
-        Panel::Backward => backward(&pen, curves, &cuts)?,
+        Panel::Backward => backward(&pen, curves, &cuts, view)?,
     }
     if let Some(ch) = view.crosshair.filter(|ch| (x_lo..=x_hi).contains(&ch.x)) {
         pen.line(&[pen.at(ch.x, y_lo), pen.at(ch.x, y_hi)], th.text, 0.55, 1.0, &[])?;
@@ -364,6 +364,11 @@ fn in_window(c: &Curve, r: &Range<usize>, (lo, hi): (f32, f32)) -> bool {
     last >= lo && first <= hi
 }
 
+/// How much thicker curve `i` is drawn: twice when a lesson points at it.
+fn emphasis(view: &View, i: usize) -> f64 {
+    if view.emphasis == Some(i) { 2.0 } else { 1.0 }
+}
+
 fn forward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)], view: &View) -> DrawResult<DB> {
     let (th, style, win) = (&pen.style.theme, pen.style, pen.frame.x);
     for (i, _) in cuts {
@@ -386,7 +391,7 @@ fn forward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, 
         for r in k.parts.iter().filter(|r| in_window(c, r, win)) {
             let pts = run_points(pen, c, &c.y, r, true);
             // A random curve's mean is drawn thinner: its noise is not the message.
-            let width = if c.spread.is_some() { LINE_W_MEAN } else { LINE_W };
+            let width = if c.spread.is_some() { LINE_W_MEAN } else { LINE_W } * emphasis(view, *i);
             if pts.len() == 1 {
                 pen.dot(pts[0], style.f(1.6), color, true)?;
             } else {
@@ -405,7 +410,7 @@ fn forward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, 
     Ok(())
 }
 
-fn backward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)]) -> DrawResult<DB> {
+fn backward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)], view: &View) -> DrawResult<DB> {
     let (th, style, win) = (&pen.style.theme, pen.style, pen.frame.x);
     // The pass-band: the area between the gradient and 0, shaded (lighter when several overlap).
     let alpha = PASS_ALPHA / (cuts.iter().filter(|(i, _)| passes(&curves[*i])).count().max(1) as f64).sqrt();
@@ -440,7 +445,7 @@ fn backward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize,
             if pts.len() == 1 {
                 pen.dot(pts[0], style.f(1.6), th.curve(*i), true)?;
             } else {
-                pen.line(&pts, th.curve(*i), 1.0, LINE_W, curve_dash(*i))?;
+                pen.line(&pts, th.curve(*i), 1.0, LINE_W * emphasis(view, *i), curve_dash(*i))?;
             }
         }
     }

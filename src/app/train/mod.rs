@@ -339,6 +339,9 @@ pub fn TrainView() -> impl IntoView {
     }
     follow_hash_edits(train);
     pause_when_hidden(train);
+    if let Some(player) = super::lesson::player() {
+        player.watch_train(train);
+    }
     view! {
         <HashBanner notices=train.notices />
         <main class="explorer train-view">
