@@ -149,6 +149,25 @@ async function touches(context, url, errors) {
   await page.close();
 }
 
+/** The thickest vertical run of colour `rgb` (layout pixels) down the column at `frac` of a canvas' width. */
+async function thickness(page, testid, rgb, frac) {
+  return page.evaluate(([id, [r, g, b], f]) => {
+    const c = document.querySelector(`[data-testid="${id}"]`);
+    const x = Math.round(c.width * f);
+    const d = c.getContext('2d').getImageData(x, 0, 1, c.height).data;
+    let best = 0;
+    let run = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      const near = Math.abs(d[i] - r) + Math.abs(d[i + 1] - g) + Math.abs(d[i + 2] - b) < 60;
+      run = near ? run + 1 : 0;
+      best = Math.max(best, run);
+    }
+    return best / (c.width / c.clientWidth);
+  }, [testid, rgb, frac]);
+}
+
+const BLUE = [0x00, 0x72, 0xb2];
+
 const bodyFont = (page) => page.evaluate(() => parseFloat(getComputedStyle(document.body).fontSize));
 const isPresenting = (page) => page.evaluate(() => document.documentElement.classList.contains('presenter'));
 const hashOf = (page) => page.evaluate(() => decodeURIComponent(location.hash));
@@ -163,6 +182,7 @@ async function presenter(context, url, errors) {
   const toggle = page.locator('[data-testid="presenter-toggle"]');
   check('presenter: the toggle is not pressed at first', (await toggle.getAttribute('aria-pressed')) === 'false');
   const plain = await canvasStats(page, 'plot-forward');
+  const thin = await thickness(page, 'plot-backward', BLUE, 0.96);
   await toggle.click();
   check('presenter: the button turns it on', await until(() => isPresenting(page), Boolean));
   check('presenter: the toggle says so (aria-pressed)', (await toggle.getAttribute('aria-pressed')) === 'true');
@@ -173,6 +193,8 @@ async function presenter(context, url, errors) {
   check('presenter: the export buttons and the code panel are hidden', !(await page.locator('[data-testid="export-png"]').isVisible()));
   const drawn = await until(() => canvasStats(page, 'plot-forward'), (s) => s && s.hash !== plain.hash);
   check('presenter: the figure is redrawn for the projector', drawn.hash !== plain.hash);
+  const thick = await thickness(page, 'plot-backward', BLUE, 0.96);
+  check('presenter: curves ≥ 3 px wide', thick >= 3 && thick > thin, `${thick} px (normally ${thin} px)`);
   const fwd = await box(page, 'plot-forward');
   const bwd = await box(page, 'plot-backward');
   check('presenter: both panels fit on the screen at 1280×720', bwd.top + bwd.h <= 720 + 1 && fwd.top >= 0, `forward ${fwd.top.toFixed(0)}–${(fwd.top + fwd.h).toFixed(0)}, backward to ${(bwd.top + bwd.h).toFixed(0)}`);
@@ -188,6 +210,8 @@ async function presenter(context, url, errors) {
   await page.waitForTimeout(300);
   const big = await bodyFont(page);
   check('presenter: larger type at 1920×1080', big >= font, `${big} px`);
+  const thick1920 = await until(() => thickness(page, 'plot-backward', BLUE, 0.96), (t) => t > thick);
+  check('presenter: thicker curves at 1920×1080', thick1920 > thick, `${thick1920} px`);
   await shot(page, 'presenter-explorer-1920.png');
 
   // `p` while typing is text; elsewhere it toggles.
