@@ -14,13 +14,13 @@
 // - A task ticks when its condition is met: in the explorer (select the curve) and in the
 //   trainer (step three epochs); the step's curve is drawn thicker and outlined with its label.
 // - A 390 × 844 phone: no sideways scroll, the text above the figure, the figure starting above
-//   the fold, a swipe turns the page.
+//   the fold, a swipe turns the page; presenter mode (1280 × 720) keeps text and figure on screen.
 //
 //   trunk build --release && node tests/e2e/lesson.mjs
 //
 // Prints `N passed, M failed` and exits non-zero on any failure. Screenshots in target/e2e/:
 // lesson-explorer.png, lesson-train.png (1360 × 860), lesson-explorer-phone.png,
-// lesson-train-phone.png (390 × 844).
+// lesson-train-phone.png (390 × 844), lesson-presenter.png (1280 × 720).
 // Environment: QSCOPE_DIST (default dist), CHROMIUM (default /usr/bin/chromium).
 
 import { readFileSync } from 'node:fs';
@@ -297,6 +297,27 @@ async function phone(browser, url, errors) {
   await page.close();
 }
 
+/** Presenter mode in a lesson (1280 × 720): the switch in the lesson bar, text beside a figure on screen. */
+async function presenter(browser, url, errors) {
+  const page = await browser.newPage();
+  watch(page, errors);
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await open(page, url, '#lesson=ste&step=3&present=1');
+  await until(() => canvasStats(page, 'plot-forward'), inked);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(SHOTS, 'lesson-presenter.png') });
+  const toggle = page.locator('[data-testid="lesson-bar"] [data-testid="presenter-toggle"]');
+  const pressed = await toggle.getAttribute('aria-pressed');
+  const panel = await page.locator('[data-testid="lesson-panel"]').boundingBox();
+  const fig = await page.locator('[data-testid="plot-backward"]').boundingBox();
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  check('presenter in a lesson: the switch sits in the lesson bar, pressed', pressed === 'true');
+  check('presenter in a lesson: the text beside both panels, on one screen, no sideways scroll', panel.x + panel.width <= fig.x && fig.y + fig.height <= 720 && fig.width >= 400 && wide <= 1280, `figure ${Math.round(fig.x)},${Math.round(fig.y)} ${Math.round(fig.width)}×${Math.round(fig.height)}, page ${wide} px`);
+  await toggle.click();
+  check('presenter in a lesson: the switch turns it off, the lesson stays', await until(() => page.evaluate(() => !document.documentElement.classList.contains('presenter')), Boolean) && (await progress(page)) === '3 / 6');
+  await page.close();
+}
+
 async function run(context, url) {
   const errors = [];
   const page = await context.newPage();
@@ -313,6 +334,7 @@ async function run(context, url) {
   await tasks(page, url);
   await desktopShots(page, url);
   await phone(context, url, errors);
+  await presenter(context, url, errors);
   const panics = await page.locator('[data-testid="panic"]').count();
   check('no panic banner', panics === 0, `${panics}`);
   check('no console errors or page errors', errors.length === 0, errors.slice(0, 5).join(' | '));
