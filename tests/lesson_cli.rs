@@ -277,3 +277,13 @@ fn every_built_in_lesson_passes_check() {
         assert!(stdout(&o).starts_with("ok: "), "{}", stdout(&o));
     }
 }
+
+#[test]
+fn the_readme_example_lesson_passes_check() {
+    let readme = read("README.md");
+    let start = readme.find("````markdown\n").expect("README has a lesson example") + "````markdown\n".len();
+    let end = start + readme[start..].find("````\n").expect("the example is closed");
+    let out = qscope(&["lesson", "check", "-"], &readme[start..end]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "ok: 2 steps");
+}
