@@ -193,7 +193,8 @@ pub fn curves(
         let label = (k + 1 == marks.len()).then_some(m.label.as_str());
         axes.marker(&ctx, m.epoch.saturating_sub(1), label);
     }
-    ctx.set_line_width(1.6);
+    // Projected (presenter mode), the curves must stay over 3 px wide at any canvas scale.
+    ctx.set_line_width(if crate::app::modes::root_has_class("presenter") { 3.4 } else { 1.6 });
     for (history, colour) in runs {
         for test in [false, true] {
             set_dash(&ctx, if test { &[4.0, 3.0] } else { &[] });
