@@ -1,28 +1,9 @@
 //! The native `qscope` command line.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+#[path = "common/cli.rs"]
+mod cli;
 
-fn qscope(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_qscope"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("qscope runs");
-    // qscope may exit (bad spec) before reading its input: a broken pipe is fine.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
+use cli::{qscope, stderr, stdout};
 
 #[test]
 fn eval_prints_x_y_and_dydx_per_input() {

@@ -1,35 +1,17 @@
 //! `qscope lesson check | link | export`, run as the built binary on the lessons in
 //! tests/fixtures/lessons/ and on every built-in lesson in lessons/.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use qscope::explore::lesson::link;
 
+#[path = "common/cli.rs"]
+mod cli;
+
+use cli::{qscope, stderr, stdout};
+
 const FIXTURES: &str = "tests/fixtures/lessons";
-
-fn qscope(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_qscope"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("qscope runs");
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
 
 fn fixture(name: &str) -> String {
     format!("{FIXTURES}/{name}")
