@@ -4,6 +4,7 @@
 //! renderer cannot read: unknown TeX commands, unbalanced braces). What the keys mean is
 //! checked by the parent module.
 
+use super::lines::{closes, fence, heading};
 use super::{LessonError, MAX_STEPS, MAX_TEXT, render};
 
 /// A lesson file cut into its parts, keys not yet interpreted.
@@ -62,38 +63,6 @@ struct Fence {
     line: usize,
 }
 
-/// `(character, run length, info string)` of a fence line (up to 3 spaces of indent, at least
-/// three backticks or tildes; a backtick fence's info string has no backtick).
-fn fence(line: &str) -> Option<(char, usize, &str)> {
-    let body = strip_indent(line)?;
-    let ch = body.chars().next().filter(|c| *c == '`' || *c == '~')?;
-    let len = body.chars().take_while(|c| *c == ch).count();
-    let info = body[len * ch.len_utf8()..].trim();
-    (len >= 3 && !(ch == '`' && info.contains('`'))).then_some((ch, len, info))
-}
-
-/// The line without up to 3 spaces of indent (None when indented more: code, not a fence or heading).
-fn strip_indent(line: &str) -> Option<&str> {
-    let spaces = line.chars().take_while(|c| *c == ' ').count();
-    (spaces <= 3).then(|| &line[spaces..])
-}
-
-/// `(level, text)` of an ATX heading: 1–6 `#`, then a space or the end; closing `#`s dropped.
-fn heading(line: &str) -> Option<(usize, String)> {
-    let body = strip_indent(line)?;
-    let level = body.chars().take_while(|c| *c == '#').count();
-    let rest = &body[level..];
-    if !(1..=6).contains(&level) || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
-        return None;
-    }
-    let text = rest.trim();
-    let text = match text.trim_end_matches('#') {
-        t if t.is_empty() || t.ends_with([' ', '\t']) => t.trim_end(),
-        _ => text,
-    };
-    Some((level, text.to_string()))
-}
-
 /// Cuts a lesson file into its parts; every problem of structure is an error with its line.
 pub(super) fn split(text: &str) -> (Raw, Vec<LessonError>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -110,7 +79,7 @@ pub(super) fn split(text: &str) -> (Raw, Vec<LessonError>) {
         let (n, line) = (i + 1, line.strip_suffix('\r').unwrap_or(line));
         let step_no = raw.steps.len();
         if let Some(f) = open {
-            let closes = fence(line).is_some_and(|(ch, len, info)| ch == f.ch && len >= f.len && info.is_empty());
+            let closes = closes(line, f.ch, f.len);
             if closes {
                 open = None;
             }
@@ -163,7 +132,7 @@ pub(super) fn split(text: &str) -> (Raw, Vec<LessonError>) {
                 }
                 None => {
                     title_line = Some(n);
-                    raw.title = t;
+                    raw.title = t.to_string();
                 }
             },
             Some((2, t)) => {
@@ -171,7 +140,7 @@ pub(super) fn split(text: &str) -> (Raw, Vec<LessonError>) {
                     before_title_reported = true;
                     errors.push(LessonError::at(n, "a lesson starts with its '# Title' line"));
                 }
-                raw.steps.push(RawStep { title: t, line: n, ..RawStep::default() });
+                raw.steps.push(RawStep { title: t.to_string(), line: n, ..RawStep::default() });
             }
             _ if title_line.is_none() => {
                 if !line.trim().is_empty() && !before_title_reported {
@@ -273,7 +242,7 @@ fn check_text(step: Option<(usize, &RawStep)>, lines: &[(usize, String)], errors
     let mut fenced: Option<(char, usize)> = None;
     for (n, line) in lines {
         if let Some((ch, len)) = fenced {
-            if fence(line).is_some_and(|(c, l, info)| c == ch && l >= len && info.is_empty()) {
+            if closes(line, ch, len) {
                 fenced = None;
             }
             continue;

@@ -50,6 +50,7 @@
 //! whole text ([`link`]): [`load`] takes either `lesson=` value.
 
 mod format;
+mod lines;
 pub mod link;
 pub mod render;
 pub mod task;

@@ -22,6 +22,8 @@ mod tex;
 
 use std::fmt;
 
+use super::lines::{closes, fence, heading, unindent};
+
 pub use html::{ALLOWED_TAGS, escape, safe_href};
 use html::{Html, Tag};
 
@@ -62,7 +64,7 @@ fn render(md: &str) -> (String, Vec<RenderError>) {
     while i < lines.len() {
         let (n, line) = (i + 1, lines[i]);
         i += 1;
-        if let Some((ch, len)) = fence(line) {
+        if let Some((ch, len, _)) = fence(line) {
             r.flush();
             let body: Vec<&str> = lines[i..].iter().take_while(|l| !closes(l, ch, len)).copied().collect();
             i += body.len() + 1;
@@ -72,7 +74,7 @@ fn render(md: &str) -> (String, Vec<RenderError>) {
             r.out.newline();
         } else if line.trim().is_empty() {
             r.flush();
-        } else if let Some(title) = heading(line) {
+        } else if let Some((_, title)) = heading(line) {
             r.flush();
             r.out.open(Tag::P, &[]);
             r.out.open(Tag::Strong, &[]);
@@ -141,44 +143,6 @@ impl Blocks<'_> {
             self.problems.push(RenderError { line_in_text: line, message: p.message });
         }
     }
-}
-
-/// A fence line: up to 3 spaces, then 3 or more backticks or tildes (`(char, length)`).
-fn fence(line: &str) -> Option<(char, usize)> {
-    let body = unindent(line)?;
-    let ch = body.chars().next().filter(|c| *c == '`' || *c == '~')?;
-    let len = body.chars().take_while(|c| *c == ch).count();
-    let info = &body[len..];
-    (len >= 3 && !(ch == '`' && info.contains('`'))).then_some((ch, len))
-}
-
-/// Whether `line` closes a fence of `len` `ch`s.
-fn closes(line: &str, ch: char, len: usize) -> bool {
-    unindent(line).is_some_and(|b| {
-        let run = b.chars().take_while(|c| *c == ch).count();
-        run >= len && b[run..].trim().is_empty()
-    })
-}
-
-/// The line without up to 3 leading spaces (None when indented more).
-fn unindent(line: &str) -> Option<&str> {
-    let spaces = line.chars().take_while(|c| *c == ' ').count();
-    (spaces <= 3).then(|| &line[spaces..])
-}
-
-/// The text of an ATX heading (`#` to `######`, then a space), closing `#`s dropped.
-fn heading(line: &str) -> Option<&str> {
-    let body = unindent(line)?;
-    let level = body.chars().take_while(|c| *c == '#').count();
-    let rest = &body[level..];
-    if !(1..=6).contains(&level) || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
-        return None;
-    }
-    let text = rest.trim();
-    Some(match text.trim_end_matches('#') {
-        t if t.is_empty() || t.ends_with([' ', '\t']) => t.trim_end(),
-        _ => text,
-    })
 }
 
 /// The text of a `- ` list item.
