@@ -9,6 +9,16 @@ pub(crate) fn split_option(a: &str) -> (&str, Option<String>) {
     }
 }
 
+/// The value of option `name`: its inline `=value`, or else the next argument.
+pub(crate) fn value<'a>(
+    name: &str,
+    inline: Option<String>,
+    rest: &mut impl Iterator<Item = &'a String>,
+    what: &str,
+) -> Result<String, String> {
+    inline.or_else(|| rest.next().cloned()).ok_or_else(|| format!("{name} needs a value ({what})"))
+}
+
 /// A finite number for option `opt`.
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn parse_f32(opt: &str, v: &str) -> Result<f32, String> {

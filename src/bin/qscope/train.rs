@@ -37,9 +37,7 @@ fn train_options(args: &[String]) -> Result<TrainOptions, String> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let (name, inline) = split_option(a);
-        let mut value = |what: &str| -> Result<String, String> {
-            inline.clone().or_else(|| it.next().cloned()).ok_or_else(|| format!("{name} needs a value ({what})"))
-        };
+        let mut value = |what: &str| crate::args::value(name, inline.clone(), &mut it, what);
         match name {
             "--dataset" => dataset = DatasetKind::parse(&value("a dataset name")?)?,
             "--hidden" => {
