@@ -7,8 +7,8 @@
 //!   one-line footer linking to the full view; the title bar's "Embed" gives the code.
 //!
 //! The URL is the truth: the modes are read from the hash (also when it is typed), a toggle
-//! rewrites its page keys with `replaceState` and tells the route (a `hashchange`, which every
-//! view ignores when its own keys did not change). The classes `presenter` / `embed` on `<html>`
+//! rewrites its page keys through the route (`Router::set_page`: `replaceState`, no remount).
+//! The classes `presenter` / `embed` on `<html>`
 //! let the stylesheet do the layout, and a window `resize` makes the canvases redraw at their
 //! new sizes. The keys are not taken while typing in a field.
 
@@ -19,6 +19,7 @@ use web_sys::KeyboardEvent;
 
 use super::dom::copy_text;
 use super::hash;
+use super::route::Router;
 use crate::explore::page::{Page, View};
 
 /// The two modes, as signals; provided as context by [`Modes::install`].
@@ -124,15 +125,17 @@ impl Modes {
     }
 }
 
-/// Writes the modes into the hash's page keys and tells the route (and any listener) so.
+/// Writes the modes into the hash's page keys, through the route when the app has one (it
+/// keeps the mounted view and its state).
 fn write_modes((present, embed): (bool, bool)) {
-    let (page, view_hash, _) = Page::split(&hash::current());
+    let page = hash::page();
     if page.present == present && page.embed == embed {
         return;
     }
-    hash::write(&Page { present, embed, ..page }, &view_hash);
-    if let Ok(e) = web_sys::HashChangeEvent::new("hashchange") {
-        let _ = window().dispatch_event(&e);
+    let page = Page { present, embed, ..page };
+    match use_context::<Router>() {
+        Some(router) => router.set_page(page),
+        None => hash::write(&page, &hash::view_hash()),
     }
 }
 
