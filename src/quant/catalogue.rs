@@ -14,7 +14,19 @@ pub struct Entry {
 }
 
 macro_rules! catalogue {
-    ($($ty:ident),* $(,)?) => {
+    ($d:tt $($ty:ident),* $(,)?) => {
+        /// `each_quantizer!(q, k => body)`: an exhaustive match over the catalogue that runs
+        /// `body` with `k` bound to the concrete quantizer inside `q` (a `Quantizer`, `&Quantizer`
+        /// or `&mut Quantizer`). Dispatching a per-quantizer trait through it makes a quantizer
+        /// that lacks the trait's impl a compile error; the catalogue list below is the only
+        /// place the variants are named.
+        macro_rules! each_quantizer {
+            ($d q:expr, $d k:ident => $d body:expr) => {
+                match $d q { $( $crate::quant::Quantizer::$ty($d k) => $d body, )* }
+            };
+        }
+        pub(crate) use each_quantizer;
+
         /// Any configured quantizer of the catalogue.
         #[derive(Clone, Debug, PartialEq)]
         pub enum Quantizer { $( $ty($ty), )* }
@@ -37,40 +49,40 @@ macro_rules! catalogue {
             }
             /// A parameter's current value.
             pub fn get(&self, name: &str) -> Option<Literal> {
-                match self { $( Quantizer::$ty(q) => q.get(name), )* }
+                each_quantizer!(self, q => q.get(name))
             }
             /// Sets a parameter (checked against its kind); see [`Quantizer::validate`].
             pub fn set(&mut self, name: &str, lit: &Literal) -> Result<(), String> {
-                match self { $( Quantizer::$ty(q) => q.set(name, lit), )* }
+                each_quantizer!(self, q => q.set(name, lit))
             }
             /// Cross-parameter checks: `Err((parameter, message))`.
             pub fn validate(&self) -> Result<(), (&'static str, String)> {
-                match self { $( Quantizer::$ty(q) => q.validate(), )* }
+                each_quantizer!(self, q => q.validate())
             }
             /// Why this configuration cannot run in this mode (the library raises), if so.
             pub fn unsupported(&self, training: bool) -> Option<String> {
-                match self { $( Quantizer::$ty(q) => q.unsupported(training), )* }
+                each_quantizer!(self, q => q.unsupported(training))
             }
             /// Whether outputs are random draws in this mode.
             pub fn is_stochastic(&self, training: bool) -> bool {
-                match self { $( Quantizer::$ty(q) => q.is_stochastic(training), )* }
+                each_quantizer!(self, q => q.is_stochastic(training))
             }
             /// Quantizes a whole tensor; see [`Kernel::apply`].
             pub fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
                 assert_eq!(x.len(), y.len(), "x and y differ in length");
-                let mut report = match self { $( Quantizer::$ty(q) => q.apply(x, y, dydx, ctx), )* };
+                let mut report = each_quantizer!(self, q => q.apply(x, y, dydx, ctx));
                 report.stochastic = self.is_stochastic(ctx.training);
                 report
             }
             /// Representable outputs; see [`Kernel::levels`].
             pub fn levels(&self, report: &Report) -> Levels {
-                match self { $( Quantizer::$ty(q) => q.levels(report), )* }
+                each_quantizer!(self, q => q.levels(report))
             }
         }
     };
 }
 
-catalogue! {
+catalogue! { $
     // QKeras classes
     QuantizedBits, QuantizedLinear, QuantizedPo2, QuantizedReluPo2, QuantizedRelu, QuantizedTanh,
     QuantizedSigmoid, QuantizedUlaw, QuantizedHswish, Binary, StochasticBinary, Ternary,

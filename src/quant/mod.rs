@@ -15,6 +15,8 @@ pub mod schema;
 pub mod simd;
 pub mod spec;
 
+#[allow(unused_imports)] // used by the per-quantizer trait dispatch being introduced
+pub(crate) use catalogue::each_quantizer;
 pub use catalogue::{ENTRIES, Entry, Quantizer};
 pub use levels::Levels;
 pub use schema::{Alpha, Family, Info, Kind, Literal, ParamDef};
