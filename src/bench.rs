@@ -39,14 +39,6 @@ impl Workload {
         Ok(Workload { q, x: inputs(n), y: vec![0.0; n], g: vec![0.0; n], ctx: Ctx::new(0) })
     }
 
-    pub fn len(&self) -> usize {
-        self.x.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.x.is_empty()
-    }
-
     /// `y = q(x)`.
     pub fn forward(&mut self) {
         self.q.apply(&self.x, &mut self.y, None, &mut self.ctx);

@@ -183,6 +183,7 @@ impl Panel {
     }
 
     /// The y axis range for the visible `curves` over their whole x range.
+    #[cfg(test)]
     pub fn y_range(self, curves: &[Curve]) -> (f32, f32) {
         self.y_range_in(curves, (f32::NEG_INFINITY, f32::INFINITY))
     }
@@ -251,6 +252,7 @@ pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>
 
 /// Draws one panel (title, legend, axes, grid, every visible curve) filling `area`, over the
 /// curves' own x range.
+#[cfg(test)]
 pub fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: Panel,
@@ -260,8 +262,8 @@ pub fn draw_panel<DB: DrawingBackend>(
     draw_panel_with(area, panel, curves, &View::default(), style)
 }
 
-/// Draws one panel as [`draw_panel`] does, with the x range, crosshair and reference lines of
-/// `view`.
+/// Draws one panel (title, legend, axes, grid, every visible curve) filling `area`, with the
+/// x range, crosshair and reference lines of `view`.
 pub fn draw_panel_with<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: Panel,
@@ -275,6 +277,7 @@ pub fn draw_panel_with<DB: DrawingBackend>(
 }
 
 /// Both panels, forward above backward, filling `area` (for one-image exports).
+#[cfg(test)]
 pub fn draw_figure<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     curves: &[Curve],
@@ -283,7 +286,8 @@ pub fn draw_figure<DB: DrawingBackend>(
     draw_figure_with(area, curves, &View::default(), style)
 }
 
-/// Both panels as [`draw_figure`] does, with `view`.
+/// Both panels, forward above backward, filling `area` (for one-image exports), with the x
+/// range, crosshair and reference lines of `view`.
 pub fn draw_figure_with<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     curves: &[Curve],

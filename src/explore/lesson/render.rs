@@ -9,9 +9,9 @@
 //! `[text](https://…)`, `$…$` and `$$…$$` formulas as MathML Core (the browser renders it, no
 //! math library), `\$` for a dollar.
 //!
-//! [`render_text`] fails on the first problem (an unknown TeX command, an unclosed `$`,
-//! unbalanced braces) with its line, for `qscope lesson check`; [`render_lenient`] never fails
-//! (what it cannot read shows as text), for the browser; [`problems`] lists them all.
+//! [`render_lenient`] never fails (what it cannot read shows as text), for the browser;
+//! [`problems`] lists every problem (an unknown TeX command, an unclosed `$`, unbalanced
+//! braces) with its line, for `qscope lesson check`.
 
 mod html;
 mod inline;
@@ -24,7 +24,7 @@ use std::fmt;
 
 use super::lines::{closes, fence, heading, unindent};
 
-pub use html::{ALLOWED_TAGS, escape, safe_href};
+pub use html::{ALLOWED_TAGS, escape};
 use html::{Html, Tag};
 
 /// A problem in a text, at its line (from 1, counted in the text given to the renderer).
@@ -38,12 +38,6 @@ impl fmt::Display for RenderError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "line {}: {}", self.line_in_text, self.message)
     }
-}
-
-/// The text as HTML, or its first problem.
-pub fn render_text(md: &str) -> Result<String, RenderError> {
-    let (html, mut problems) = render(md);
-    if problems.is_empty() { Ok(html) } else { Err(problems.swap_remove(0)) }
 }
 
 /// The text as HTML, whatever it holds: an unknown command or a broken formula shows as text.

@@ -454,11 +454,6 @@ fn argument(it: &mut Tokens, name: &str) -> Result<f32, String> {
     }
 }
 
-/// `observe(cond, state)`: see [`Condition::observe`].
-pub fn observe(cond: &Condition, state: &State) -> Result<bool, String> {
-    cond.observe(state)
-}
-
 /// The value of an explorer measure for `state` (∞ levels when continuous); an error for a
 /// trainer measure.
 pub fn explorer_value(measure: Measure, state: &State) -> Result<f64, String> {

@@ -1,6 +1,12 @@
 use proptest::prelude::*;
 
-use super::{ALLOWED_TAGS, RenderError, escape, problems, render_lenient, render_text};
+use super::{ALLOWED_TAGS, RenderError, escape, problems, render, render_lenient};
+
+/// The text as HTML, or its first problem.
+fn render_text(md: &str) -> Result<String, RenderError> {
+    let (html, mut problems) = render(md);
+    if problems.is_empty() { Ok(html) } else { Err(problems.swap_remove(0)) }
+}
 
 fn html(md: &str) -> String {
     render_text(md).unwrap_or_else(|e| panic!("{md:?}: {e}"))
