@@ -5,7 +5,7 @@
 //! such as "the gradient at 1.5 is 0" is judged on the numbers the page shows.
 
 use super::freeze::{Frozen, freeze};
-use super::metrics::{Metrics, measure};
+use super::metrics::{Quality, measure};
 use super::sample::is_data_dependent;
 use crate::quant::{Ctx, Levels, Quantizer, Report};
 
@@ -61,7 +61,7 @@ pub struct SampleRun {
     pub y: Vec<f32>,
     pub report: Report,
     pub levels: Levels,
-    pub metrics: Metrics,
+    pub metrics: Quality,
 }
 
 /// `q` run on the sample tensor `values` (in the given mode and seed), measured against it.

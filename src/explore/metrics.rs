@@ -5,7 +5,7 @@ use crate::quant::Levels;
 
 /// Quality figures of `y = q(x)` against `x`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Metrics {
+pub struct Quality {
     /// Mean squared error `Σ(x − y)²/N`.
     pub mse: f64,
     /// `10·log10(Σx² / Σ(x − y)²)` in dB; `+inf` when y = x exactly.
@@ -20,7 +20,7 @@ pub struct Metrics {
 
 /// Measures `y` (the quantized `x`) with the quantizer's `levels` (for the clip range).
 /// Pairs with a non-finite x or y are left out of every figure.
-pub fn measure(x: &[f32], y: &[f32], levels: &Levels) -> Metrics {
+pub fn measure(x: &[f32], y: &[f32], levels: &Levels) -> Quality {
     assert_eq!(x.len(), y.len(), "x and y differ in length");
     let pairs: Vec<(f32, f32)> =
         x.iter().zip(y).map(|(&a, &b)| (a, b)).filter(|(a, b)| a.is_finite() && b.is_finite()).collect();
@@ -39,7 +39,7 @@ pub fn measure(x: &[f32], y: &[f32], levels: &Levels) -> Metrics {
         None => 0,
     };
     let frac = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
-    Metrics {
+    Quality {
         mse: if n == 0 { 0.0 } else { noise / n as f64 },
         sqnr_db,
         levels_used: outs.len(),

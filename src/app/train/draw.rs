@@ -7,10 +7,9 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::Mark;
 use crate::nn::{Metrics, Point};
+/// The plane shown, in data units: the same as the handout's boundary figure.
+pub use crate::plot::boundary::{HI, LO};
 
-/// The plane shown, in data units (the datasets live in ±6).
-pub const LO: f32 = -6.0;
-pub const HI: f32 = 6.0;
 /// Grid cells per axis of the heatmap.
 pub const RES: usize = 100;
 
