@@ -11,7 +11,7 @@
 //! from the library default, as keywords), which parses back to the same quantizer.
 //!
 //! Both input forms meet here: each is read into a catalogue entry and a list of
-//! arguments, and [`build`] checks those against the entry's schema, so a call and a config
+//! arguments, and `build` checks those against the entry's schema, so a call and a config
 //! dict are held to the same rules and give the same messages. The parts:
 //! `parse` (the call syntax and the tokenizer both forms share), `json` (Keras config
 //! dicts), `names` (finding a quantizer by name, "did you mean") and `print` (the canonical
