@@ -167,6 +167,11 @@ impl Layer {
         self.wquant.as_ref().map(|q| q.levels(&self.wreport))
     }
 
+    /// The hidden activation (None for the output layer).
+    pub fn activation(&self) -> Option<&Act> {
+        self.act.as_ref()
+    }
+
     pub fn quantizer(&self, slot: Slot) -> Option<&Quantizer> {
         match slot {
             Slot::Weights => self.wquant.as_ref(),
