@@ -5,11 +5,10 @@
 
 use qscope::explore::code::{Framework, cli_line, larq_call, qkeras_call, snippet};
 use qscope::explore::explain::explain;
-use qscope::explore::freeze::{Fixed, Frozen, freeze};
 use qscope::explore::hardware::{fixed_point, warnings};
 use qscope::explore::metrics::measure;
-use qscope::explore::sample::{SampleSpec, is_data_dependent};
-use qscope::quant::{Ctx, ENTRIES, Family, Quantizer, Report, parse};
+use qscope::explore::sample::SampleSpec;
+use qscope::quant::{Ctx, ENTRIES, Family, Fixed, Frozen, Quantizer, Report, parse};
 
 fn q(spec: &str) -> Quantizer {
     parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"))
@@ -71,7 +70,7 @@ const DATA_DEPENDENT: &[&str] = &[
 #[test]
 fn data_dependence_is_read_from_the_parameters() {
     for spec in DATA_DEPENDENT {
-        assert!(is_data_dependent(&q(spec)), "{spec}");
+        assert!(q(spec).is_data_dependent(), "{spec}");
     }
     for spec in [
         "qkeras.quantized_bits(4,0,1)",
@@ -82,7 +81,7 @@ fn data_dependence_is_read_from_the_parameters() {
         "lsq(bits=4, step=0.1)",
         "fake_quantize",
     ] {
-        assert!(!is_data_dependent(&q(spec)), "{spec}");
+        assert!(!q(spec).is_data_dependent(), "{spec}");
     }
 }
 
@@ -101,7 +100,7 @@ fn freezing_reproduces_every_data_dependent_quantizer_bit_for_bit() {
                 continue;
             }
             let (y, g, report) = quant.eval(&x, &mut ctx(training));
-            let frozen = freeze(&quant, &report);
+            let frozen = quant.freeze(&report);
             // Live forms keep depending on the tensor; two fits draw random numbers themselves.
             let fit_draws =
                 training && (spec.contains("linear(4,0,alpha='auto_po2'") || spec.contains("ternary(alpha='auto',use"));
@@ -125,7 +124,7 @@ fn a_frozen_quantizer_is_elementwise() {
     let sweep: Vec<f32> = (0..=80).map(|i| -2.0 + i as f32 * 0.05).collect();
     for spec in DATA_DEPENDENT {
         let quant = q(spec);
-        let frozen = freeze(&quant, &quant.eval(&x, &mut ctx(false)).2);
+        let frozen = quant.freeze(&quant.eval(&x, &mut ctx(false)).2);
         if !frozen.is_frozen() || quant.is_stochastic(false) {
             continue;
         }
@@ -139,7 +138,7 @@ fn a_frozen_quantizer_is_elementwise() {
 fn quantized_bits_auto_freezes_to_its_post_training_scale() {
     let quant = q("qkeras.quantized_bits(4,0,1,alpha='auto')");
     let report = quant.eval(&sample(), &mut ctx(true)).2;
-    let Frozen::Library(Quantizer::QuantizedBits(b)) = freeze(&quant, &report) else { panic!("not a library form") };
+    let Frozen::Library(Quantizer::QuantizedBits(b)) = quant.freeze(&report) else { panic!("not a library form") };
     assert_eq!(b.post_training_scale, Some(report.scale.unwrap() as f64));
 }
 
@@ -147,7 +146,7 @@ fn quantized_bits_auto_freezes_to_its_post_training_scale() {
 fn larq_twn_freezes_to_a_fixed_threshold_value() {
     let quant = q("larq.SteTern(ternary_weight_networks=True)");
     let report = quant.eval(&sample(), &mut ctx(true)).2;
-    let Frozen::Library(Quantizer::SteTern(t)) = freeze(&quant, &report) else { panic!("not a library form") };
+    let Frozen::Library(Quantizer::SteTern(t)) = quant.freeze(&report) else { panic!("not a library form") };
     assert!(!t.ternary_weight_networks);
     assert_eq!(t.threshold_value, report.threshold.unwrap() as f64);
 }
@@ -156,7 +155,7 @@ fn larq_twn_freezes_to_a_fixed_threshold_value() {
 fn ternary_auto_freezes_to_the_explorer_side_strict_threshold() {
     let quant = q("qkeras.ternary(alpha='auto')");
     let report = quant.eval(&sample(), &mut ctx(true)).2;
-    let frozen = freeze(&quant, &report);
+    let frozen = quant.freeze(&report);
     assert!(matches!(frozen, Frozen::Fixed(Fixed::AutoTernary { .. })), "{frozen:?}");
     let t = report.threshold.unwrap();
     let (y, _) = frozen.eval(&[t, -t], &mut ctx(true));
@@ -173,14 +172,14 @@ fn statistics_the_report_lacks_stay_live() {
     ] {
         let quant = q(spec);
         let report = quant.eval(&x, &mut ctx(true)).2;
-        assert!(!freeze(&quant, &report).is_frozen(), "{spec}");
+        assert!(!quant.freeze(&report).is_frozen(), "{spec}");
     }
 }
 
 #[test]
 fn a_quantizer_that_is_not_data_dependent_freezes_to_itself() {
     let quant = q("qkeras.quantized_bits(4,0,1)");
-    assert_eq!(freeze(&quant, &Report::default()), Frozen::Library(quant));
+    assert_eq!(quant.freeze(&Report::default()), Frozen::Library(quant));
 }
 
 // ----------------------------------------------------------------------------------------
@@ -369,7 +368,7 @@ fn every_warning_is_one_sentence() {
 
 /// The report an explanation of `quant` gets: the sample's for a data-dependent one.
 fn report_for(quant: &Quantizer) -> Report {
-    if is_data_dependent(quant) {
+    if quant.is_data_dependent() {
         let training = quant.unsupported(true).is_none();
         quant.eval(&sample(), &mut ctx(training)).2
     } else {
@@ -399,8 +398,8 @@ fn an_explanation_ends_with_the_kernels_y_and_dydx() {
         for x in [-2.0f32, -0.4375, -0.0, 0.1875, 0.3, 1.0, 2.5, f32::NAN, f32::INFINITY] {
             let e = explain(quant, &report, x);
             let mut c = if e.training { Ctx::new(0) } else { Ctx::inference(0) };
-            let (y, g) = if is_data_dependent(quant) {
-                freeze(quant, &report).eval(&[x], &mut c)
+            let (y, g) = if quant.is_data_dependent() {
+                quant.freeze(&report).eval(&[x], &mut c)
             } else {
                 let (y, g, _) = quant.eval(&[x], &mut c);
                 (y, g)

@@ -1,7 +1,8 @@
-//! Laws every quantizer obeys, checked on random configurations and inputs.
+//! Laws every quantizer obeys, and laws tying the facts it states about itself to its kernel,
+//! checked on random configurations and inputs.
 
 use proptest::prelude::*;
-use qscope::quant::{Ctx, ENTRIES, Kind, Levels, Literal, Quantizer, parse};
+use qscope::quant::{Alpha, Ctx, ENTRIES, Frozen, Kind, Levels, Literal, Quantizer, parse};
 use rand::rngs::StdRng;
 use rand::{Rng, RngExt, SeedableRng};
 
@@ -137,6 +138,108 @@ proptest! {
     #[test]
     fn parsing_spec_like_text_never_panics(text in "[a-z_.]{1,20}\\(([0-9a-z_='\\[\\] .,-]{0,30})\\)?") {
         let _ = parse(&text);
+    }
+}
+
+/// Bit-equal values (any NaN equals any NaN).
+fn same_bits(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+}
+
+fn ctx(training: bool, seed: u64) -> Ctx {
+    if training { Ctx::new(seed) } else { Ctx::inference(seed) }
+}
+
+/// The two fits that draw random numbers themselves (their frozen forms draw from the same
+/// distribution, not the same numbers): quantized_linear 'auto_po2' and ternary 'auto' with
+/// stochastic rounding, in training.
+fn fit_draws(q: &Quantizer, training: bool) -> bool {
+    let stochastic = q.is_stochastic(training);
+    stochastic
+        && match q {
+            Quantizer::QuantizedLinear(l) => l.alpha == Alpha::AutoPo2,
+            Quantizer::Ternary(_) => true,
+            _ => false,
+        }
+}
+
+// The facts a quantizer states about itself (`qscope::quant::Facts`), checked against its kernel.
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    #[test]
+    fn a_quantizer_that_is_not_data_dependent_is_elementwise(index in 0usize..1000, seed in any::<u64>(), training in any::<bool>()) {
+        if let Some(q) = random_instance(index, seed) {
+            prop_assume!(!q.is_data_dependent() && q.unsupported(training).is_none());
+            // The same first half in another tensor: the same numbers there, the same report.
+            let a = inputs(seed, 48);
+            let mut b = a.clone();
+            b[24..].iter_mut().for_each(|v| *v = *v * 9.0 + 0.5);
+            let (ya, ga, ra) = q.eval(&a, &mut ctx(training, seed));
+            let (yb, gb, rb) = q.eval(&b, &mut ctx(training, seed));
+            prop_assert!(same_bits(&[ra.scale.unwrap_or(0.0)], &[rb.scale.unwrap_or(0.0)]), "{}: scale {:?} vs {:?}", q, ra, rb);
+            prop_assert!(same_bits(&[ra.threshold.unwrap_or(0.0)], &[rb.threshold.unwrap_or(0.0)]), "{}: {:?} vs {:?}", q, ra, rb);
+            if !q.is_stochastic(training) {
+                prop_assert!(same_bits(&ya[..24], &yb[..24]) && same_bits(&ga[..24], &gb[..24]), "{}", q);
+            }
+        }
+    }
+
+    #[test]
+    fn the_frozen_form_reproduces_the_kernel_bit_for_bit(index in 0usize..1000, seed in any::<u64>(), training in any::<bool>()) {
+        if let Some(q) = random_instance(index, seed) {
+            prop_assume!(q.unsupported(training).is_none() && !fit_draws(&q, training));
+            let x = inputs(seed, 64);
+            let (y, g, report) = q.eval(&x, &mut ctx(training, seed));
+            let frozen = q.freeze(&report);
+            if !q.is_data_dependent() {
+                prop_assert_eq!(&frozen, &Frozen::Library(q.clone()));
+            }
+            prop_assume!(frozen.is_frozen());
+            let (fy, fg) = frozen.eval(&x, &mut ctx(training, seed));
+            prop_assert!(same_bits(&y, &fy) && same_bits(&g, &fg), "{} (training {}): {}", q, training, frozen.describe());
+        }
+    }
+
+    #[test]
+    fn inert_parameters_change_no_output(index in 0usize..1000, seed in any::<u64>(), training in any::<bool>()) {
+        if let Some(q) = random_instance(index, seed) {
+            prop_assume!(q.unsupported(training).is_none());
+            let x = inputs(seed, 40);
+            let want = q.eval(&x, &mut ctx(training, seed));
+            let mut rng = StdRng::seed_from_u64(seed);
+            for name in q.inert() {
+                let def = q.params().iter().find(|p| p.name == name).expect("an inert name is a parameter");
+                let mut other = q.clone();
+                other.set(name, &random_literal(&def.kind, &mut rng).expect("a parameter that computes")).unwrap();
+                prop_assume!(other.validate().is_ok());
+                let got = other.eval(&x, &mut ctx(training, seed));
+                prop_assert!(same_bits(&want.0, &got.0) && same_bits(&want.1, &got.1), "{} vs {}", q, other);
+                prop_assert_eq!(&want.2, &got.2, "{} vs {}", q, other);
+            }
+        }
+    }
+
+    #[test]
+    fn learnable_parameters_are_the_reported_ones_and_their_gradients_agree(index in 0usize..1000, seed in any::<u64>(), training in any::<bool>()) {
+        if let Some(mut q) = random_instance(index, seed) {
+            prop_assume!(q.unsupported(training).is_none());
+            let x = inputs(seed, 40);
+            let (y, g, report) = q.eval(&x, &mut ctx(training, seed));
+            let names: Vec<&str> = report.param_grads.iter().map(|(n, _)| *n).collect();
+            prop_assert_eq!(q.learnable(), &names[..], "{}", q);
+            for &(name, want) in &report.param_grads {
+                let got = q.weighted_grad(name, &x, &vec![1.0; x.len()]);
+                // Equal as numbers: PACT's kernel counts (+0 when nothing clips) where the weighted
+                // sum of no terms is −0.
+                prop_assert!(got == want || got.is_nan() && want.is_nan(), "{}: ∂/∂{} {} vs {}", q, name, got, want);
+            }
+            // Fixing what the kernel took from this tensor changes none of its numbers.
+            if q.init_learnable(&report) {
+                let (y2, g2, _) = q.eval(&x, &mut ctx(training, seed));
+                prop_assert!(same_bits(&y, &y2) && same_bits(&g, &g2), "{}", q);
+            }
+        }
     }
 }
 

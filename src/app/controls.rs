@@ -10,11 +10,6 @@ use super::model::Model;
 use super::widgets::Widget;
 use crate::quant::{ENTRIES, Kind, Literal, ParamDef, Quantizer};
 
-/// Parameters whose doc says they change nothing (kept under "more").
-fn inert(def: &ParamDef) -> bool {
-    def.doc.contains("no effect")
-}
-
 fn has_control(def: &ParamDef) -> bool {
     !matches!(def.kind, Kind::Axis | Kind::Text)
 }
@@ -80,12 +75,16 @@ pub fn Controls(model: Model) -> impl IntoView {
     let rows = move || {
         // Read, not only tracked: a memo computes (and follows its inputs) when read.
         let _entry = entry.get();
-        let (params, defaults): (Vec<ParamDef>, Vec<Literal>) = model.current.with_untracked(|q| {
-            q.params().iter().filter(|d| has_control(d)).map(|d| (*d, default_of(q, d.name))).unzip()
+        // Parameters with no effect in this configuration are kept under "more".
+        let (params, defaults, inert): (Vec<ParamDef>, Vec<Literal>, Vec<&str>) = model.current.with_untracked(|q| {
+            let (params, defaults) =
+                q.params().iter().filter(|d| has_control(d)).map(|d| (*d, default_of(q, d.name))).unzip();
+            (params, defaults, q.inert())
         });
         let row =
             |(def, default): (ParamDef, Literal)| view! { <Row model=model apply=apply def=def default=default /> };
-        let (main, more): (Vec<_>, Vec<_>) = params.into_iter().zip(defaults).partition(|(d, _)| !inert(d));
+        let (main, more): (Vec<_>, Vec<_>) =
+            params.into_iter().zip(defaults).partition(|(d, _)| !inert.contains(&d.name));
         let more_count = more.len();
         let more = (more_count > 0).then(|| {
             view! {

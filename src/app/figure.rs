@@ -10,7 +10,7 @@ use web_sys::HtmlCanvasElement;
 pub use crate::plot::{Curve, Reading, describe_levels, fmt_number};
 
 use crate::explore::drawn::{context, frozen_on};
-use crate::explore::sample::{SampleSpec, is_data_dependent};
+use crate::explore::sample::SampleSpec;
 use crate::plot::{self, Crosshair, DRAWS, Panel, SAMPLES, Style, Theme, View};
 use crate::quant::{Levels, Quantizer, Report};
 
@@ -53,7 +53,7 @@ pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
     let (lo, hi) = inputs.x;
     let unsupported = q.unsupported(inputs.training);
     let mut ctx = context(inputs.training, inputs.seed);
-    if inputs.sample.is_some() && is_data_dependent(q) {
+    if inputs.sample.is_some() && q.is_data_dependent() {
         let (frozen, report) = frozen_on(q, inputs.training, inputs.seed, values);
         let label = q.to_string();
         let mut point = |x: &[f32]| frozen.eval(x, &mut ctx);

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::dom::now_ms;
 use super::figure::{self, Curve, Evaluated, Inputs};
 use crate::explore::drawn::run_on_sample;
-use crate::explore::sample::{SampleSpec, is_data_dependent};
+use crate::explore::sample::SampleSpec;
 use crate::explore::state::{Mode, Slot, State};
 use crate::quant::{Levels, Quantizer, Report};
 
@@ -91,7 +91,7 @@ impl Model {
                     slots
                         .iter()
                         .map(|s| {
-                            let dependent = is_data_dependent(&s.quantizer);
+                            let dependent = s.quantizer.is_data_dependent();
                             let inputs = Inputs {
                                 quantizer: s.quantizer.clone(),
                                 x,

@@ -9,7 +9,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::figure::{self, fmt_number};
 use super::model::Model;
-use crate::explore::sample::{Dist, histogram, is_data_dependent};
+use crate::explore::sample::{Dist, histogram};
 use crate::explore::state::MAX_SPREAD;
 
 /// Bins of the input histogram.
@@ -21,7 +21,7 @@ const SPREAD_RANGE: (f32, f32) = (0.01, 10.0);
 
 #[component]
 pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
-    let dependent = Memo::new(move |_| model.current.with(is_data_dependent));
+    let dependent = Memo::new(move |_| model.current.with(|q| q.is_data_dependent()));
     let spread = Memo::new(move |_| model.sample_spec.get().spread);
     let dist = Memo::new(move |_| model.sample_spec.get().dist);
     let spread_error = RwSignal::new(None::<String>);

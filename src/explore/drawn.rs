@@ -1,13 +1,11 @@
 //! A quantizer as the explorer's figure draws it, without the figure: the form evaluated over
 //! x (a data-dependent quantizer frozen at the numbers the sample tensor gives it, see
-//! [`freeze`]), its value and gradient at one x, and its run on the sample tensor (the Quality
+//! [`Quantizer::freeze`]), its value and gradient at one x, and its run on the sample tensor (the Quality
 //! panel's figures). The page and a lesson's task conditions both go through here, so a task
 //! such as "the gradient at 1.5 is 0" is judged on the numbers the page shows.
 
-use super::freeze::{Frozen, freeze};
 use super::metrics::{Quality, measure};
-use super::sample::is_data_dependent;
-use crate::quant::{Ctx, Levels, Quantizer, Report};
+use crate::quant::{Ctx, Frozen, Levels, Quantizer, Report};
 
 /// How many draws a stochastic quantizer's curve averages (the figure's mean curve).
 pub const DRAWS: usize = crate::plot::DRAWS;
@@ -22,7 +20,7 @@ pub fn context(training: bool, seed: u64) -> Ctx {
 /// as it is, with the report of that run.
 pub fn frozen_on(q: &Quantizer, training: bool, seed: u64, sample: &[f32]) -> (Frozen, Report) {
     let report = q.eval(sample, &mut context(training, seed)).2;
-    let form = if is_data_dependent(q) { freeze(q, &report) } else { Frozen::Library(q.clone()) };
+    let form = q.freeze(&report);
     (form, report)
 }
 

@@ -15,7 +15,6 @@
 //! `ap_uint<W>` (`ac_int<W, signed>`) and every value is `code × scale`, which needs a
 //! multiplier in hardware.
 
-use crate::explore::sample::is_data_dependent;
 use crate::quant::qkeras::QuantizedBits;
 use crate::quant::{Alpha, Ctx, Levels, Quantizer, Report};
 
@@ -163,7 +162,7 @@ pub fn warnings(q: &Quantizer) -> Vec<String> {
     // Where the output saturates: beyond ±2^20 qscope returns the quantized value itself.
     let far = q.eval(&[-1e7, 1e7], &mut Ctx::inference(0)).0;
     let bounds = || far.iter().all(|v| v.abs() < 1e6).then(|| format!("{} … {}", far[0], far[1]));
-    if is_data_dependent(q) {
+    if q.is_data_dependent() {
         w.push(
             "This quantizer's scale or threshold depends on the whole tensor: the curve shown is for the \
              sample's value, and a plain sweep would give another."

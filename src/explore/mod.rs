@@ -2,9 +2,8 @@
 //! the CLI.
 //!
 //! - [`sample`] — the sample tensor that data-dependent quantizers (`alpha='auto'`, TWN,
-//!   magnitude-aware signs, DoReFa weights, LSQ's initial step…) see, its histogram, and
-//!   [`sample::is_data_dependent`].
-//! - [`freeze`] — an equivalent quantizer with the scale or threshold the sample produced fixed,
+//!   magnitude-aware signs, DoReFa weights, LSQ's initial step…) see, and its histogram; such a
+//!   quantizer is frozen at the numbers it gives ([`Quantizer::freeze`](crate::quant::Quantizer::freeze)),
 //!   so a transfer curve over an x sweep is "the curve for that scale".
 //! - [`metrics`] — MSE, SQNR, levels used and clip fraction of a quantized sample.
 //! - [`hardware`] — the fixed-point type (`ap_fixed`/`ac_fixed`) behind a quantizer, and
@@ -26,7 +25,6 @@
 pub mod code;
 pub mod drawn;
 pub mod explain;
-pub mod freeze;
 pub mod hardware;
 pub mod lesson;
 pub mod metrics;

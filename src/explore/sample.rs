@@ -4,12 +4,11 @@
 //! quantizes; its transfer curve only means something for a given tensor. The explorer feeds
 //! it a [`SampleSpec`] tensor (a weight-like distribution, seeded, so a shared link shows the
 //! same numbers), reports the scale or threshold the kernel chose, and draws the curve for
-//! that scale (see [`crate::explore::freeze`]).
+//! that scale (see [`Quantizer::freeze`](crate::quant::Quantizer::freeze)).
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::quant::Quantizer;
 use crate::quant::lane;
 
 /// Shape of the sample distribution.
@@ -157,29 +156,6 @@ pub fn histogram(values: &[f32], lo: f32, hi: f32, bins: usize) -> Histogram {
         }
     }
     h
-}
-
-/// Whether the quantizer's output at one element depends on the rest of the tensor (in
-/// training, inference or both), judged from its parameters: a per-tensor scale or threshold
-/// (`alpha='auto'`/`'auto_po2'`, Larq's TWN threshold, MagnitudeAwareSign's mean, DoReFa's
-/// weight normalisation, LSQ's initial step) or statistics behind random draws (the std of
-/// stochastic binaries with string alpha, binary's stochastic-rounding grid `2·min(max|x|, 1)`).
-pub fn is_data_dependent(q: &Quantizer) -> bool {
-    match q {
-        Quantizer::QuantizedBits(b) => b.alpha.is_auto() && b.post_training_scale.is_none(),
-        Quantizer::QuantizedLinear(l) => l.alpha.is_auto(),
-        Quantizer::QuantizedHswish(h) => h.alpha.is_auto(),
-        Quantizer::Binary(b) => b.alpha.is_auto() || b.use_stochastic_rounding,
-        Quantizer::StochasticBinary(b) => b.alpha.is_auto(),
-        Quantizer::Bernoulli(b) => b.alpha.is_auto(),
-        Quantizer::Ternary(t) => t.alpha.is_auto(),
-        Quantizer::StochasticTernary(t) => t.alpha.is_auto(),
-        Quantizer::MagnitudeAwareSign(_) => true,
-        Quantizer::SteTern(t) => t.ternary_weight_networks,
-        Quantizer::DoReFa(d) => d.mode == crate::quant::larq::DoReFaMode::Weights,
-        Quantizer::Lsq(l) => l.step.is_none(),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! every update, as one tensor). Backward, from `δ = ∂L/∂a`: `∂L/∂h = δ ⊙ q_a'(h)`,
 //! `∂L/∂z = ∂L/∂h ⊙ act'(z)`, `∂L/∂Wq = xᵀ·∂L/∂z`, `∂L/∂W = ∂L/∂Wq ⊙ q_w'(W)` and
 //! `∂L/∂x = ∂L/∂z·Wqᵀ`; `q'` is each quantizer's pseudo-gradient. Learnable quantizer parameters
-//! get `Σᵢ gᵢ·∂yᵢ/∂θ` with the upstream gradient `g` at their site ([`super::learnable`]).
+//! get `Σᵢ gᵢ·∂yᵢ/∂θ` with the upstream gradient `g` at their site ([`Quantizer::weighted_grad`]).
 
 use super::config::Act;
 use super::learnable;
@@ -41,7 +41,7 @@ pub struct Learned {
     pub site: Site,
     pub name: &'static str,
     pub value: f32,
-    /// `∂L/∂θ = Σᵢ gᵢ·∂yᵢ/∂θ` (see [`super::learnable`]).
+    /// `∂L/∂θ = Σᵢ gᵢ·∂yᵢ/∂θ` (see [`Quantizer::weighted_grad`]).
     pub grad: f32,
 }
 
@@ -215,7 +215,7 @@ impl Layer {
         self.learn.clear();
         for site in [Site::Weights, Site::ActivationFn, Site::Output] {
             if let Some(q) = self.site(site) {
-                for &name in learnable::names(q) {
+                for &name in q.learnable() {
                     self.learn.push(Learnable { site, name, grad: 0.0, slots: Slots::new(1) });
                 }
             }
@@ -247,7 +247,7 @@ impl Layer {
         self.flips = 0;
         if let Some(q) = &mut self.wquant {
             let report = q.apply(&self.w, &mut self.wq_next, Some(&mut self.dwq), ctx);
-            learnable::freeze(q, &report);
+            q.init_learnable(&report);
             self.wreport.scale = report.scale;
             self.wreport.threshold = report.threshold;
             if count {
@@ -281,14 +281,14 @@ impl Layer {
             Some(Act::Quantizer(q)) => {
                 let report = q.apply(z, h, dh, ctx);
                 if training {
-                    learnable::freeze(q, &report);
+                    q.init_learnable(&report);
                 }
             }
         }
         if let Some(q) = &mut self.aquant {
             let report = q.apply(h, &mut self.a[..n], training.then_some(&mut self.da[..n]), ctx);
             if training {
-                learnable::freeze(q, &report);
+                q.init_learnable(&report);
             }
         }
     }
@@ -326,13 +326,13 @@ impl Layer {
         if self.act.is_some() {
             if let Some(q) = &self.aquant {
                 for l in self.learn.iter_mut().filter(|l| l.site == Site::Output) {
-                    l.grad = learnable::weighted_grad(q, l.name, &self.h[..n], delta);
+                    l.grad = q.weighted_grad(l.name, &self.h[..n], delta);
                 }
                 mul_into(delta, &self.da[..n]);
             }
             if let Some(Act::Quantizer(q)) = &self.act {
                 for l in self.learn.iter_mut().filter(|l| l.site == Site::ActivationFn) {
-                    l.grad = learnable::weighted_grad(q, l.name, &self.z[..n], delta);
+                    l.grad = q.weighted_grad(l.name, &self.z[..n], delta);
                 }
             }
             mul_into(delta, &self.dh[..n]);
@@ -361,7 +361,7 @@ impl Layer {
     pub(crate) fn weight_ste(&mut self) {
         if let Some(q) = &self.wquant {
             for l in self.learn.iter_mut().filter(|l| l.site == Site::Weights) {
-                l.grad = learnable::weighted_grad(q, l.name, &self.w, &self.gw);
+                l.grad = q.weighted_grad(l.name, &self.w, &self.gw);
             }
             mul_into(&mut self.gw, &self.dwq);
         }

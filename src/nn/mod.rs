@@ -5,7 +5,7 @@
 //! - [`config`]: what to train ([`Config`]), checked before training;
 //! - [`layer`]: a dense layer whose weights and activations pass through any [`crate::quant`]
 //!   quantizer, gradients through its straight-through estimator;
-//! - [`learnable`]: LSQ's step and PACT's clip as trained parameters;
+//! - [`learnable`]: LSQ's step and PACT's clip as parameters the optimizer steps;
 //! - [`loss`], [`optim`]: squared error / cross-entropies; SGD with momentum, Adam;
 //! - [`trainer`]: the training loop in slices ([`Trainer`]); [`bench`]: its throughput;
 //! - [`trace`]: one training step seen from one weight ([`Trainer::step_traced`]);

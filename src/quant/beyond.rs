@@ -5,7 +5,7 @@ use super::lane::{self, Lane};
 use super::round::{mean_f32, rhe};
 use super::schema::{Kind, quantizer};
 use super::simd::{self, Op};
-use super::{Ctx, Kernel, Levels, Report};
+use super::{Ctx, Facts, Frozen, Kernel, Levels, Quantizer, Report, elementwise_facts};
 
 const STEP: Kind = Kind::Float { min: 1e-9, max: 1e9, log: true };
 const BITS: Kind = Kind::Int { min: 1, max: 24 };
@@ -195,6 +195,7 @@ quantizer! {
 }
 
 impl Lsq {
+    /// The code range `(Qn, Qp)`: signed `(2^(b−1), 2^(b−1) − 1)`, unsigned `(0, 2^b − 1)`.
     fn range(&self) -> (f32, f32) {
         if self.signed {
             let h = (1i64 << (self.bits - 1)) as f32;
@@ -202,6 +203,38 @@ impl Lsq {
         } else {
             (0.0, ((1i64 << self.bits) - 1) as f32)
         }
+    }
+
+    /// The step in use on tensor `x`: the set one, or LSQ's initialisation `2·mean|x|/√Qp`.
+    fn step_on(&self, x: &[f32]) -> f32 {
+        match self.step {
+            Some(s) => s as f32,
+            None => 2.0 * mean_f32(x.iter().map(|v| v.abs())) / self.range().1.sqrt(),
+        }
+    }
+
+    /// `Σᵢ gᵢ·∂yᵢ/∂s` at step `s` (`gᵢ = 1` without `g`): the rounding residual inside, the
+    /// clip level outside, summed in f64, times `1/√(N·Qp)` with grad_scale. The kernel's
+    /// report (no `g`) and backpropagation ([`Facts::weighted_grad`]) both come from here.
+    fn step_grad(&self, s: f32, x: &[f32], g: Option<&[f32]>) -> f32 {
+        let (qn, qp) = self.range();
+        let sum: f64 = x
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let u = v / s;
+                let d = if u <= -qn {
+                    -qn
+                } else if u >= qp {
+                    qp
+                } else {
+                    rhe(u) - u
+                };
+                g.map_or(1.0, |g| g[i] as f64) * d as f64
+            })
+            .sum();
+        let scale = if self.grad_scale { 1.0 / (x.len() as f32 * qp).sqrt() } else { 1.0 };
+        sum as f32 * scale
     }
 }
 
@@ -232,28 +265,10 @@ impl Kernel for Lsq {
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
         let (qn, qp) = self.range();
-        let s = match self.step {
-            Some(s) => s as f32,
-            None => 2.0 * mean_f32(x.iter().map(|v| v.abs())) / qp.sqrt(),
-        };
+        let s = self.step_on(x);
         let mut report = Report { scale: Some(s), ..Report::default() };
         if dydx.is_some() {
-            // ∂(Σq)/∂s: the rounding residual inside, the clip level outside.
-            let ds: f64 = x
-                .iter()
-                .map(|&v| {
-                    let u = v / s;
-                    (if u <= -qn {
-                        -qn
-                    } else if u >= qp {
-                        qp
-                    } else {
-                        rhe(u) - u
-                    }) as f64
-                })
-                .sum();
-            let g = if self.grad_scale { 1.0 / (x.len() as f32 * qp).sqrt() } else { 1.0 };
-            report.param_grads.push(("step", ds as f32 * g));
+            report.param_grads.push(("step", self.step_grad(s, x, None)));
         }
         simd::run(&LsqOp { s, qn, qp }, x, y, dydx);
         report
@@ -370,5 +385,63 @@ impl Kernel for FakeQuantize {
     fn levels(&self, _: &Report) -> Levels {
         let s = self.scale as f32;
         Levels::codes((self.quant_min - self.zero_point) as i64, (self.quant_max - self.zero_point) as i64, s)
+    }
+}
+
+elementwise_facts! { SoftRound, SoftRoundAT, IdentitySte, ClippedSte, FakeQuantize }
+
+impl Facts for Lsq {
+    /// step=None takes its step from the tensor: frozen (and learned) at the reported one.
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        self.step.is_none().then(|| {
+            let step = Some(report.scale.unwrap_or(f32::NAN) as f64);
+            Frozen::Library(Quantizer::Lsq(Lsq { step, ..self.clone() }))
+        })
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    fn learnable(&self) -> &'static [&'static str] {
+        &["step"]
+    }
+
+    fn weighted_grad(&self, name: &str, x: &[f32], g: &[f32]) -> f32 {
+        if name == "step" { self.step_grad(self.step_on(x), x, Some(g)) } else { 0.0 }
+    }
+
+    fn init_learnable(&mut self, report: &Report) -> bool {
+        match report.scale {
+            Some(s) if self.step.is_none() && s.is_finite() && s > 0.0 => {
+                self.step = Some(s as f64);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Facts for Pact {
+    fn freeze(&self, _: &Report) -> Option<Frozen> {
+        None
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    fn learnable(&self) -> &'static [&'static str] {
+        &["alpha"]
+    }
+
+    /// `∂yᵢ/∂α = 1` where the input is clipped at α.
+    fn weighted_grad(&self, name: &str, x: &[f32], g: &[f32]) -> f32 {
+        if name != "alpha" {
+            return 0.0;
+        }
+        let a = self.alpha as f32;
+        let sum: f64 = x.iter().zip(g).filter(|(v, _)| **v >= a).map(|(_, &gi)| gi as f64).sum();
+        sum as f32
     }
 }

@@ -6,6 +6,7 @@ use super::round::{max_abs, mean_f32, sum_f32};
 use super::schema::{Kind, choice, quantizer};
 use super::simd::{self, Op};
 use super::{Ctx, Kernel, Levels, Report};
+use super::{Facts, Fixed, Frozen, Quantizer, elementwise_facts};
 
 const CLIP: Kind = Kind::OptFloat { min: 0.0, max: 1e30 };
 
@@ -20,9 +21,9 @@ fn clipped<V: Lane>(v: V, clip_value: Option<f32>) -> V {
 }
 
 /// `scale·sign(x)` forward, `scale·clipped` backward: SteSign, MagnitudeAwareSign.
-struct ScaledSign {
-    scale: f32,
-    clip: Option<f32>,
+pub(crate) struct ScaledSign {
+    pub(crate) scale: f32,
+    pub(crate) clip: Option<f32>,
 }
 
 impl Op for ScaledSign {
@@ -258,9 +259,9 @@ impl Op for DoReFaActivations {
 
 /// DoReFa weights once `max|tanh|` is known: `2·round(n·(tanh x/2d + ½))/n − 1`, gradient
 /// `(1 − tanh²x)/d` (`divide_no_nan`: 0 when d = 0).
-struct DoReFaWeights {
-    n: f32,
-    two_d: f32,
+pub(crate) struct DoReFaWeights {
+    pub(crate) n: f32,
+    pub(crate) two_d: f32,
 }
 
 impl Op for DoReFaWeights {
@@ -352,5 +353,50 @@ impl Kernel for NoOp {
 
     fn levels(&self, _: &Report) -> Levels {
         Levels::Continuous
+    }
+}
+
+elementwise_facts! { SteSign, ApproxSign, SwishSign, SteHeaviside, NoOp ["precision"] }
+
+impl Facts for MagnitudeAwareSign {
+    /// The mean |x| is always the tensor's; Larq has no parameter for it ([`Fixed::MagnitudeSign`]).
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        let scale = report.scale.unwrap_or(f32::NAN);
+        Some(Frozen::Fixed(Fixed::MagnitudeSign { scale, clip_value: clip_f32(self.clip_value) }))
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+}
+
+impl Facts for SteTern {
+    /// With ternary_weight_networks, freezes to the reported Δ as threshold_value.
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        self.ternary_weight_networks.then(|| {
+            let threshold_value = report.threshold.unwrap_or(f32::NAN) as f64;
+            Frozen::Library(Quantizer::SteTern(SteTern {
+                ternary_weight_networks: false,
+                threshold_value,
+                ..self.clone()
+            }))
+        })
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+}
+
+impl Facts for DoReFa {
+    /// Weights mode normalises by the tensor's max|tanh x| ([`Fixed::DoReFaWeights`]).
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        (self.mode == DoReFaMode::Weights).then(|| {
+            Frozen::Fixed(Fixed::DoReFaWeights { k_bit: self.k_bit, max_tanh: report.scale.unwrap_or(f32::NAN) })
+        })
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        Vec::new()
     }
 }

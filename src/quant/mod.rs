@@ -6,6 +6,8 @@
 
 pub mod beyond;
 mod catalogue;
+mod facts;
+pub mod frozen;
 pub mod lane;
 pub mod larq;
 pub mod levels;
@@ -15,9 +17,11 @@ pub mod schema;
 pub mod simd;
 pub mod spec;
 
-#[allow(unused_imports)] // used by the per-quantizer trait dispatch being introduced
 pub(crate) use catalogue::each_quantizer;
 pub use catalogue::{ENTRIES, Entry, Quantizer};
+pub use facts::Facts;
+pub(crate) use facts::elementwise_facts;
+pub use frozen::{Fixed, Frozen};
 pub use levels::Levels;
 pub use schema::{Alpha, Family, Info, Kind, Literal, ParamDef};
 pub use spec::{SpecError, parse};

@@ -11,7 +11,6 @@
 use qscope::explore::drawn::{context, frozen_on};
 use qscope::explore::lesson::render::{escape, render_lenient};
 use qscope::explore::lesson::{BUILTIN, Lesson, Step, link};
-use qscope::explore::sample::is_data_dependent;
 use qscope::explore::state::State;
 use qscope::explore::train::{Net, TrainParams};
 use qscope::nn::Trainer;
@@ -126,7 +125,7 @@ fn explorer_figure(state: &State) -> Result<(String, String), String> {
     for slot in &state.slots {
         let q = &slot.quantizer;
         let mut ctx = context(training, state.seed);
-        let mut curve = if is_data_dependent(q) {
+        let mut curve = if q.is_data_dependent() {
             let (frozen, report) = frozen_on(q, training, state.seed, &sample);
             let mut point = |x: &[f32]| frozen.eval(x, &mut ctx);
             let c = if q.is_stochastic(training) || !frozen.is_frozen() {

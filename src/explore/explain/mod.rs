@@ -2,14 +2,13 @@
 //! clip, the straight-through trick and the gradient that flows back, and why.
 //!
 //! Intermediate numbers are computed with the kernels' own float32 operations; the final `y`
-//! and `dy/dx` are the kernel's (of the [frozen](crate::explore::freeze) quantizer, for a
+//! and `dy/dx` are the kernel's (of the [frozen](crate::quant::Quantizer::freeze) quantizer, for a
 //! data-dependent one), so the explanation never disagrees with the curves.
 
 mod larq;
 mod others;
 mod qkeras;
 
-use crate::explore::freeze::freeze;
 use crate::quant::round::{clip, rhe};
 use crate::quant::spec::fmt_f32;
 use crate::quant::{Ctx, Quantizer, Report};
@@ -43,7 +42,7 @@ pub struct Explanation {
 pub fn explain(q: &Quantizer, report: &Report, x: f32) -> Explanation {
     let training = (report.stochastic || !q.is_stochastic(true)) && q.unsupported(true).is_none();
     let mut ctx = if training { Ctx::new(0) } else { Ctx::inference(0) };
-    let frozen = freeze(q, report);
+    let frozen = q.freeze(report);
     let (y, g) = frozen.eval(&[x], &mut ctx);
     let (y, g) = (y[0], g[0]);
     let mut t = Trace { steps: vec![Step { what: "input x".into(), value: n(x) }] };

@@ -7,6 +7,7 @@ use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{least_squares_scale, only_with_auto_po2, sigmoid_q};
 use crate::quant::round::EPS;
+use crate::quant::{Facts, Frozen, Quantizer};
 
 const PO2_EXP: Kind = Kind::OptInt { min: -126, max: 127 };
 const TEMPERATURE: Kind = Kind::Float { min: 1e-6, max: 1e6, log: true };
@@ -237,6 +238,57 @@ impl Kernel for Bernoulli {
 
     fn levels(&self, report: &Report) -> Levels {
         Levels::set(vec![0.0, report.scale.unwrap_or(1.0)])
+    }
+}
+
+impl Facts for Binary {
+    /// 'auto'/'auto_po2' freezes to a fixed alpha (the same path: codes sign(x), output
+    /// `x + sg(α·k − x)`, gradient 1). Stochastic rounding's grid `2·min(max|x|, 1)` is not
+    /// in the report: a run that drew stays [`Frozen::Live`].
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        if !self.alpha.is_auto() && !self.use_stochastic_rounding {
+            return None;
+        }
+        let mut b = self.clone();
+        if b.alpha.is_auto() {
+            b.alpha = Alpha::Value(report.scale.unwrap_or(f32::NAN) as f64);
+        }
+        let live = b.use_stochastic_rounding && report.stochastic;
+        Some(if live { Frozen::Live(Quantizer::Binary(b)) } else { Frozen::Library(Quantizer::Binary(b)) })
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+}
+
+impl Facts for StochasticBinary {
+    /// String alpha: in training the draws need the tensor's std ([`Frozen::Live`]); in
+    /// inference it is `binary(alpha)` with the fitted scale.
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        self.alpha.is_auto().then(|| {
+            if report.stochastic {
+                Frozen::Live(Quantizer::StochasticBinary(self.clone()))
+            } else {
+                let alpha = Alpha::Value(report.scale.unwrap_or(f32::NAN) as f64);
+                Frozen::Library(Quantizer::Binary(Binary { alpha, ..Binary::default() }))
+            }
+        })
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+}
+
+impl Facts for Bernoulli {
+    /// String alpha: the draws need the tensor's std, which the report lacks.
+    fn freeze(&self, _: &Report) -> Option<Frozen> {
+        self.alpha.is_auto().then(|| Frozen::Live(Quantizer::Bernoulli(self.clone())))
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        Vec::new()
     }
 }
 

@@ -6,6 +6,7 @@ use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{integer_fits, least_squares_scale, one_minus, only_with_auto_po2, po2_round};
+use crate::quant::{Facts, Fixed, Frozen, Quantizer};
 
 const BITS: Kind = Kind::Int { min: 1, max: 32 };
 const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
@@ -472,6 +473,32 @@ impl QuantizedHswish {
     }
 }
 
+/// `inner` applied to `h(x) = x·min(relu(x + shift), upper)/upper`, with the gradient
+/// `h'(x)` times inner's: the kernel of quantized_hswish, and of its frozen form (whose
+/// `inner` has a fixed `post_training_scale`).
+pub(crate) fn hswish(
+    shift: f32,
+    upper: f32,
+    inner: &QuantizedBits,
+    x: &[f32],
+    y: &mut [f32],
+    mut dydx: Option<&mut [f32]>,
+    ctx: &mut Ctx,
+) -> Report {
+    // QKeras' `tf.where`: min(relu(x + shift), upper).
+    let relu = |v: f32| if v + shift <= upper { (v + shift).max(0.0) } else { upper };
+    let h: Vec<f32> = x.iter().map(|&v| v * relu(v) / upper).collect();
+    let report = inner.apply(&h, y, dydx.as_deref_mut(), ctx);
+    if let Some(d) = dydx {
+        for (di, &v) in d.iter_mut().zip(x) {
+            let gi = *di / upper;
+            let active = v + shift <= upper && v + shift > 0.0;
+            *di = gi * relu(v) + if active { gi * v } else { 0.0 };
+        }
+    }
+    report
+}
+
 impl Kernel for QuantizedHswish {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         self.inner().validate()
@@ -481,29 +508,60 @@ impl Kernel for QuantizedHswish {
         self.inner().is_stochastic(training)
     }
 
-    fn apply(&self, x: &[f32], y: &mut [f32], mut dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
-        let (s, ub) = (self.relu_shift as f32, self.relu_upper_bound as f32);
-        let h: Vec<f32> = x
-            .iter()
-            .map(|&v| {
-                let sx = v + s;
-                v * if sx <= ub { sx.max(0.0) } else { ub } / ub
-            })
-            .collect();
-        let report = self.inner().apply(&h, y, dydx.as_deref_mut(), ctx);
-        if let Some(d) = dydx {
-            for (di, &v) in d.iter_mut().zip(x) {
-                let sx = v + s;
-                let gi = *di / ub;
-                let relu_x = if sx <= ub { sx.max(0.0) } else { ub };
-                let active = sx <= ub && sx > 0.0;
-                *di = gi * relu_x + if active { gi * v } else { 0.0 };
-            }
-        }
-        report
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
+        hswish(self.relu_shift as f32, self.relu_upper_bound as f32, &self.inner(), x, y, dydx, ctx)
     }
 
     fn levels(&self, report: &Report) -> Levels {
         self.inner().levels(report)
+    }
+}
+
+impl Facts for QuantizedBits {
+    /// 'auto'/'auto_po2' without a post_training_scale freezes to that scale (QKeras:
+    /// `s = post_training_scale / m`, and the report's scale is s·m, m a power of two).
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        (self.alpha.is_auto() && self.post_training_scale.is_none()).then(|| {
+            let post_training_scale = Some(report.scale.unwrap_or(f32::NAN) as f64);
+            Frozen::Library(Quantizer::QuantizedBits(QuantizedBits { post_training_scale, ..self.clone() }))
+        })
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        vec!["use_variables"]
+    }
+}
+
+impl Facts for QuantizedLinear {
+    /// 'auto'/'auto_po2' freezes to a fixed alpha: the report's scale is
+    /// `qs / data_type_scale`, and `alpha·data_type_scale` gives qs back.
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        self.alpha.is_auto().then(|| {
+            let alpha = Alpha::Value(report.scale.unwrap_or(f32::NAN) as f64);
+            Frozen::Library(Quantizer::QuantizedLinear(QuantizedLinear { alpha, ..self.clone() }))
+        })
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        vec!["use_variables"]
+    }
+}
+
+impl Facts for QuantizedHswish {
+    /// 'auto'/'auto_po2' freezes its inner quantized_bits at the report's scale as
+    /// post_training_scale, which quantized_hswish itself lacks ([`Fixed::Hswish`]).
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        self.alpha.is_auto().then(|| {
+            let post_training_scale = Some(report.scale.unwrap_or(f32::NAN) as f64);
+            Frozen::Fixed(Fixed::Hswish {
+                inner: QuantizedBits { post_training_scale, ..self.inner() },
+                relu_shift: self.relu_shift as f32,
+                relu_upper_bound: self.relu_upper_bound as f32,
+            })
+        })
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        vec!["use_variables"]
     }
 }

@@ -6,6 +6,7 @@ use super::super::schema::{Kind, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::po2::stochastic_round_po2;
+use crate::quant::elementwise_facts;
 
 const PRECISION: Kind = Kind::Float { min: 1e-6, max: 1e6, log: true };
 
@@ -233,4 +234,9 @@ impl Kernel for BinaryTanh {
     fn levels(&self, _: &Report) -> Levels {
         Levels::set(vec![-1.0, 1.0])
     }
+}
+
+elementwise_facts! {
+    RoundThrough, StochasticRound, StochasticRoundPo2, HardSigmoid, HardTanh, SmoothSigmoid, SmoothTanh,
+    BinarySigmoid, BinaryTanh,
 }

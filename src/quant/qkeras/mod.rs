@@ -13,6 +13,7 @@ mod relu;
 mod ternary;
 
 pub use binary::{Bernoulli, Binary, StochasticBinary};
+pub(crate) use bits::hswish;
 pub use bits::{QuantizedBits, QuantizedHswish, QuantizedLinear};
 pub use functions::{
     BinarySigmoid, BinaryTanh, HardSigmoid, HardTanh, RoundThrough, SmoothSigmoid, SmoothTanh, StochasticRound,

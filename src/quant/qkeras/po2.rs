@@ -8,6 +8,7 @@ use super::super::schema::{Kind, Opaque, choice, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{LN2, one_minus};
+use crate::quant::elementwise_facts;
 
 choice! {
     /// How the log2 of |x| becomes an exponent.
@@ -351,3 +352,5 @@ impl Kernel for QuantizedReluPo2 {
         Levels::set(all)
     }
 }
+
+elementwise_facts! { QuantizedPo2 ["use_variables"], QuantizedReluPo2 ["use_variables"] }

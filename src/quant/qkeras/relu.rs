@@ -9,6 +9,7 @@ use super::super::schema::{Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{integer_fits, one_minus, sigmoid_q};
+use crate::quant::elementwise_facts;
 
 const BITS: Kind = Kind::Int { min: 1, max: 32 };
 const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
@@ -471,3 +472,5 @@ impl Kernel for QuantizedUlaw {
         Levels::set(codes.map(|k| mi * clip(self.law(2.0 * (k as f32 / m) - 1.0), lo, hi)).collect())
     }
 }
+
+elementwise_facts! { QuantizedRelu ["use_variables"], QuantizedTanh, QuantizedSigmoid, QuantizedUlaw }

@@ -8,6 +8,7 @@ use super::binary::{SignOp, std_eps};
 use super::{least_squares_scale, po2_round, sigmoid_q};
 use crate::quant::round::EPS;
 use crate::quant::simd;
+use crate::quant::{Facts, Fixed, Frozen, Quantizer};
 
 const UNROLLS: Kind = Kind::Int { min: 1, max: 100 };
 
@@ -187,5 +188,45 @@ impl Kernel for StochasticTernary {
     fn levels(&self, report: &Report) -> Levels {
         let s = report.scale.unwrap_or(1.0);
         Levels::set(vec![-s, 0.0, s])
+    }
+}
+
+impl Facts for Ternary {
+    /// 'auto'/'auto_po2' freezes to the codes of the last fitting round, which no fixed
+    /// alpha expresses ([`Fixed::AutoTernary`]).
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        self.alpha.is_auto().then(|| {
+            Frozen::Fixed(Fixed::AutoTernary {
+                threshold: report.threshold.unwrap_or(f32::NAN),
+                scale: report.scale.unwrap_or(f32::NAN),
+                stochastic: self.use_stochastic_rounding,
+            })
+        })
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+}
+
+impl Facts for StochasticTernary {
+    /// String alpha: in training the draws need the tensor's std ([`Frozen::Live`]); in
+    /// inference it is `ternary(alpha)` with the fitted scale and threshold.
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        self.alpha.is_auto().then(|| {
+            if report.stochastic {
+                Frozen::Live(Quantizer::StochasticTernary(self.clone()))
+            } else {
+                Frozen::Fixed(Fixed::AutoTernary {
+                    threshold: report.threshold.unwrap_or(f32::NAN),
+                    scale: report.scale.unwrap_or(f32::NAN),
+                    stochastic: false,
+                })
+            }
+        })
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        Vec::new()
     }
 }
