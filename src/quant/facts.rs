@@ -19,7 +19,9 @@
 use super::frozen::Frozen;
 use super::{Quantizer, Report};
 
-/// Per-quantizer facts beside the kernel; see the module documentation.
+/// What a quantizer says about itself besides computing: whether its output depends on the
+/// whole tensor and how to freeze it, which parameters are inert, which learn. Every catalogue
+/// type implements it in its family file; [`Quantizer`] dispatches to it exhaustively.
 pub trait Facts {
     /// The frozen form at the numbers of `report` (from this quantizer's run on a tensor), or
     /// `None` when the output at one element depends on that element alone, in training and in
