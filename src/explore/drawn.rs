@@ -1,7 +1,7 @@
 //! A quantizer as the explorer's figure draws it, without the figure: the form evaluated over
 //! x (a data-dependent quantizer frozen at the numbers the sample tensor gives it, see
-//! [`Quantizer::freeze`]), its value and gradient at one x, and its run on the sample tensor (the Quality
-//! panel's figures). The page and a lesson's task conditions both go through here, so a task
+//! [`Quantizer::freeze`]), its value and gradient at one x, and its run on the sample tensor
+//! (the Quality panel's figures). The page and a lesson's task conditions both go through here, so a task
 //! such as "the gradient at 1.5 is 0" is judged on the numbers the page shows.
 
 use super::metrics::{Quality, measure};
