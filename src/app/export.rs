@@ -1,7 +1,8 @@
 //! Exporting the figure as the canvases show it: PNG at 2× (an offscreen canvas drawn at twice
-//! the pixels, its `toBlob` bytes with the specs, permalink and version added as PNG text
-//! chunks and a 144 dpi density) and vector SVG (plotters' SVG backend through the same
-//! drawing code; `<title>`, `<desc>` and `<metadata>` carry the specs, permalink and version).
+//! the pixels, its `toBlob` bytes with the specs, link and version added as PNG text chunks and
+//! a 144 dpi density) and vector SVG (plotters' SVG backend through the same drawing code;
+//! `<title>`, `<desc>` and `<metadata>` carry the specs, link and version). Both come from one
+//! [`plot::svg::Figure`], so they embed the same words and the same link.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -11,32 +12,18 @@ use super::dom::{download, settle};
 use super::figure::{self, Frame};
 use super::hash;
 use super::model::Model;
+use crate::plot;
 
-/// `qscope <version>`.
-fn software() -> String {
-    format!("qscope {}", env!("CARGO_PKG_VERSION"))
-}
-
-/// What is embedded in an exported file.
-struct Meta {
-    specs: Vec<String>,
-    title: String,
-    description: String,
-    permalink: String,
-}
-
-fn meta(model: Model) -> Meta {
-    let specs: Vec<String> =
-        model.curves.with_untracked(|c| c.iter().filter(|c| !c.hidden).map(|c| c.label.clone()).collect());
-    let (lo, hi) = model.x.get_untracked();
-    let mode = if model.mode.get_untracked().training() { "training" } else { "inference" };
-    let permalink = hash::permalink();
-    let description = format!(
-        "Forward y = q(x) and backward dy/dx of {} for x from {lo} to {hi} ({mode}, seed {}). Open in qscope: {permalink}",
-        specs.join("; "),
-        model.seed.get_untracked()
-    );
-    Meta { title: format!("qscope: {}", specs.join("; ")), specs, description, permalink }
+/// The figure as exported, with the link that reopens it: the page's address and the
+/// explorer state's own hash (the page keys — lesson, presenter, embed — are not the figure's).
+/// Also the frame it is drawn in.
+fn figure(model: Model) -> (plot::svg::Figure, Frame) {
+    let frame = Frame { x: model.x.get_untracked(), crosshair: None, dark: model.dark.get_untracked(), emphasis: None };
+    let fig = model.state.with_untracked(|state| {
+        let link = hash::link_to(&state.to_hash());
+        model.curves.with_untracked(|c| figure::export(figure_size(), c, &frame, state, link))
+    });
+    (fig, frame)
 }
 
 /// A file name from the first shown quantizer's name.
@@ -65,14 +52,12 @@ fn figure_size() -> (u32, u32) {
 
 /// Renders the figure at 2× and hands the PNG bytes (with metadata) to `done`.
 fn render_png(model: Model, done: impl FnOnce(Result<Vec<u8>, String>) + 'static) {
-    let frame = Frame { x: model.x.get_untracked(), crosshair: None, dark: model.dark.get_untracked(), emphasis: None };
-    let canvas = match model.curves.with_untracked(|c| figure::draw_figure_2x(figure_size(), c, &frame)) {
+    let (fig, frame) = figure(model);
+    let canvas = match figure::draw_figure_2x(fig.size, &fig.curves, &frame) {
         Ok(c) => c,
         Err(e) => return done(Err(e)),
     };
-    let m = meta(model);
-    let texts =
-        vec![("Title", m.title), ("Description", m.description), ("Software", software()), ("Source", m.permalink)];
+    let texts = fig.texts();
     let on_blob = Closure::once_into_js(move |blob: JsValue| {
         let Ok(blob) = blob.dyn_into::<web_sys::Blob>() else {
             return done(Err("the browser made no PNG".into()));
@@ -111,16 +96,9 @@ pub fn save_png(model: Model, status: RwSignal<String>) {
 }
 
 /// Saves the figure as a vector SVG document (drawn by the same code as the canvases, with the
-/// specs, permalink and version in its `<title>`, `<desc>` and `<metadata>`).
+/// specs, link and version in its `<title>`, `<desc>` and `<metadata>`).
 pub fn save_svg(model: Model, status: RwSignal<String>) {
-    let frame = Frame { x: model.x.get_untracked(), crosshair: None, dark: model.dark.get_untracked(), emphasis: None };
-    let specs = meta(model).specs;
-    let infer = !model.mode.get_untracked().training();
-    let seed = model.seed.get_untracked();
-    let result = model
-        .curves
-        .with_untracked(|c| figure::svg_document(figure_size(), c, &frame, specs, infer, seed))
-        .and_then(|svg| download(svg.as_bytes(), "image/svg+xml", &file_name(model, "svg")));
+    let result = figure(model).0.svg().and_then(|svg| download(svg.as_bytes(), "image/svg+xml", &file_name(model, "svg")));
     status.set(match result {
         Ok(()) => "SVG saved".into(),
         Err(e) => format!("SVG export failed: {e}"),

@@ -1,76 +1,17 @@
-//! The app's only door into [`crate::plot`]: evaluating a compared quantizer into a curve,
-//! drawing a panel on a canvas, drawing the whole figure at 2× for export, mapping a pointer to
-//! x, and the colours and dash patterns the legend uses. Everything else in the app goes
-//! through these functions, so a change of the plot API is absorbed here.
+//! The app's only door into [`crate::plot`]: drawing a panel on a canvas, drawing the whole
+//! figure at 2× for export, the figure as an exported document, mapping a pointer to x, and
+//! the colours and dash patterns the legend uses (curves are evaluated by
+//! [`crate::explore::figure`]). Everything else in the app goes through these functions, so a
+//! change of the plot API is absorbed here.
 
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
-pub use crate::plot::{Curve, Reading, describe_levels, fmt_number};
+pub use crate::plot::{Curve, Panel, Reading, describe_levels, fmt_number};
 
-use crate::explore::drawn::{context, frozen_on};
-use crate::explore::sample::SampleSpec;
-use crate::plot::{self, Crosshair, DRAWS, Panel, SAMPLES, Style, Theme, View};
-use crate::quant::{Levels, Quantizer, Report};
-
-/// The two panels, as the app names them.
-pub use crate::plot::Panel as Which;
-
-/// What a curve was evaluated from: the same inputs give the same curve, so an unchanged
-/// quantizer is not evaluated again when another one changes.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Inputs {
-    pub quantizer: Quantizer,
-    pub x: (f32, f32),
-    pub training: bool,
-    pub seed: u64,
-    /// The sample tensor, for a data-dependent quantizer (None otherwise).
-    pub sample: Option<SampleSpec>,
-}
-
-/// One compared quantizer, evaluated.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Evaluated {
-    pub inputs: Inputs,
-    pub curve: Curve,
-    /// The data-dependent numbers: from the sample tensor for a data-dependent quantizer (the
-    /// curve is drawn for them), else from the x sweep.
-    pub report: Report,
-    pub levels: Levels,
-    /// Why the library refuses this configuration in the current mode (the curve then shows
-    /// the inference behaviour).
-    pub unsupported: Option<String>,
-    /// For a data-dependent quantizer: what the curve is frozen at.
-    pub frozen: Option<String>,
-}
-
-/// Evaluates `inputs` over its x range: a data-dependent quantizer takes its scale or threshold
-/// from the sample tensor `values` (which `inputs.sample` generates) and is drawn frozen at it;
-/// any other quantizer is evaluated over the sweep as one tensor.
-pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
-    let q = &inputs.quantizer;
-    let (lo, hi) = inputs.x;
-    let unsupported = q.unsupported(inputs.training);
-    let mut ctx = context(inputs.training, inputs.seed);
-    if inputs.sample.is_some() && q.is_data_dependent() {
-        let (frozen, report) = frozen_on(q, inputs.training, inputs.seed, values);
-        let label = q.to_string();
-        let mut point = |x: &[f32]| frozen.eval(x, &mut ctx);
-        let curve = if q.is_stochastic(inputs.training) || !frozen.is_frozen() {
-            Curve::sample_draws(label, lo, hi, SAMPLES, DRAWS, point)
-        } else {
-            Curve::sample(label, lo, hi, SAMPLES, &mut point)
-        };
-        let levels = frozen.levels(&report);
-        let curve = curve.with_levels(levels.list(64));
-        let frozen = Some(frozen.describe());
-        return Evaluated { inputs, curve, report, levels, unsupported, frozen };
-    }
-    let (curve, report) = Curve::evaluate(q, lo, hi, SAMPLES, &mut ctx);
-    let levels = q.levels(&report);
-    Evaluated { inputs, curve, report, levels, unsupported, frozen: None }
-}
+use crate::explore::state::State;
+use crate::plot::{self, Crosshair, Style, Theme, View};
 
 /// The value and gradient of every visible curve at `x`.
 pub fn read_at(curves: &[Curve], x: f32) -> Vec<Reading> {
@@ -128,7 +69,7 @@ fn device_pixel_ratio() -> f64 {
 
 /// Sizes the canvas' backing store to its CSS box times devicePixelRatio (crisp on HiDPI
 /// screens) and draws `panel` of `curves` on it. A canvas not laid out yet is left alone.
-pub fn draw_panel(canvas: &HtmlCanvasElement, panel: Which, curves: &[Curve], frame: &Frame) -> Result<(), String> {
+pub fn draw_panel(canvas: &HtmlCanvasElement, panel: Panel, curves: &[Curve], frame: &Frame) -> Result<(), String> {
     let dpr = device_pixel_ratio();
     let (w, h) = (canvas.client_width(), canvas.client_height());
     if w <= 0 || h <= 0 {
@@ -196,25 +137,25 @@ pub fn dasharray(i: usize) -> String {
 }
 
 /// The title of a panel.
-pub fn title(panel: Which) -> &'static str {
+pub fn title(panel: Panel) -> &'static str {
     panel.title()
 }
 
 /// Both panels, for iteration.
-pub const PANELS: [(Which, &str); 2] = [(Panel::Forward, "plot-forward"), (Panel::Backward, "plot-backward")];
+pub const PANELS: [(Panel, &str); 2] = [(Panel::Forward, "plot-forward"), (Panel::Backward, "plot-backward")];
 
-/// The figure as a vector SVG document: the same drawing code into plotters' SVG backend, with
-/// the specs, permalink and version in its metadata (see [`plot::svg::Figure`]).
-pub fn svg_document(
-    size: (u32, u32),
-    curves: &[Curve],
-    frame: &Frame,
-    specs: Vec<String>,
-    infer: bool,
-    seed: u64,
-) -> Result<String, String> {
-    let view = View { x: Some(frame.x), ..View::default() };
-    let figure =
-        plot::svg::Figure { specs, curves: curves.to_vec(), view, infer, seed, size, theme: theme(frame.dark) };
-    figure.svg()
+/// The figure of `state` as exported (the SVG, and the PNG's text chunks): `curves` as `frame`
+/// shows them without the crosshair, the specs of the shown ones, and `link`, the address
+/// that reopens it.
+pub fn export(size: (u32, u32), curves: &[Curve], frame: &Frame, state: &State, link: String) -> plot::svg::Figure {
+    plot::svg::Figure {
+        specs: curves.iter().filter(|c| !c.hidden).map(|c| c.label.clone()).collect(),
+        curves: curves.to_vec(),
+        view: View { x: Some(frame.x), ..View::default() },
+        infer: !state.mode.training(),
+        seed: state.seed,
+        link,
+        size,
+        theme: theme(frame.dark),
+    }
 }

@@ -54,9 +54,22 @@ pub fn write_view(view_hash: &str) {
     write(&page(), view_hash);
 }
 
-/// The permalink of the page as it is now.
+/// The page's address without its hash.
+fn address() -> String {
+    let href = window().location().href().unwrap_or_default();
+    href.split('#').next().unwrap_or_default().to_string()
+}
+
+/// A link to this page opening `hash` (`#…`, written by a view's state: the explorer's
+/// [`State::to_hash`], the trainer's `TrainParams::to_hash`).
+pub fn link_to(hash: &str) -> String {
+    address() + hash
+}
+
+/// The permalink of the page as it is now: its address, the page keys and the mounted view's
+/// hash, as [`write`] put them in the URL.
 pub fn permalink() -> String {
-    window().location().href().unwrap_or_default()
+    link_to(&current())
 }
 
 /// Keeps the hash in step with the state, both ways, while the explorer is mounted.

@@ -5,11 +5,12 @@
 use leptos::prelude::*;
 
 use super::dom::now_ms;
-use super::figure::{self, Curve, Evaluated, Inputs};
+use super::figure::Curve;
 use crate::explore::drawn::run_on_sample;
+use crate::explore::figure::{self as evaluation, Evaluated, Selected, Setting};
 use crate::explore::sample::SampleSpec;
 use crate::explore::state::{Mode, Slot, State};
-use crate::quant::{Levels, Quantizer, Report};
+use crate::quant::Quantizer;
 
 /// The selected quantizer on the sample tensor: its outputs and how much they lose.
 pub use crate::explore::drawn::SampleRun;
@@ -23,15 +24,6 @@ pub enum ThemeChoice {
     System,
     Light,
     Dark,
-}
-
-/// What the Selected panel shows about the selected quantizer's curve.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Selected {
-    pub report: Report,
-    pub levels: Levels,
-    pub unsupported: Option<String>,
-    pub frozen: Option<String>,
 }
 
 /// Every signal and memo of the explorer (cheap to copy into components).
@@ -85,51 +77,17 @@ impl Model {
 
         let evaluated = Memo::new(move |prev: Option<&Vec<Evaluated>>| {
             let start = now_ms();
-            let (x, training, seed, spec) = (x.get(), mode.get().training(), seed.get(), sample_spec.get());
-            let out = slots.with(|slots| {
-                sample.with(|values| {
-                    slots
-                        .iter()
-                        .map(|s| {
-                            let dependent = s.quantizer.is_data_dependent();
-                            let inputs = Inputs {
-                                quantizer: s.quantizer.clone(),
-                                x,
-                                training,
-                                seed,
-                                sample: dependent.then_some(spec),
-                            };
-                            match prev.and_then(|p| p.iter().find(|e| e.inputs == inputs)) {
-                                Some(e) => e.clone(),
-                                None => figure::evaluate(inputs, values),
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                })
-            });
+            let setting =
+                Setting { x: x.get(), training: mode.get().training(), seed: seed.get(), sample: sample_spec.get() };
+            let previous = prev.map_or(&[][..], Vec::as_slice);
+            let out = slots.with(|slots| sample.with(|values| evaluation::evaluate_all(slots, &setting, values, previous)));
             eval_ms.set(now_ms() - start);
             out
         });
-        let curves = Memo::new(move |_| {
-            evaluated.with(|ev| {
-                slots.with(|slots| {
-                    ev.iter().zip(slots).map(|(e, s)| Curve { hidden: s.hidden, ..e.curve.clone() }).collect()
-                })
-            })
-        });
+        let curves = Memo::new(move |_| evaluated.with(|ev| slots.with(|slots| evaluation::curves(slots, ev))));
         let chosen = Memo::new(move |_| {
             let i = selected.get();
-            evaluated.with(|ev| match ev.get(i) {
-                Some(e) => Selected {
-                    report: e.report.clone(),
-                    levels: e.levels.clone(),
-                    unsupported: e.unsupported.clone(),
-                    frozen: e.frozen.clone(),
-                },
-                None => {
-                    Selected { report: Report::default(), levels: Levels::Continuous, unsupported: None, frozen: None }
-                }
-            })
+            evaluated.with(|ev| Selected::of(ev.get(i)))
         });
         let sample_run = Memo::new(move |_| {
             let q = current.get();

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::dom::{NextFrame, now_ms};
-use super::figure::{self, Frame, Which};
+use super::figure::{self, Frame, Panel};
 use super::interact;
 use super::model::Model;
 use crate::explore::state::{DEFAULT_X, Mode, check_x};
@@ -152,7 +152,7 @@ fn Toolbar(model: Model) -> impl IntoView {
 /// One panel on a canvas; redrawn when the curves, the view, the theme or the window size
 /// change (state changes arrive at most once per animation frame).
 #[component]
-fn PlotCanvas(model: Model, panel: Which, testid: &'static str, resized: ReadSignal<u32>) -> impl IntoView {
+fn PlotCanvas(model: Model, panel: Panel, testid: &'static str, resized: ReadSignal<u32>) -> impl IntoView {
     let node = NodeRef::<leptos::html::Canvas>::new();
     let lesson = super::lesson::player();
     Effect::new(move |_| {

@@ -12,6 +12,9 @@
 //! - [`code`] — "copy as code": QKeras, Larq, PyTorch and `qscope` CLI snippets.
 //! - [`drawn`] — a quantizer as the figure draws it: its value and gradient at one x, its
 //!   levels, its run on the sample tensor.
+//! - [`figure`] — the figure before drawing: every compared quantizer evaluated into a curve
+//!   (unchanged ones reused), the Selected panel's numbers, and the figure `qscope plot`
+//!   writes, with the link its state writes.
 //! - [`lesson`] — classroom lessons: Markdown steps, each a state of a view, with "try it"
 //!   tasks checked live, opened from a file, a built-in name or a link carrying the lesson.
 //! - [`one_batch`] — "show one batch": one training step told from one weight's side.
@@ -25,6 +28,7 @@
 pub mod code;
 pub mod drawn;
 pub mod explain;
+pub mod figure;
 pub mod hardware;
 pub mod lesson;
 pub mod metrics;

@@ -89,6 +89,11 @@ impl Mode {
         self == Mode::Train
     }
 
+    /// Training when `training`, else inference.
+    pub fn from_training(training: bool) -> Mode {
+        if training { Mode::Train } else { Mode::Infer }
+    }
+
     fn from_name(s: &str) -> Option<Mode> {
         match s.trim().to_ascii_lowercase().as_str() {
             "train" | "training" => Some(Mode::Train),

@@ -1,6 +1,6 @@
 //! Figures as PNG files (native only): [`Figure::png`] draws the same figure as
-//! [`Figure::svg`] at 2× into a bitmap, with the specs, permalink and version as PNG `tEXt`
-//! chunks `Title`, `Description`, `Software`, `Source`. PNG text is rasterised
+//! [`Figure::svg`] at 2× into a bitmap, with the specs, link and version as PNG `tEXt`
+//! chunks `Title`, `Description`, `Software`, `Source` ([`Figure::texts`]). PNG text is rasterised
 //! ([`RasterText`]) with an embedded font, `assets/fonts/qscope-sans.ttf` (a subset of DejaVu
 //! Sans, ~100 KB), so a PNG looks the same on every machine and needs no font installed.
 
@@ -30,13 +30,7 @@ impl Figure {
         if ss == 2 {
             rgb = halve(&rgb, (dw, dh));
         }
-        let texts = [
-            ("Title", format!("qscope: {}", self.title())),
-            ("Description", self.description()),
-            ("Software", software()),
-            ("Source", self.permalink()),
-        ];
-        encode_png(&rgb, (w, h), &texts)
+        encode_png(&rgb, (w, h), &self.texts())
     }
 }
 

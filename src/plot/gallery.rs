@@ -4,7 +4,7 @@
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use super::export::{Figure, xml_escape};
+use super::export::xml_escape;
 use crate::quant::round::uniform;
 use crate::quant::{Ctx, ENTRIES, Literal, parse};
 
@@ -119,11 +119,6 @@ pub fn items() -> Result<Vec<Item>, String> {
         "deterministic against stochastic rounding: the mean of the draws follows x, the band shows their spread",
     ));
     Ok(out)
-}
-
-/// Evaluates an item's figure.
-pub fn figure(item: &Item) -> Result<Figure, String> {
-    Figure::from_specs(&item.specs, X, item.infer, 0)
 }
 
 /// The gallery's `index.html`: the figures by section, each with its specs and caption (void

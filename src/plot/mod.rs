@@ -15,7 +15,6 @@ mod geometry;
 mod jumps;
 mod legend;
 mod panel;
-mod permalink;
 mod readout;
 mod sample;
 
@@ -28,7 +27,6 @@ mod raster;
 pub mod svg;
 
 pub use jumps::{Jump, Side, find_jumps, from_key, key, significant_bits, true_derivative};
-pub use permalink::{percent_encode, permalink};
 pub use readout::{Crosshair, Reading, read_at};
 pub use sample::{
     BAND_PERCENTILES, Curve, DRAWS, ISOLATED, SAMPLES, STEEP, Spread, describe_levels, finite_bounds, fmt_number,

@@ -1,6 +1,8 @@
 //! Figures as SVG documents, on every target (the browser's "download SVG" and the CLI): the
-//! quantizers of some specs drawn by the same code as the canvas, with the specs, the
-//! permalink and the qscope version embedded (`<title>`, `<desc>` and `<metadata>`).
+//! quantizers of some specs drawn by the same code as the canvas, with the specs, the link
+//! that reopens the figure and the qscope version embedded (`<title>`, `<desc>` and
+//! `<metadata>`). `plot` writes no link itself: the figure's maker (`explore::figure`, the
+//! page) hands it the explorer state's own.
 //!
 //! SVG text is left to the viewer's fonts: [`SvgText`] wraps plotters' SVG backend and
 //! estimates text extents (0.6 em per character) instead of measuring a font.
@@ -8,8 +10,7 @@
 use plotters::prelude::*;
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
 
-use super::{Curve, Style, Theme, View, draw_figure_with, permalink};
-use crate::quant::{Ctx, parse};
+use super::{Curve, Style, Theme, View, draw_figure_with};
 
 /// The most curves a figure compares (one per Okabe–Ito colour).
 pub const MAX_CURVES: usize = 6;
@@ -29,51 +30,19 @@ pub struct Figure {
     pub view: View,
     pub infer: bool,
     pub seed: u64,
+    /// The link that opens the figure in the explorer: the explorer state's own hash
+    /// (`explore::state::State::to_hash`), behind the page's address when the page exports it.
+    /// Written by the figure's maker; `plot` only embeds it.
+    pub link: String,
     /// Width and height in layout pixels (the PNG has twice as many).
     pub size: (u32, u32),
     pub theme: Theme,
 }
 
 impl Figure {
-    /// Parses and evaluates `specs` (1 to [`MAX_CURVES`]) over `x` with [`Curve::evaluate`],
-    /// each from its own random stream seeded with `seed`, in training or inference mode.
-    pub fn from_specs(specs: &[String], x: (f32, f32), infer: bool, seed: u64) -> Result<Figure, String> {
-        if specs.is_empty() {
-            return Err("no spec to plot".into());
-        }
-        if specs.len() > MAX_CURVES {
-            return Err(format!("{} specs: a figure compares at most {MAX_CURVES}", specs.len()));
-        }
-        if !(x.0.is_finite() && x.1.is_finite() && x.0 < x.1) {
-            return Err(format!("x range {},{}: expected two finite numbers lo < hi", x.0, x.1));
-        }
-        let mut curves = Vec::with_capacity(specs.len());
-        let mut canonical = Vec::with_capacity(specs.len());
-        for s in specs {
-            let q = parse(s).map_err(|e| e.to_string())?;
-            if let Some(why) = q.unsupported(!infer) {
-                return Err(why);
-            }
-            let mut ctx = if infer { Ctx::inference(seed) } else { Ctx::new(seed) };
-            let (mut c, _) = Curve::evaluate(&q, x.0, x.1, super::SAMPLES, &mut ctx);
-            if infer {
-                c.label.push_str("  (inference)");
-            }
-            canonical.push(q.to_string());
-            curves.push(c);
-        }
-        let view = View { x: Some(x), ..View::default() };
-        Ok(Figure { specs: canonical, curves, view, infer, seed, size: (720, 640), theme: Theme::LIGHT })
-    }
-
     /// The x range shown.
     pub fn x(&self) -> (f32, f32) {
         self.view.x_range(&self.curves)
-    }
-
-    /// The permalink hash of this figure.
-    pub fn permalink(&self) -> String {
-        permalink(&self.specs, self.x(), self.infer, self.seed)
     }
 
     /// A one-line title: the specs.
@@ -89,8 +58,19 @@ impl Figure {
             "Forward y = q(x) and backward dy/dx of {} for x from {lo} to {hi} ({mode}, seed {}). Open in qscope: {}",
             self.title(),
             self.seed,
-            self.permalink()
+            self.link
         )
+    }
+
+    /// The text a PNG of the figure carries (`tEXt`/`iTXt` chunks): title, description,
+    /// software and, as `Source`, the link — the same words the SVG's metadata holds.
+    pub fn texts(&self) -> [(&'static str, String); 4] {
+        [
+            ("Title", format!("qscope: {}", self.title())),
+            ("Description", self.description()),
+            ("Software", software()),
+            ("Source", self.link.clone()),
+        ]
     }
 
     /// The figure as an SVG document (text measured by estimate, drawn at 2× and viewed at 1×
@@ -116,7 +96,7 @@ impl Figure {
             title = xml_escape(&format!("qscope: {}", self.title())),
             desc = xml_escape(&self.description()),
             sw = xml_escape(&software()),
-            link = xml_escape(&self.permalink()),
+            link = xml_escape(&self.link),
             specs = self
                 .specs
                 .iter()

@@ -1,7 +1,7 @@
 //! Native tests of the drawing code: the pure sampling/segmenting logic, and whole panels
 //! drawn on a backend that records what it is asked to draw. Submodules: exact jumps
 //! (`jumps`), drawing (`draw`), crosshair readouts and stochastic curves (`readout`), pixel
-//! geometry and permalinks (`geometry`).
+//! geometry (`geometry`).
 
 mod draw;
 mod geometry;

@@ -4,11 +4,12 @@
 //! code behind `qscope plot` and the page's canvases), and its state as a link hash.
 //!
 //! An explorer step's figure is the explorer's: every compared quantizer evaluated as the page
-//! evaluates it (a data-dependent one frozen on the sample tensor), over the step's x range, in
-//! its mode and seed, with the pinned x as the crosshair. A trainer step's figure is the decision
+//! evaluates it ([`qscope::explore::figure`]: a data-dependent one frozen on the sample tensor),
+//! over the step's x range, in its mode and seed, with the pinned x as the crosshair, and the
+//! step's explorer link embedded. A trainer step's figure is the decision
 //! boundary of the step's quantized net after [`EPOCHS`] epochs of training.
 
-use qscope::explore::drawn::{context, frozen_on};
+use qscope::explore::figure::{Setting, curves, evaluate_all};
 use qscope::explore::lesson::render::{escape, render_lenient};
 use qscope::explore::lesson::{BUILTIN, Lesson, Step, link};
 use qscope::explore::state::State;
@@ -16,7 +17,7 @@ use qscope::explore::train::{Net, TrainParams};
 use qscope::nn::Trainer;
 use qscope::plot::boundary::{Boundary, RES, boundary_svg};
 use qscope::plot::export::{Figure, software};
-use qscope::plot::{Crosshair, Curve, DRAWS, SAMPLES, Theme, View, read_at};
+use qscope::plot::{Crosshair, Theme, View, read_at};
 use qscope::quant::spec::fmt_f32;
 
 /// Epochs a trainer step's net trains before its boundary is drawn.
@@ -111,36 +112,19 @@ fn section(k: usize, step: &Step) -> Result<String, String> {
 /// The explorer's figure of `state` as SVG, and its caption.
 fn explorer_figure(state: &State) -> Result<(String, String), String> {
     let training = state.mode.training();
-    let sample = state.sample_spec().generate();
     let (lo, hi) = state.x;
-    let mut fig = Figure {
-        specs: Vec::new(),
-        curves: Vec::new(),
+    let setting = Setting::of(state);
+    let evaluated = evaluate_all(&state.slots, &setting, &setting.sample.generate(), &[]);
+    let fig = Figure {
+        specs: state.slots.iter().map(|s| s.quantizer.to_string()).collect(),
+        curves: curves(&state.slots, &evaluated),
         view: View { x: Some(state.x), crosshair: state.pin.map(|x| Crosshair { x }), ..View::default() },
         infer: !training,
         seed: state.seed,
+        link: state.to_hash(),
         size: FIGURE,
         theme: Theme::LIGHT,
     };
-    for slot in &state.slots {
-        let q = &slot.quantizer;
-        let mut ctx = context(training, state.seed);
-        let mut curve = if q.is_data_dependent() {
-            let (frozen, report) = frozen_on(q, training, state.seed, &sample);
-            let mut point = |x: &[f32]| frozen.eval(x, &mut ctx);
-            let c = if q.is_stochastic(training) || !frozen.is_frozen() {
-                Curve::sample_draws(q.to_string(), lo, hi, SAMPLES, DRAWS, point)
-            } else {
-                Curve::sample(q.to_string(), lo, hi, SAMPLES, &mut point)
-            };
-            c.with_levels(frozen.levels(&report).list(64))
-        } else {
-            Curve::evaluate(q, lo, hi, SAMPLES, &mut ctx).0
-        };
-        curve.hidden = slot.hidden;
-        fig.specs.push(q.to_string());
-        fig.curves.push(curve);
-    }
     let svg = fig.svg()?;
     let shown: Vec<&str> =
         state.slots.iter().zip(&fig.specs).filter(|(s, _)| !s.hidden).map(|(_, spec)| spec.as_str()).collect();

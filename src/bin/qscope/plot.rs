@@ -85,14 +85,15 @@ fn extension(path: &str) -> String {
 
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn plot(args: &[String]) -> Result<(), String> {
-    use qscope::plot::export::Figure;
+    use qscope::explore::figure::from_specs;
+    use qscope::explore::state::Mode;
     use qscope::plot::{Crosshair, Theme, read_at};
     let o = plot_options(args)?;
     let ext = extension(&o.out);
     if ext != "svg" && ext != "png" {
         return Err(format!("-o {}: expected a file name ending in .svg or .png", o.out));
     }
-    let mut fig = Figure::from_specs(&o.specs, o.x, o.infer, o.seed)?;
+    let mut fig = from_specs(&o.specs, o.x, Mode::from_training(!o.infer), o.seed)?;
     fig.size = o.size;
     fig.theme = if o.dark { Theme::DARK } else { Theme::LIGHT };
     fig.view.identity = o.identity;
@@ -113,7 +114,9 @@ pub(crate) fn plot(args: &[String]) -> Result<(), String> {
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn gallery(args: &[String]) -> Result<(), String> {
     use qscope::plot::export::software;
-    use qscope::plot::gallery::{figure, index_html, items};
+    use qscope::explore::figure::from_specs;
+    use qscope::explore::state::Mode;
+    use qscope::plot::gallery::{X, index_html, items};
     let dir = match args {
         [] => return Err("gallery needs a directory, e.g. qscope gallery target/gallery".into()),
         [d, ..] if d.starts_with("--") => return Err(format!("unknown option '{d}' for gallery")),
@@ -123,7 +126,8 @@ pub(crate) fn gallery(args: &[String]) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let items = items()?;
     for it in &items {
-        let svg = figure(it).and_then(|f| f.svg()).map_err(|e| format!("{}: {e}", it.file))?;
+        let figure = from_specs(&it.specs, X, Mode::from_training(!it.infer), 0);
+        let svg = figure.and_then(|f| f.svg()).map_err(|e| format!("{}: {e}", it.file))?;
         let path = dir.join(&it.file);
         std::fs::write(&path, svg).map_err(|e| format!("writing {}: {e}", path.display()))?;
     }

@@ -1,7 +1,6 @@
-//! Pixel geometry (clipping, dashes, collapsing to backend points) and permalinks.
+//! Pixel geometry (clipping, dashes, collapsing to backend points).
 
 use super::super::geometry::{Frame, clip, dash, to_backend};
-use super::super::*;
 
 fn length(line: &[(f64, f64)]) -> f64 {
     line.windows(2).map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1)).sum()
@@ -50,16 +49,4 @@ fn backend_points_are_whole_pixels_with_straight_stretches_merged() {
     // A flat run of a staircase becomes its two ends.
     let run: Vec<(f64, f64)> = (0..500).map(|i| (i as f64 * 0.7, 42.0)).collect();
     assert_eq!(to_backend(&run), vec![(0, 42), (349, 42)]);
-}
-
-#[test]
-fn permalinks_carry_the_specs_and_the_range() {
-    let specs = ["qkeras.quantized_bits(bits=4, symmetric=True)".to_string(), "larq.SteSign".to_string()];
-    assert_eq!(
-        permalink(&specs, (-2.0, 2.0), false, 0),
-        "#q=qkeras.quantized_bits(bits%3D4,%20symmetric%3DTrue)&q=larq.SteSign&x=-2,2"
-    );
-    assert_eq!(permalink(&specs[1..], (-0.5, 1.25), true, 7), "#q=larq.SteSign&x=-0.5,1.25&infer=1&seed=7");
-    assert_eq!(percent_encode("a&b=c#d%e+f \"g\" µ"), "a%26b%3Dc%23d%25e%2Bf%20%22g%22%20%C2%B5");
-    assert_eq!(percent_encode("alpha='auto'"), "alpha%3D'auto'");
 }

@@ -1,0 +1,261 @@
+//! The explorer's figure before it is drawn: each compared quantizer evaluated into a curve
+//! over the x range — a data-dependent one frozen at the numbers the sample tensor gives it
+//! (see [`drawn::frozen_on`](super::drawn::frozen_on)), any other over the sweep as one
+//! tensor — with unchanged quantizers not evaluated again, and figures ready to export.
+//!
+//! The page, the lesson handout and `qscope plot`/`gallery` build their curves here, and every
+//! exported figure carries the link its state writes ([`State::to_hash`]): one writer of the
+//! explorer's link, which [`State::parse`] reads back as the same state.
+
+use super::drawn::{context, frozen_on};
+use super::sample::SampleSpec;
+use super::state::{Mode, Slot, State};
+use crate::plot::svg::{Figure, MAX_CURVES};
+use crate::plot::{Curve, DRAWS, SAMPLES, Theme, View};
+use crate::quant::{Levels, Quantizer, Report, parse};
+
+/// What every curve of a figure shares: the x range, the mode, the seed and the sample tensor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Setting {
+    pub x: (f32, f32),
+    pub training: bool,
+    pub seed: u64,
+    pub sample: SampleSpec,
+}
+
+impl Setting {
+    /// The setting of `state`'s figure.
+    pub fn of(state: &State) -> Setting {
+        Setting { x: state.x, training: state.mode.training(), seed: state.seed, sample: state.sample_spec() }
+    }
+}
+
+/// What a curve was evaluated from: the same inputs give the same curve, so an unchanged
+/// quantizer is not evaluated again when another one changes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inputs {
+    pub quantizer: Quantizer,
+    pub x: (f32, f32),
+    pub training: bool,
+    pub seed: u64,
+    /// The sample tensor, for a data-dependent quantizer (None otherwise).
+    pub sample: Option<SampleSpec>,
+}
+
+impl Inputs {
+    /// `q` in `setting`: the sample tensor counts only when `q` depends on it.
+    pub fn new(q: &Quantizer, setting: &Setting) -> Inputs {
+        Inputs {
+            quantizer: q.clone(),
+            x: setting.x,
+            training: setting.training,
+            seed: setting.seed,
+            sample: q.is_data_dependent().then_some(setting.sample),
+        }
+    }
+}
+
+/// One compared quantizer, evaluated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluated {
+    pub inputs: Inputs,
+    pub curve: Curve,
+    /// The data-dependent numbers: from the sample tensor for a data-dependent quantizer (the
+    /// curve is drawn for them), else from the x sweep.
+    pub report: Report,
+    pub levels: Levels,
+    /// Why the library refuses this configuration in the current mode (the curve then shows
+    /// the inference behaviour).
+    pub unsupported: Option<String>,
+    /// For a data-dependent quantizer: what the curve is frozen at.
+    pub frozen: Option<String>,
+}
+
+/// Evaluates `inputs` over its x range: a data-dependent quantizer takes its scale or threshold
+/// from the sample tensor `values` (which `inputs.sample` generates) and is drawn frozen at it;
+/// any other quantizer is evaluated over the sweep as one tensor.
+pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
+    let q = &inputs.quantizer;
+    let (lo, hi) = inputs.x;
+    let unsupported = q.unsupported(inputs.training);
+    let mut ctx = context(inputs.training, inputs.seed);
+    if inputs.sample.is_some() && q.is_data_dependent() {
+        let (frozen, report) = frozen_on(q, inputs.training, inputs.seed, values);
+        let label = q.to_string();
+        let mut point = |x: &[f32]| frozen.eval(x, &mut ctx);
+        let curve = if q.is_stochastic(inputs.training) || !frozen.is_frozen() {
+            Curve::sample_draws(label, lo, hi, SAMPLES, DRAWS, point)
+        } else {
+            Curve::sample(label, lo, hi, SAMPLES, &mut point)
+        };
+        let levels = frozen.levels(&report);
+        let curve = curve.with_levels(levels.list(64));
+        let frozen = Some(frozen.describe());
+        return Evaluated { inputs, curve, report, levels, unsupported, frozen };
+    }
+    let (curve, report) = Curve::evaluate(q, lo, hi, SAMPLES, &mut ctx);
+    let levels = q.levels(&report);
+    Evaluated { inputs, curve, report, levels, unsupported, frozen: None }
+}
+
+/// Every slot evaluated in `setting` on the sample tensor `values` (generated from
+/// `setting.sample`), in order; an evaluation in `previous` with the same inputs is reused.
+pub fn evaluate_all(slots: &[Slot], setting: &Setting, values: &[f32], previous: &[Evaluated]) -> Vec<Evaluated> {
+    slots
+        .iter()
+        .map(|s| {
+            let inputs = Inputs::new(&s.quantizer, setting);
+            match previous.iter().find(|e| e.inputs == inputs) {
+                Some(e) => e.clone(),
+                None => evaluate(inputs, values),
+            }
+        })
+        .collect()
+}
+
+/// The curves of `evaluated`, each hidden as its slot is (a hidden curve keeps its place).
+pub fn curves(slots: &[Slot], evaluated: &[Evaluated]) -> Vec<Curve> {
+    evaluated.iter().zip(slots).map(|(e, s)| Curve { hidden: s.hidden, ..e.curve.clone() }).collect()
+}
+
+/// What the Selected panel shows about the selected quantizer's curve.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Selected {
+    pub report: Report,
+    pub levels: Levels,
+    pub unsupported: Option<String>,
+    pub frozen: Option<String>,
+}
+
+impl Selected {
+    /// The numbers of `e`; continuous and empty when nothing is evaluated.
+    pub fn of(e: Option<&Evaluated>) -> Selected {
+        match e {
+            Some(e) => Selected {
+                report: e.report.clone(),
+                levels: e.levels.clone(),
+                unsupported: e.unsupported.clone(),
+                frozen: e.frozen.clone(),
+            },
+            None => Selected { report: Report::default(), levels: Levels::Continuous, unsupported: None, frozen: None },
+        }
+    }
+}
+
+/// The figure `qscope plot` and the gallery write: `specs` (1 to [`MAX_CURVES`]) parsed and
+/// evaluated over `x` with [`Curve::evaluate`] (the scale of a data-dependent spec comes from
+/// the sweep, as in `qscope eval`), each from its own random stream seeded with `seed`, in
+/// `mode`; a curve in inference mode says so in its label. Its link is the hash of the explorer
+/// state comparing those quantizers over `x` in that mode and seed.
+pub fn from_specs(specs: &[String], x: (f32, f32), mode: Mode, seed: u64) -> Result<Figure, String> {
+    if specs.is_empty() {
+        return Err("no spec to plot".into());
+    }
+    if specs.len() > MAX_CURVES {
+        return Err(format!("{} specs: a figure compares at most {MAX_CURVES}", specs.len()));
+    }
+    if !(x.0.is_finite() && x.1.is_finite() && x.0 < x.1) {
+        return Err(format!("x range {},{}: expected two finite numbers lo < hi", x.0, x.1));
+    }
+    let training = mode.training();
+    let mut slots = Vec::with_capacity(specs.len());
+    let mut curves = Vec::with_capacity(specs.len());
+    for s in specs {
+        let q = parse(s).map_err(|e| e.to_string())?;
+        if let Some(why) = q.unsupported(training) {
+            return Err(why);
+        }
+        let (mut c, _) = Curve::evaluate(&q, x.0, x.1, SAMPLES, &mut context(training, seed));
+        if !training {
+            c.label.push_str("  (inference)");
+        }
+        slots.push(Slot::new(q));
+        curves.push(c);
+    }
+    let specs = slots.iter().map(|s| s.quantizer.to_string()).collect();
+    let link = State { slots, x, mode, seed, ..State::default() }.to_hash();
+    let view = View { x: Some(x), ..View::default() };
+    Ok(Figure { specs, curves, view, infer: !training, seed, link, size: (720, 640), theme: Theme::LIGHT })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn specs(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_plotted_figure_links_to_the_state_that_shows_it() {
+        let both = specs(&["qkeras.quantized_bits(4,0,1)", "larq.ste_sign"]);
+        let fig = from_specs(&both, (-2.0, 2.0), Mode::Train, 0).unwrap();
+        assert_eq!(fig.link, "#q=qkeras.quantized_bits(bits=4,symmetric=True)&q=larq.SteSign&x=-2,2");
+        let fig = from_specs(&both[1..], (-0.5, 1.25), Mode::Infer, 7).unwrap();
+        assert_eq!(fig.link, "#q=larq.SteSign&x=-0.5,1.25&mode=infer&seed=7");
+    }
+
+    #[test]
+    fn the_link_reads_back_as_the_figures_state() {
+        let fig = from_specs(&specs(&["quantized_relu(3,1)", "ste"]), (-1.5, 3.0), Mode::Infer, 11).unwrap();
+        let (state, problems) = State::parse(&fig.link);
+        assert!(problems.is_empty(), "{}: {problems:?}", fig.link);
+        let shown: Vec<String> = state.slots.iter().map(|s| s.quantizer.to_string()).collect();
+        assert_eq!(shown, fig.specs);
+        assert_eq!((state.x, state.mode, state.seed), ((-1.5, 3.0), Mode::Infer, 11));
+    }
+
+    #[test]
+    fn an_unchanged_quantizer_is_not_evaluated_again() {
+        let mut state = State::default();
+        state.add(parse("larq.ste_sign").unwrap()).unwrap();
+        let setting = Setting::of(&state);
+        let values = setting.sample.generate();
+        let mut first = evaluate_all(&state.slots, &setting, &values, &[]);
+        // A marker only a reused evaluation carries.
+        first[0].frozen = Some("reused".into());
+        state.set_selected(parse("larq.approx_sign").unwrap());
+        let again = evaluate_all(&state.slots, &setting, &values, &first);
+        assert_eq!(again[0].frozen.as_deref(), Some("reused"));
+        assert_eq!((again.len(), again[1].curve.label.as_str()), (2, "larq.ApproxSign"));
+        let moved = Setting { x: (-1.0, 1.0), ..setting };
+        assert!(evaluate_all(&state.slots, &moved, &values, &first).iter().all(|e| e.frozen.is_none()));
+    }
+
+    #[test]
+    fn the_sample_tensor_counts_only_for_a_data_dependent_quantizer() {
+        let setting = Setting::of(&State::default());
+        let plain = Inputs::new(&parse("qkeras.quantized_bits(4,0,1)").unwrap(), &setting);
+        let auto = Inputs::new(&parse("qkeras.quantized_bits(4,0,1,alpha='auto')").unwrap(), &setting);
+        assert_eq!((plain.sample, auto.sample), (None, Some(setting.sample)));
+        let values = setting.sample.generate();
+        let frozen = evaluate(auto, &values);
+        assert!(frozen.frozen.is_some() && frozen.report.scale.is_some());
+        assert!(evaluate(plain, &values).frozen.is_none());
+    }
+
+    #[test]
+    fn a_hidden_slot_keeps_its_curve_and_place() {
+        let mut state = State::default();
+        state.add(parse("larq.ste_sign").unwrap()).unwrap();
+        state.toggle_hidden(0);
+        let setting = Setting::of(&state);
+        let evaluated = evaluate_all(&state.slots, &setting, &setting.sample.generate(), &[]);
+        let drawn = curves(&state.slots, &evaluated);
+        assert_eq!(drawn.iter().map(|c| c.hidden).collect::<Vec<_>>(), vec![true, false]);
+        assert_eq!(drawn[1].label, "larq.SteSign");
+    }
+
+    #[test]
+    fn nothing_selected_reads_as_continuous_and_empty() {
+        assert_eq!(Selected::of(None).levels, Levels::Continuous);
+        assert!(Selected::of(None).frozen.is_none());
+    }
+
+    #[test]
+    fn a_figure_is_refused_without_specs_with_too_many_or_with_a_bad_range() {
+        assert!(from_specs(&[], (-2.0, 2.0), Mode::Train, 0).is_err());
+        assert!(from_specs(&vec!["ste".to_string(); MAX_CURVES + 1], (-2.0, 2.0), Mode::Train, 0).is_err());
+        assert!(from_specs(&specs(&["ste"]), (1.0, -1.0), Mode::Train, 0).is_err());
+    }
+}
