@@ -95,7 +95,7 @@ fn an_svg_figure_is_well_formed_and_carries_its_specs_permalink_and_version() {
     let meta = &svg[svg.find("<metadata>").expect("<metadata>")..svg.find("</metadata>").unwrap()];
     assert!(meta.contains(&format!("<qscope:spec>{CANONICAL}</qscope:spec>")), "{meta}");
     assert!(meta.contains(&format!("software=\"qscope {}\"", env!("CARGO_PKG_VERSION"))), "{meta}");
-    assert!(meta.contains("permalink=\"#q=qkeras.quantized_bits(bits%3D4,%20symmetric%3DTrue)&amp;x=-2,2\""), "{meta}");
+    assert!(meta.contains("permalink=\"#q=qkeras.quantized_bits(bits=4,symmetric=True)&amp;x=-2,2\""), "{meta}");
     assert!(svg.contains(&format!("<title>qscope: {CANONICAL}</title>")));
 }
 
@@ -147,7 +147,7 @@ fn compared_specs_share_one_figure() {
         assert!(svg.contains(&format!("<qscope:spec>{spec}</qscope:spec>")));
     }
     assert!(svg.contains(
-        "#q=qkeras.quantized_bits(bits%3D4,%20symmetric%3DTrue)&amp;q=larq.SteSign&amp;q=larq.ApproxSign&amp;x=-2,2"
+        "#q=qkeras.quantized_bits(bits=4,symmetric=True)&amp;q=larq.SteSign&amp;q=larq.ApproxSign&amp;x=-2,2"
     ));
 }
 
@@ -165,6 +165,18 @@ fn chunks(png: &[u8]) -> Vec<(String, Vec<u8>)> {
         at += 12 + len;
     }
     out
+}
+
+/// The `tEXt` chunks of a PNG: (keyword, Latin-1 text).
+fn texts(chunks: &[(String, Vec<u8>)]) -> Vec<(String, String)> {
+    chunks
+        .iter()
+        .filter(|(t, _)| t == "tEXt")
+        .map(|(_, d)| {
+            let nul = d.iter().position(|&b| b == 0).unwrap();
+            (String::from_utf8_lossy(&d[..nul]).into_owned(), d[nul + 1..].iter().map(|&b| b as char).collect())
+        })
+        .collect()
 }
 
 /// CRC-32 (IEEE, reflected), as PNG chunks use it.
@@ -189,20 +201,30 @@ fn a_png_figure_is_twice_the_size_with_text_chunks() {
         (u32::from_be_bytes(ihdr[0..4].try_into().unwrap()), u32::from_be_bytes(ihdr[4..8].try_into().unwrap()));
     assert_eq!((w, h), (600, 480));
     assert_eq!(chunks.last().unwrap().0, "IEND");
-    let text: Vec<(String, String)> = chunks
-        .iter()
-        .filter(|(t, _)| t == "tEXt")
-        .map(|(_, d)| {
-            let nul = d.iter().position(|&b| b == 0).unwrap();
-            (String::from_utf8_lossy(&d[..nul]).into_owned(), d[nul + 1..].iter().map(|&b| b as char).collect())
-        })
-        .collect();
+    let text = texts(&chunks);
     let get =
         |k: &str| text.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str()).unwrap_or_else(|| panic!("no {k}"));
     assert_eq!(get("Title"), format!("qscope: {CANONICAL}; larq.SteSign"));
     assert_eq!(get("Software"), format!("qscope {}", env!("CARGO_PKG_VERSION")));
-    assert_eq!(get("Source"), "#q=qkeras.quantized_bits(bits%3D4,%20symmetric%3DTrue)&q=larq.SteSign&x=-1.5,1.5");
+    assert_eq!(get("Source"), "#q=qkeras.quantized_bits(bits=4,symmetric=True)&q=larq.SteSign&x=-1.5,1.5");
     assert!(get("Description").contains("for x from -1.5 to 1.5"), "{}", get("Description"));
+}
+
+#[test]
+fn the_svg_and_the_png_of_one_figure_embed_the_same_link_and_it_reopens_the_figure() {
+    let args = [SPEC, "larq.ste_sign", "--x", "-1,1.5", "--infer", "--seed", "9"];
+    let svg = String::from_utf8(plot("link-svg", "l.svg", &args)).unwrap();
+    let tags = tags(&svg);
+    let figure = tags.iter().find(|(n, _)| n == "qscope:figure").expect("<qscope:figure>");
+    let in_svg = attr(&figure.1, "permalink").unwrap().replace("&apos;", "'").replace("&amp;", "&");
+    let png = texts(&chunks(&plot("link-png", "l.png", &args)));
+    let in_png = &png.iter().find(|(k, _)| k == "Source").expect("a Source chunk").1;
+    assert_eq!(&in_svg, in_png);
+    let (state, problems) = qscope::explore::state::State::parse(in_png);
+    assert!(problems.is_empty(), "{in_png}: {problems:?}");
+    let specs: Vec<String> = state.slots.iter().map(|s| s.quantizer.to_string()).collect();
+    assert_eq!(specs, [CANONICAL, "larq.SteSign"]);
+    assert_eq!((state.x, state.mode.training(), state.seed), ((-1.0, 1.5), false, 9));
 }
 
 #[test]

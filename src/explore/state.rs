@@ -10,7 +10,7 @@
 //! |---|---|---|
 //! | `q` | a spec (any form [`parse`] accepts); repeated, up to [`MAX_QUANTIZERS`], in order; `q=!spec` is compared but hidden | `qkeras.quantized_bits(4,0,1)` |
 //! | `x` | `lo,hi`: the x range, two finite numbers `lo < hi` | `-2,2` |
-//! | `mode` | `train` or `infer` (`infer=1`, as `qscope plot` links write it, is accepted too) | `train` |
+//! | `mode` | `train` or `infer` (`infer=1`, as `qscope plot` links once wrote it, is accepted too) | `train` |
 //! | `seed` | the seed of random draws and of the sample tensor, `0` to `2^64 − 1` | `0` |
 //! | `sample` | `dist,spread`: the sample tensor of data-dependent quantizers (`normal`, `uniform`, `laplace`) | `normal,0.5` |
 //! | `hide` | parameter names whose controls a lesson hides, and the sections `picker`, `spec`, `code` | none |
