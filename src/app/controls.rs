@@ -5,9 +5,8 @@
 
 use leptos::prelude::*;
 
-use super::dom::NextFrame;
 use super::model::Model;
-use super::widgets::Widget;
+use super::widgets::{Apply, Widget};
 use crate::quant::{ENTRIES, Kind, Literal, ParamDef, Quantizer};
 
 fn has_control(def: &ParamDef) -> bool {
@@ -19,56 +18,9 @@ fn default_of(q: &Quantizer, name: &str) -> Literal {
     ENTRIES.iter().find(|e| std::ptr::eq(e.info, q.info())).and_then(|e| (e.default)().get(name)).unwrap_or_default()
 }
 
-/// How a control applies a value: set, validate, keep or refuse.
-#[derive(Clone, Copy)]
-pub struct Apply {
-    model: Model,
-    frame: NextFrame,
-}
-
-impl Apply {
-    /// Applies `value` to parameter `name` now.
-    pub fn now(&self, name: &'static str, value: Literal) {
-        let model = self.model;
-        let mut q = model.current.get_untracked();
-        if q.get(name).as_ref() == Some(&value) {
-            model.control_error.set(None);
-            return;
-        }
-        let refused = match q.set(name, &value) {
-            Err(m) => Some(format!("{name}={value}: {m}")),
-            Ok(()) => q.validate().err().map(|(p, m)| {
-                let v = q.get(p).map(|v| format!("={v}")).unwrap_or_default();
-                format!("{p}{v}: {m}")
-            }),
-        };
-        match refused {
-            Some(m) => model.control_error.set(Some((name.to_string(), m))),
-            None => model.set_current(q),
-        }
-    }
-
-    /// Applies `value` on the next animation frame (the latest value of a drag wins).
-    pub fn on_frame(&self, name: &'static str, value: Literal) {
-        let this = *self;
-        self.frame.schedule(move || this.now(name, value));
-    }
-
-    /// Refuses text that is not a value of the right kind.
-    pub fn refuse(&self, name: &'static str, message: String) {
-        self.model.control_error.set(Some((name.to_string(), format!("{name}: {message}"))));
-    }
-
-    /// The parameter's current value.
-    pub fn value(&self, name: &'static str) -> Signal<Literal> {
-        let current = self.model.current;
-        Signal::derive(move || current.with(|q| q.get(name)).unwrap_or_default())
-    }
-}
-
 #[component]
 pub fn Controls(model: Model) -> impl IntoView {
-    let apply = Apply { model, frame: NextFrame::new() };
+    let apply = Apply::new(model);
     // The rows are rebuilt only when another quantizer is chosen, never while a value changes
     // (a slider being dragged must stay the same element).
     let entry = Memo::new(move |_| model.current.with(|q| q.info().qualified()));

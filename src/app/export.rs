@@ -2,22 +2,21 @@
 //! the pixels, its `toBlob` bytes with the specs, link and version added as PNG text chunks and
 //! a 144 dpi density) and vector SVG (plotters' SVG backend through the same drawing code;
 //! `<title>`, `<desc>` and `<metadata>` carry the specs, link and version). Both come from one
-//! [`plot::svg::Figure`], so they embed the same words and the same link.
+//! [`Figure`], so they embed the same words and the same link.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::{Closure, JsValue};
 
 use super::dom::{download, settle};
-use super::figure::{self, Frame};
+use super::figure::{self, Figure, Frame};
 use super::hash;
 use super::model::Model;
-use crate::plot;
 
 /// The figure as exported, with the link that reopens it: the page's address and the
 /// explorer state's own hash (the page keys — lesson, presenter, embed — are not the figure's).
 /// Also the frame it is drawn in.
-fn figure(model: Model) -> (plot::svg::Figure, Frame) {
+fn figure(model: Model) -> (Figure, Frame) {
     let frame = Frame { x: model.x.get_untracked(), crosshair: None, dark: model.dark.get_untracked(), emphasis: None };
     let fig = model.state.with_untracked(|state| {
         let link = hash::link_to(&state.to_hash());

@@ -4,10 +4,11 @@
 //! [`crate::explore::figure`]). Everything else in the app goes through these functions, so a
 //! change of the plot API is absorbed here.
 
-use plotters::prelude::IntoDrawingArea;
+use plotters::prelude::{IntoDrawingArea, RGBColor};
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
+pub use crate::plot::svg::Figure;
 pub use crate::plot::{Curve, Panel, Reading, describe_levels, fmt_number};
 
 use crate::explore::state::State;
@@ -126,8 +127,18 @@ pub fn x_per_px(width: f64, (lo, hi): (f32, f32)) -> f32 {
 
 /// The CSS colour of the `i`-th curve.
 pub fn colour(i: usize, dark: bool) -> String {
-    let c = theme(dark).curve(i);
+    css(theme(dark).curve(i))
+}
+
+/// A colour as CSS, `#rrggbb`.
+pub fn css(c: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+/// The colours of a panel drawn on a plain canvas (the sample tensor's histogram): the
+/// figure's light or dark theme.
+pub fn plain_theme(dark: bool) -> Theme {
+    if dark { Theme::DARK } else { Theme::LIGHT }
 }
 
 /// The SVG `stroke-dasharray` of the `i`-th curve ("none" for a solid line).
@@ -147,8 +158,8 @@ pub const PANELS: [(Panel, &str); 2] = [(Panel::Forward, "plot-forward"), (Panel
 /// The figure of `state` as exported (the SVG, and the PNG's text chunks): `curves` as `frame`
 /// shows them without the crosshair, the specs of the shown ones, and `link`, the address
 /// that reopens it.
-pub fn export(size: (u32, u32), curves: &[Curve], frame: &Frame, state: &State, link: String) -> plot::svg::Figure {
-    plot::svg::Figure {
+pub fn export(size: (u32, u32), curves: &[Curve], frame: &Frame, state: &State, link: String) -> Figure {
+    Figure {
         specs: curves.iter().filter(|c| !c.hidden).map(|c| c.label.clone()).collect(),
         curves: curves.to_vec(),
         view: View { x: Some(frame.x), ..View::default() },

@@ -9,15 +9,16 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::figure::{self, fmt_number};
 use super::model::Model;
-use crate::explore::sample::{Dist, histogram};
+use crate::explore::sample::{Dist, Outputs, histogram, largest_magnitude, outputs};
+use crate::explore::slider::Scale;
 use crate::explore::state::MAX_SPREAD;
 
 /// Bins of the input histogram.
 const BINS: usize = 60;
 /// Distinct outputs drawn as one stem each; more are binned like the input.
 const STEMS: usize = 64;
-/// The spread slider's range (log scale).
-const SPREAD_RANGE: (f32, f32) = (0.01, 10.0);
+/// The spread slider: 0.01 to 10 on a log scale.
+const SPREAD_SCALE: Scale = Scale::log(0.01, 10.0);
 
 #[component]
 pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
@@ -72,17 +73,17 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                     <input
                         id="spread"
                         type="range"
-                        min=SPREAD_RANGE.0.log10().to_string()
-                        max=SPREAD_RANGE.1.log10().to_string()
-                        step="any"
+                        min=SPREAD_SCALE.position(SPREAD_SCALE.lo).to_string()
+                        max=SPREAD_SCALE.position(SPREAD_SCALE.hi).to_string()
+                        step=SPREAD_SCALE.step_attr()
                         data-testid="sample-spread"
-                        prop:value=move || spread.get().clamp(SPREAD_RANGE.0, SPREAD_RANGE.1).log10().to_string()
+                        prop:value=move || {
+                            SPREAD_SCALE.position((spread.get() as f64).clamp(SPREAD_SCALE.lo, SPREAD_SCALE.hi)).to_string()
+                        }
                         aria-valuetext=move || format!("{} = {} (log scale)", dist.get().spread_name(), fmt_number(spread.get() as f64))
                         on:input=move |ev| {
-                            if let Ok(p) = event_target_value(&ev).parse::<f32>() {
-                                let v = 10f32.powf(p);
-                                let p10 = 10f32.powi(2 - v.log10().floor() as i32);
-                                set_spread((v * p10).round() / p10);
+                            if let Ok(p) = event_target_value(&ev).parse::<f64>() {
+                                set_spread(SPREAD_SCALE.value(p) as f32);
                             }
                         }
                     />
@@ -149,11 +150,12 @@ fn draw(canvas: &HtmlCanvasElement, x: &[f32], y: &[f32], threshold: Option<f32>
         return;
     };
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    let theme = figure::plain_theme(dark);
     let (bg, ink, muted, bars) =
-        if dark { ("#1a1d22", "#e6e8eb", "#a4abb5", "#5a626d") } else { ("#ffffff", "#1f2328", "#5c636e", "#c4cad1") };
-    ctx.set_fill_style_str(bg);
+        (figure::css(theme.background), figure::css(theme.text), figure::css(theme.muted), figure::css(theme.bars));
+    ctx.set_fill_style_str(&bg);
     ctx.fill_rect(0.0, 0.0, w, h);
-    let m = x.iter().chain(y).filter(|v| v.is_finite()).fold(0f32, |m, v| m.max(v.abs()));
+    let m = largest_magnitude(x.iter().chain(y));
     let m = if m > 0.0 { m * 1.05 } else { 1.0 };
     let (left, right, top, bottom) = (8.0, w - 8.0, 8.0, h - 22.0);
     let px = |v: f32| left + (v + m) as f64 / (2.0 * m) as f64 * (right - left);
@@ -163,51 +165,44 @@ fn draw(canvas: &HtmlCanvasElement, x: &[f32], y: &[f32], threshold: Option<f32>
     let hist = histogram(x, -m, m, BINS);
     let max_in = hist.counts.iter().copied().max().unwrap_or(1);
     let edges = hist.edges();
-    ctx.set_fill_style_str(bars);
+    ctx.set_fill_style_str(&bars);
     for (i, &c) in hist.counts.iter().enumerate() {
         let (a, b) = (px(edges[i]), px(edges[i + 1]));
         ctx.fill_rect(a + 0.5, bottom - ht(c, max_in), (b - a - 1.0).max(0.5), ht(c, max_in));
     }
     // After: one stem per distinct output, or bins when the output is nearly continuous.
-    let mut outs: Vec<f32> = y.iter().copied().filter(|v| v.is_finite()).collect();
-    outs.sort_by(f32::total_cmp);
-    let mut stems: Vec<(f32, u32)> = Vec::new();
-    for v in outs {
-        match stems.last_mut() {
-            Some((last, n)) if *last == v => *n += 1,
-            _ => stems.push((v, 1)),
-        }
-    }
     ctx.set_stroke_style_str(colour);
     ctx.set_fill_style_str(colour);
-    if stems.len() <= STEMS {
-        let max_out = stems.iter().map(|s| s.1).max().unwrap_or(1);
-        ctx.set_line_width(2.0);
-        for (v, c) in &stems {
-            let (sx, sy) = (px(*v), bottom - ht(*c, max_out));
+    match outputs(y, STEMS, -m, m, BINS) {
+        Outputs::Stems(stems) => {
+            let max_out = stems.iter().map(|s| s.1).max().unwrap_or(1);
+            ctx.set_line_width(2.0);
+            for (v, c) in &stems {
+                let (sx, sy) = (px(*v), bottom - ht(*c, max_out));
+                ctx.begin_path();
+                ctx.move_to(sx, bottom);
+                ctx.line_to(sx, sy);
+                ctx.stroke();
+                ctx.begin_path();
+                let _ = ctx.arc(sx, sy, 3.0, 0.0, std::f64::consts::TAU);
+                ctx.fill();
+            }
+        }
+        Outputs::Bins(out) => {
+            let max_out = out.counts.iter().copied().max().unwrap_or(1);
+            ctx.set_line_width(1.5);
             ctx.begin_path();
-            ctx.move_to(sx, bottom);
-            ctx.line_to(sx, sy);
+            ctx.move_to(px(edges[0]), bottom);
+            for (i, &c) in out.counts.iter().enumerate() {
+                ctx.line_to(px(edges[i]), bottom - ht(c, max_out));
+                ctx.line_to(px(edges[i + 1]), bottom - ht(c, max_out));
+            }
+            ctx.line_to(px(edges[BINS]), bottom);
             ctx.stroke();
-            ctx.begin_path();
-            let _ = ctx.arc(sx, sy, 3.0, 0.0, std::f64::consts::TAU);
-            ctx.fill();
         }
-    } else {
-        let out = histogram(y, -m, m, BINS);
-        let max_out = out.counts.iter().copied().max().unwrap_or(1);
-        ctx.set_line_width(1.5);
-        ctx.begin_path();
-        ctx.move_to(px(edges[0]), bottom);
-        for (i, &c) in out.counts.iter().enumerate() {
-            ctx.line_to(px(edges[i]), bottom - ht(c, max_out));
-            ctx.line_to(px(edges[i + 1]), bottom - ht(c, max_out));
-        }
-        ctx.line_to(px(edges[BINS]), bottom);
-        ctx.stroke();
     }
     // The threshold, dashed, and the axis.
-    ctx.set_stroke_style_str(muted);
+    ctx.set_stroke_style_str(&muted);
     ctx.set_line_width(1.0);
     if let Some(t) = threshold.filter(|t| t.is_finite() && t.abs() < m) {
         let dash = js_sys::Array::of2(&4.0.into(), &3.0.into());
@@ -220,12 +215,12 @@ fn draw(canvas: &HtmlCanvasElement, x: &[f32], y: &[f32], threshold: Option<f32>
         }
         let _ = ctx.set_line_dash(&js_sys::Array::new());
     }
-    ctx.set_stroke_style_str(ink);
+    ctx.set_stroke_style_str(&ink);
     ctx.begin_path();
     ctx.move_to(left, bottom + 0.5);
     ctx.line_to(right, bottom + 0.5);
     ctx.stroke();
-    ctx.set_fill_style_str(muted);
+    ctx.set_fill_style_str(&muted);
     ctx.set_font("11px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif");
     ctx.set_text_baseline("top");
     for (v, align) in [(-m, "left"), (0.0, "center"), (m, "right")] {

@@ -2,70 +2,66 @@
 //! when the schema says so) + number, `Bool` → checkbox, `Choice` → select, `Alpha` → select
 //! None / number / 'auto' / 'auto_po2' + number, `OptFloat` / `OptInt` → a "None" checkbox +
 //! number. Sliders apply on the next animation frame while dragged; number fields apply on
-//! Enter or blur (typing "0." must not be rewritten to "0").
+//! Enter or blur (typing "0." must not be rewritten to "0"). Where a value sits on a slider is
+//! [`crate::explore::slider`]'s; every widget applies through [`Apply`].
 
 use leptos::prelude::*;
 
-use super::controls::Apply;
+use super::dom::NextFrame;
+use super::model::Model;
+use crate::explore::slider::{Scale, field_text, int_window, number, show};
 use crate::quant::{Kind, Literal, ParamDef};
 
-/// A number as a literal's value, if it is one.
-fn number(lit: &Literal) -> Option<f64> {
-    match lit {
-        Literal::Int(v) => Some(*v as f64),
-        Literal::Float(v) => Some(*v),
-        _ => None,
+/// How a control applies a value: set, validate, keep or refuse.
+#[derive(Clone, Copy)]
+pub struct Apply {
+    model: Model,
+    frame: NextFrame,
+}
+
+impl Apply {
+    /// How the controls of `model`'s selected quantizer apply values.
+    pub fn new(model: Model) -> Apply {
+        Apply { model, frame: NextFrame::new() }
     }
-}
 
-/// A number as typed in a field: short, exact enough to read back.
-fn show(v: f64) -> String {
-    if v != 0.0 && !(1e-4..1e6).contains(&v.abs()) { format!("{v:e}") } else { format!("{v}") }
-}
-
-/// What a field shows for a literal (empty for None or a string).
-fn field_text(lit: &Literal) -> String {
-    number(lit).map(show).unwrap_or_default()
-}
-
-/// `v` rounded to 3 significant digits (log sliders give round numbers).
-fn significant(v: f64) -> f64 {
-    if v == 0.0 || !v.is_finite() {
-        return v;
+    /// Applies `value` to parameter `name` now.
+    pub fn now(&self, name: &'static str, value: Literal) {
+        let model = self.model;
+        let mut q = model.current.get_untracked();
+        if q.get(name).as_ref() == Some(&value) {
+            model.control_error.set(None);
+            return;
+        }
+        let refused = match q.set(name, &value) {
+            Err(m) => Some(format!("{name}={value}: {m}")),
+            Ok(()) => q.validate().err().map(|(p, m)| {
+                let v = q.get(p).map(|v| format!("={v}")).unwrap_or_default();
+                format!("{p}{v}: {m}")
+            }),
+        };
+        match refused {
+            Some(m) => model.control_error.set(Some((name.to_string(), m))),
+            None => model.set_current(q),
+        }
     }
-    let p = 10f64.powi(2 - v.abs().log10().floor() as i32);
-    (v * p).round() / p
-}
 
-/// A slider step of about a 200th of `span`: 1, 2 or 5 times a power of ten.
-fn nice_step(span: f64) -> f64 {
-    let raw = (span / 200.0).max(1e-9);
-    let p = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * p).find(|s| *s >= raw).unwrap_or(10.0 * p)
-}
+    /// Applies `value` on the next animation frame (the latest value of a drag wins).
+    pub fn on_frame(&self, name: &'static str, value: Literal) {
+        let this = *self;
+        self.frame.schedule(move || this.now(name, value));
+    }
 
-/// The slider's range for an integer: the schema's when it is short, else 64 values around
-/// the default.
-fn int_window(min: i64, max: i64, default: i64) -> (i64, i64) {
-    if max - min <= 64 {
-        return (min, max);
+    /// Refuses text that is not a value of the right kind.
+    pub fn refuse(&self, name: &'static str, message: String) {
+        self.model.control_error.set(Some((name.to_string(), format!("{name}: {message}"))));
     }
-    let lo = (default - 32).max(min);
-    (lo, (lo + 64).min(max))
-}
 
-/// The slider's range for a float: the schema's when it is short, else a window around the
-/// default (three decades each way on a log scale).
-fn float_window(min: f64, max: f64, log: bool, default: f64) -> (f64, f64) {
-    if log {
-        let d = if default > 0.0 { default } else { 1.0 };
-        return ((d / 1e3).max(min), (d * 1e3).min(max));
+    /// The parameter's current value.
+    pub fn value(&self, name: &'static str) -> Signal<Literal> {
+        let current = self.model.current;
+        Signal::derive(move || current.with(|q| q.get(name)).unwrap_or_default())
     }
-    if max - min <= 16.0 {
-        return (min, max);
-    }
-    let w = (4.0 * default.abs()).max(4.0);
-    (min.max(-w), max.min(w))
 }
 
 #[component]
@@ -170,25 +166,20 @@ fn FloatSlider(
 ) -> impl IntoView {
     let value = apply.value(name);
     let current = move || value.with(|v| number(v).unwrap_or(default));
-    let (lo, hi) = float_window(min, max, log, default);
-    let pos = move |v: f64| if log { v.max(f64::MIN_POSITIVE).log10() } else { v };
-    let step = nice_step(hi - lo);
-    let from_pos = move |p: f64| {
-        if log { significant(10f64.powf(p)).clamp(min, max) } else { ((p / step).round() * step).clamp(min, max) }
-    };
+    let scale = Scale::new(min, max, log, default);
     view! {
         <div class="slider-row">
             <input
                 type="range"
                 id=id
-                min=move || pos(lo.min(current())).to_string()
-                max=move || pos(hi.max(current())).to_string()
-                step=if log { "any".to_string() } else { step.to_string() }
-                prop:value=move || pos(current()).to_string()
+                min=move || scale.ends(current()).0.to_string()
+                max=move || scale.ends(current()).1.to_string()
+                step=scale.step_attr()
+                prop:value=move || scale.position(current()).to_string()
                 aria-valuetext=move || format!("{name} = {}{}", show(current()), if log { " (log scale)" } else { "" })
                 on:input=move |ev| {
                     if let Ok(p) = event_target_value(&ev).parse::<f64>() {
-                        apply.on_frame(name, Literal::Float(from_pos(p)));
+                        apply.on_frame(name, Literal::Float(scale.value(p)));
                     }
                 }
             />

@@ -21,6 +21,9 @@
 //! - [`pace`] — the Train view's pace (epochs per second) and what its Step button takes.
 //! - [`page`] — the page's own hash keys around a view's: the open lesson and step, embed
 //!   and presenter modes.
+//! - [`runs`] — the Train view's networks trained in lockstep, and quantizers swapped into them
+//!   mid-run, marked on the curves.
+//! - [`slider`] — a number on a slider and back (linear steps or a log scale) and in a field.
 //! - [`state`] — the whole explorer state as readable `key=value` pairs in the URL hash.
 //! - [`train`] — the Train view's settings, their hash, the networks' configs and the
 //!   equivalent `qscope train` command.
@@ -35,6 +38,8 @@ pub mod metrics;
 pub mod one_batch;
 pub mod pace;
 pub mod page;
+pub mod runs;
 pub mod sample;
+pub mod slider;
 pub mod state;
 pub mod train;

@@ -1,4 +1,5 @@
-//! The sample tensor that data-dependent quantizers see, and histograms of it.
+//! The sample tensor that data-dependent quantizers see, and histograms of it (and of any
+//! tensor: the Train view's weights), with an output's levels as stems.
 //!
 //! A quantizer such as `quantized_bits(alpha='auto')` picks its scale from the whole tensor it
 //! quantizes; its transfer curve only means something for a given tensor. The explorer feeds
@@ -158,6 +159,42 @@ pub fn histogram(values: &[f32], lo: f32, hi: f32, bins: usize) -> Histogram {
     h
 }
 
+/// The largest finite magnitude among `values` (0 when there is none): what a histogram
+/// symmetric about 0 must reach.
+pub fn largest_magnitude<'a>(values: impl IntoIterator<Item = &'a f32>) -> f32 {
+    values.into_iter().filter(|v| v.is_finite()).fold(0.0f32, |m, v| m.max(v.abs()))
+}
+
+/// The distinct finite values of `values`, ascending, each with how often it occurs.
+pub fn stems(values: &[f32]) -> Vec<(f32, u32)> {
+    let mut sorted: Vec<f32> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f32::total_cmp);
+    let mut out: Vec<(f32, u32)> = Vec::new();
+    for v in sorted {
+        match out.last_mut() {
+            Some((last, n)) if *last == v => *n += 1,
+            _ => out.push((v, 1)),
+        }
+    }
+    out
+}
+
+/// A quantized tensor's histogram: a stem per output level when there are few, else bins.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outputs {
+    /// Each distinct output with its count.
+    Stems(Vec<(f32, u32)>),
+    /// A nearly continuous output, in bins.
+    Bins(Histogram),
+}
+
+/// The histogram of outputs `y`: [`stems`] when there are at most `max_stems` distinct values,
+/// else `bins` equal bins over `[lo, hi]`.
+pub fn outputs(y: &[f32], max_stems: usize, lo: f32, hi: f32, bins: usize) -> Outputs {
+    let stems = stems(y);
+    if stems.len() <= max_stems { Outputs::Stems(stems) } else { Outputs::Bins(histogram(y, lo, hi, bins)) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +255,25 @@ mod tests {
         let h = histogram(&[-2.0, -1.0, -0.2, 0.0, 0.99, 3.0, f32::NAN], -1.0, 1.0, 4);
         assert_eq!(h.counts, vec![1, 1, 1, 1]);
         assert_eq!((h.below, h.above), (1, 1));
+    }
+
+    #[test]
+    fn stems_count_each_distinct_output_in_order() {
+        assert_eq!(stems(&[0.5, -0.5, 0.5, f32::NAN, 0.0, 0.5]), vec![(-0.5, 1), (0.0, 1), (0.5, 3)]);
+        assert_eq!(stems(&[]), vec![]);
+    }
+
+    #[test]
+    fn few_output_levels_are_stems_and_many_are_bins() {
+        let y = [-1.0, 1.0, 1.0];
+        assert_eq!(outputs(&y, 2, -1.0, 1.0, 4), Outputs::Stems(vec![(-1.0, 1), (1.0, 2)]));
+        assert_eq!(outputs(&y, 1, -1.0, 1.0, 4), Outputs::Bins(histogram(&y, -1.0, 1.0, 4)));
+    }
+
+    #[test]
+    fn the_largest_magnitude_ignores_what_is_not_finite() {
+        assert_eq!(largest_magnitude(&[0.5, -2.0, f32::INFINITY, f32::NAN]), 2.0);
+        assert_eq!(largest_magnitude(&[]), 0.0);
     }
 
     #[test]

@@ -59,6 +59,8 @@ pub struct Theme {
     pub muted: RGBColor,
     pub axis: RGBColor,
     pub grid: RGBColor,
+    /// Bars behind a curve's colour (the sample tensor's histogram before quantization).
+    pub bars: RGBColor,
     pub palette: [RGBColor; 6],
 }
 
@@ -69,6 +71,7 @@ impl Theme {
         muted: RGBColor(0x5C, 0x63, 0x6E),
         axis: RGBColor(0x8C, 0x93, 0x9D),
         grid: RGBColor(0xE6, 0xE8, 0xEB),
+        bars: RGBColor(0xC4, 0xCA, 0xD1),
         palette: OKABE_ITO,
     };
     pub const DARK: Theme = Theme {
@@ -77,6 +80,7 @@ impl Theme {
         muted: RGBColor(0xA4, 0xAB, 0xB5),
         axis: RGBColor(0x6E, 0x76, 0x81),
         grid: RGBColor(0x2E, 0x33, 0x3A),
+        bars: RGBColor(0x5A, 0x62, 0x6D),
         palette: OKABE_ITO_ON_DARK,
     };
 
@@ -88,6 +92,7 @@ impl Theme {
         muted: RGBColor(0x1F, 0x23, 0x28),
         axis: RGBColor(0x3A, 0x3F, 0x45),
         grid: RGBColor(0xC4, 0xC8, 0xCE),
+        bars: RGBColor(0xC4, 0xCA, 0xD1),
         palette: OKABE_ITO,
     };
 

@@ -6,22 +6,9 @@
 
 use leptos::prelude::*;
 
-use super::{Runs, Train};
+use super::Train;
 use crate::explore::one_batch::{layer_name, rows, summary};
 use crate::nn::{Pick, WeightTrace};
-
-impl Runs {
-    /// One batch of every network; what it did to the picked weight of the quantized net.
-    fn walk(&mut self, pick: Pick) -> Result<WeightTrace, String> {
-        let trace = match self.q.step_traced(pick) {
-            Ok(t) => t,
-            Err(e) if self.q.error().is_some() => return Err(format!("the quantized net diverged: {e}")),
-            Err(e) => return Err(e),
-        };
-        self.twins(1)?;
-        Ok(trace)
-    }
-}
 
 /// The display form of exact numbers: true minus signs.
 fn shown(value: &str) -> String {

@@ -5,7 +5,7 @@
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::Mark;
+use crate::explore::runs::Mark;
 use crate::nn::{Metrics, Point};
 /// The plane shown, in data units: the same as the handout's boundary figure.
 pub use crate::plot::boundary::{HI, LO};

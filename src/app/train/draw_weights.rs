@@ -5,6 +5,7 @@
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::draw::{Axes, context, set_dash};
+use crate::explore::sample::{self, largest_magnitude};
 
 const POSITIVE: &str = "#0072B2";
 const NEGATIVE: &str = "#E69F00";
@@ -22,15 +23,9 @@ pub fn histogram(canvas: &HtmlCanvasElement, values: &[f32], levels: Option<&[f3
     let (w, h) = (220u32, 96u32);
     let Some(ctx) = context(canvas, w, h) else { return };
     ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
-    let finite = |v: &&f32| v.is_finite();
-    let largest = values.iter().chain(levels.unwrap_or(&[])).filter(finite).fold(0.0f32, |m, v| m.max(v.abs()));
-    let span = largest.max(1e-6) * 1.05;
+    let span = largest_magnitude(values.iter().chain(levels.unwrap_or(&[]))).max(1e-6) * 1.05;
     const BINS: usize = 32;
-    let mut counts = [0usize; BINS];
-    let bin = |v: f32| ((((v + span) / (2.0 * span)) * BINS as f32) as usize).min(BINS - 1);
-    for v in values.iter().filter(finite) {
-        counts[bin(*v)] += 1;
-    }
+    let counts = sample::histogram(values, -span, span, BINS).counts;
     let most = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
     let (bw, base) = (w as f64 / BINS as f64, h as f64 - 20.0);
     for (i, &c) in counts.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! The Train view: a small MLP with quantized weights and activations trained live beside its
 //! float twin (same config and seed, no quantizers) and, optionally, a third twin with another
-//! STE, in slices of a few milliseconds per animation frame.
+//! STE ([`Runs`], UI-free in `explore::runs`), in slices of a few milliseconds per animation
+//! frame.
 //!
 //! State flows as in the explorer: the URL hash ⇄ one [`TrainParams`] signal → the trainers
 //! (rebuilt when the architecture changes; quantizers and learning rate are swapped into the
@@ -22,108 +23,8 @@ use leptos::prelude::*;
 use super::dom::listen_while_mounted;
 use super::hash::{self, HashBanner};
 use crate::explore::pace::{Pace, PaceClock, StepBy};
-pub use crate::explore::train::is_train;
-use crate::explore::train::{Net, TrainParams};
-use crate::nn::{Metrics, Slot, Trainer};
-
-/// A change made mid-run, drawn on the curves at its epoch.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Mark {
-    pub epoch: usize,
-    pub label: String,
-}
-
-/// The networks, trained in lockstep.
-pub struct Runs {
-    pub q: Trainer,
-    pub f: Trainer,
-    /// The third twin (another STE), when asked for.
-    pub t: Option<Trainer>,
-    /// Metrics before the first epoch: quantized, float, twin.
-    start: [Metrics; 3],
-    pub marks: Vec<Mark>,
-}
-
-impl Runs {
-    fn new(p: &TrainParams) -> Result<Runs, String> {
-        let mut q = Trainer::new(p.config(Net::Quantized)?)?;
-        let mut f = Trainer::new(p.config(Net::Float)?)?;
-        let mut t = if p.has_twin() { Some(Trainer::new(p.config(Net::Twin)?)?) } else { None };
-        let start = [q.evaluate(), f.evaluate(), t.as_mut().map_or_else(|| f.evaluate(), Trainer::evaluate)];
-        Ok(Runs { q, f, t, start, marks: Vec::new() })
-    }
-
-    pub fn get(&self, net: Net) -> Option<&Trainer> {
-        match net {
-            Net::Quantized => Some(&self.q),
-            Net::Float => Some(&self.f),
-            Net::Twin => self.t.as_ref(),
-        }
-    }
-
-    pub fn get_mut(&mut self, net: Net) -> Option<&mut Trainer> {
-        match net {
-            Net::Quantized => Some(&mut self.q),
-            Net::Float => Some(&mut self.f),
-            Net::Twin => self.t.as_mut(),
-        }
-    }
-
-    /// The latest metrics of a network (before any epoch: its starting point).
-    pub fn latest(&self, net: Net) -> Option<Metrics> {
-        let i = net as usize;
-        self.get(net).map(|t| t.history().last().copied().unwrap_or(self.start[i]))
-    }
-
-    /// `n` steps of every network.
-    fn steps(&mut self, n: usize) -> Result<(), String> {
-        self.q.steps(n).map_err(|e| format!("the quantized net diverged: {e}"))?;
-        self.twins(n)
-    }
-
-    /// `n` steps of the float twin and, when on, the STE twin.
-    fn twins(&mut self, n: usize) -> Result<(), String> {
-        self.f.steps(n).map_err(|e| format!("the float twin diverged: {e}"))?;
-        if let Some(t) = &mut self.t {
-            t.steps(n).map_err(|e| format!("the STE twin diverged: {e}"))?;
-        }
-        Ok(())
-    }
-
-    /// Every network to the end of the current epoch (a whole epoch from its start).
-    fn epoch(&mut self) -> Result<(), String> {
-        self.steps(self.q.batches_per_epoch() - self.q.batch_in_epoch())
-    }
-
-    /// Brings the running trainers to `p`'s quantizers and learning rate; a quantizer that
-    /// changed is marked on the curves.
-    fn apply_live(&mut self, p: &TrainParams) -> Result<(), String> {
-        let epoch = self.q.epoch();
-        let mut marks = Vec::new();
-        for net in [Net::Quantized, Net::Float, Net::Twin] {
-            let wanted = p.quantizers(net)?;
-            let n = wanted.len();
-            // A network of another shape is about to be rebuilt.
-            let Some(t) = self.get_mut(net).filter(|t| t.layers().len() == n) else { continue };
-            t.set_learning_rate(p.lr)?;
-            for (l, (w, a)) in wanted.into_iter().enumerate() {
-                for (slot, q) in [(Slot::Weights, w), (Slot::Activation, a)] {
-                    if (l + 1 == n && slot == Slot::Activation) || t.layers()[l].quantizer(slot) == q.as_ref() {
-                        continue;
-                    }
-                    let name = q.as_ref().map_or("float".to_string(), |q| q.to_string());
-                    let site = if slot == Slot::Weights { "w" } else { "a" };
-                    let layer = if l + 1 == n { "out".to_string() } else { (l + 1).to_string() };
-                    let who = if net == Net::Twin { "twin " } else { "" };
-                    t.set_quantizer(l, slot, q)?;
-                    marks.push(Mark { epoch, label: format!("{who}{site}{layer} → {name}") });
-                }
-            }
-        }
-        self.marks.extend(marks);
-        Ok(())
-    }
-}
+use crate::explore::runs::Runs;
+use crate::explore::train::{TrainParams, is_train};
 
 /// Everything the Train view shares, all `Copy`.
 #[derive(Clone, Copy)]
@@ -202,7 +103,7 @@ impl Train {
         let start = now();
         let result = self.runs.try_update_value(|r| -> Result<(), String> {
             let Some(r) = r else { return Ok(()) };
-            let chunk = (250 / r.q.config().batch.max(1)).clamp(1, 25);
+            let chunk = r.chunk();
             while now() - start < budget {
                 r.steps(chunk)?;
             }

@@ -18,7 +18,7 @@ impl Train {
         let result = self.runs.try_update_value(|r| -> Result<(), String> {
             let Some(r) = r else { return Ok(()) };
             let due = clock.due(gap, pace, r.q.batches_per_epoch());
-            let chunk = (250 / r.q.config().batch.max(1)).clamp(1, 25);
+            let chunk = r.chunk();
             while trained < due && now() - start < BUDGET_MS {
                 let n = chunk.min(due - trained);
                 r.steps(n)?;
