@@ -97,7 +97,8 @@ pub fn save_png(model: Model, status: RwSignal<String>) {
 /// Saves the figure as a vector SVG document (drawn by the same code as the canvases, with the
 /// specs, link and version in its `<title>`, `<desc>` and `<metadata>`).
 pub fn save_svg(model: Model, status: RwSignal<String>) {
-    let result = figure(model).0.svg().and_then(|svg| download(svg.as_bytes(), "image/svg+xml", &file_name(model, "svg")));
+    let result =
+        figure(model).0.svg().and_then(|svg| download(svg.as_bytes(), "image/svg+xml", &file_name(model, "svg")));
     status.set(match result {
         Ok(()) => "SVG saved".into(),
         Err(e) => format!("SVG export failed: {e}"),

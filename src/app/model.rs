@@ -80,7 +80,8 @@ impl Model {
             let setting =
                 Setting { x: x.get(), training: mode.get().training(), seed: seed.get(), sample: sample_spec.get() };
             let previous = prev.map_or(&[][..], Vec::as_slice);
-            let out = slots.with(|slots| sample.with(|values| evaluation::evaluate_all(slots, &setting, values, previous)));
+            let out =
+                slots.with(|slots| sample.with(|values| evaluation::evaluate_all(slots, &setting, values, previous)));
             eval_ms.set(now_ms() - start);
             out
         });

@@ -113,9 +113,9 @@ pub(crate) fn plot(args: &[String]) -> Result<(), String> {
 
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn gallery(args: &[String]) -> Result<(), String> {
-    use qscope::plot::export::software;
     use qscope::explore::figure::from_specs;
     use qscope::explore::state::Mode;
+    use qscope::plot::export::software;
     use qscope::plot::gallery::{X, index_html, items};
     let dir = match args {
         [] => return Err("gallery needs a directory, e.g. qscope gallery target/gallery".into()),
