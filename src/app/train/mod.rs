@@ -24,7 +24,7 @@ use super::hash::{self, HashBanner};
 use crate::explore::pace::{Pace, PaceClock, StepBy};
 pub use crate::explore::train::is_train;
 use crate::explore::train::{Net, TrainParams};
-use crate::nn::{Metrics, Slot, Trainer};
+use crate::nn::{Metrics, QuantizedTensor, Trainer};
 
 /// A change made mid-run, drawn on the curves at its epoch.
 #[derive(Clone, Debug, PartialEq)]
@@ -107,12 +107,14 @@ impl Runs {
             let Some(t) = self.get_mut(net).filter(|t| t.layers().len() == n) else { continue };
             t.set_learning_rate(p.lr)?;
             for (l, (w, a)) in wanted.into_iter().enumerate() {
-                for (slot, q) in [(Slot::Weights, w), (Slot::Activation, a)] {
-                    if (l + 1 == n && slot == Slot::Activation) || t.layers()[l].quantizer(slot) == q.as_ref() {
+                for (slot, q) in [(QuantizedTensor::Weights, w), (QuantizedTensor::Activation, a)] {
+                    if (l + 1 == n && slot == QuantizedTensor::Activation)
+                        || t.layers()[l].quantizer(slot) == q.as_ref()
+                    {
                         continue;
                     }
                     let name = q.as_ref().map_or("float".to_string(), |q| q.to_string());
-                    let site = if slot == Slot::Weights { "w" } else { "a" };
+                    let site = if slot == QuantizedTensor::Weights { "w" } else { "a" };
                     let layer = if l + 1 == n { "out".to_string() } else { (l + 1).to_string() };
                     let who = if net == Net::Twin { "twin " } else { "" };
                     t.set_quantizer(l, slot, q)?;
