@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 
 use super::Train;
-use crate::explore::train::settings::{BATCH, NOISE, PENALTY, RATIO};
+use crate::explore::train::settings::{BATCH_RANGE, NOISE_RANGE, PENALTY_RANGE, RATIO_RANGE};
 use crate::explore::train::{
     HiddenActivation, MAX_HIDDEN_LAYERS, MAX_WIDTH, TrainParams, parse_features, parse_hidden, parse_quantizer,
 };
@@ -66,11 +66,11 @@ pub fn Controls(train: Train) -> impl IntoView {
                 </select>
             </label>
             <label class="row">{move || format!("noise {:.2} ", params.with(|p| p.noise))}
-                <input type="range" min=NOISE.min max=NOISE.max step="0.05" prop:value=move || params.with(|p| p.noise.to_string())
+                <input type="range" min=NOISE_RANGE.min max=NOISE_RANGE.max step="0.05" prop:value=move || params.with(|p| p.noise.to_string())
                     on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.noise = v)) } } />
             </label>
             <label class="row">{move || format!("training share {:.0} % ", params.with(|p| p.ratio * 100.0))}
-                <input type="range" min=RATIO.min max=RATIO.max step="0.1" data-testid="train-ratio" prop:value=move || params.with(|p| p.ratio.to_string())
+                <input type="range" min=RATIO_RANGE.min max=RATIO_RANGE.max step="0.1" data-testid="train-ratio" prop:value=move || params.with(|p| p.ratio.to_string())
                     on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.ratio = v)) } } />
             </label>
             <Features train=train />
@@ -238,8 +238,8 @@ fn Optimizer(train: Train) -> impl IntoView {
                 } />
         </label>
         <label class="row">"batch "
-            <input type="number" min=BATCH.min max=BATCH.max class="num-input" data-testid="train-batch-size" prop:value=move || params.with(|p| p.batch.to_string())
-                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<usize>() { set(Box::new(move |p| p.batch = v.clamp(BATCH.min, BATCH.max))) } } />
+            <input type="number" min=BATCH_RANGE.min max=BATCH_RANGE.max class="num-input" data-testid="train-batch-size" prop:value=move || params.with(|p| p.batch.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<usize>() { set(Box::new(move |p| p.batch = v.clamp(BATCH_RANGE.min, BATCH_RANGE.max))) } } />
         </label>
         <label class="row">"optimizer "
             <select class="select" data-testid="train-optimizer" on:change=move |ev| { if let Ok(o) = OptimizerKind::parse(&event_target_value(&ev)) { set(Box::new(move |p| p.optimizer = o)) } }>
@@ -252,12 +252,12 @@ fn Optimizer(train: Train) -> impl IntoView {
             </select>
         </label>
         <label class="row">"L1 "
-            <input type="number" min=PENALTY.min max=PENALTY.max step="0.001" class="num-input" data-testid="train-l1" prop:value=move || params.with(|p| p.l1.to_string())
-                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l1 = v.clamp(PENALTY.min, PENALTY.max))) } } />
+            <input type="number" min=PENALTY_RANGE.min max=PENALTY_RANGE.max step="0.001" class="num-input" data-testid="train-l1" prop:value=move || params.with(|p| p.l1.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l1 = v.clamp(PENALTY_RANGE.min, PENALTY_RANGE.max))) } } />
         </label>
         <label class="row">"L2 "
-            <input type="number" min=PENALTY.min max=PENALTY.max step="0.001" class="num-input" data-testid="train-l2" prop:value=move || params.with(|p| p.l2.to_string())
-                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l2 = v.clamp(PENALTY.min, PENALTY.max))) } } />
+            <input type="number" min=PENALTY_RANGE.min max=PENALTY_RANGE.max step="0.001" class="num-input" data-testid="train-l2" prop:value=move || params.with(|p| p.l2.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l2 = v.clamp(PENALTY_RANGE.min, PENALTY_RANGE.max))) } } />
         </label>
         <label class="row">"seed "
             <input type="number" min="0" class="num-input" data-testid="train-seed" prop:value=move || params.with(|p| p.seed.to_string())

@@ -2,6 +2,9 @@
 //! its name, its value's placeholder, its help and what it does; the table parses the
 //! arguments (`--opt value`, `--opt=value`, switches, free arguments) and writes `--help`.
 
+/// What an option does: with the name as given and its value ("" for a switch).
+pub(crate) type Apply<T> = Box<dyn Fn(&mut T, &str, &str) -> Result<(), String>>;
+
 /// One option of a command.
 pub(crate) struct Opt<T> {
     /// `--seed`; for a numbered family, how `--help` shows it (`--wqN`).
@@ -13,8 +16,7 @@ pub(crate) struct Opt<T> {
     pub help: String,
     /// A numbered family (`--wq1`, `--wq2`…): which names it takes, instead of `name`.
     pub family: Option<fn(&str) -> bool>,
-    /// What it does: with the name as given and its value ("" for a switch).
-    pub apply: Box<dyn Fn(&mut T, &str, &str) -> Result<(), String>>,
+    pub apply: Apply<T>,
 }
 
 impl<T> Opt<T> {
@@ -179,4 +181,64 @@ pub(crate) fn evaluation<T: 'static>(seed: fn(&mut T) -> &mut u64, infer: fn(&mu
         }),
         Opt::switch("--train", "training behaviour (the default)", move |o| *infer(o) = false),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Seen {
+        x: String,
+        on: bool,
+    }
+
+    fn command() -> Command<Seen> {
+        Command {
+            name: "try",
+            about: "try reads --x and --on.",
+            options: vec![
+                Opt::value("--x", "LO,HI", "a range", |s: &mut Seen, v| {
+                    s.x = v.to_string();
+                    Ok(())
+                })
+                .alias("-x"),
+                Opt::switch("--on", "a switch", |s: &mut Seen| s.on = true),
+            ],
+            max_free: Some(1),
+            extra: "try takes one FILE",
+        }
+    }
+
+    fn parse(args: &[&str]) -> Result<(Seen, Vec<String>), String> {
+        let mut seen = Seen::default();
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        command().parse(&args, &mut seen).map(|free| (seen, free))
+    }
+
+    #[test]
+    fn a_value_is_inline_or_the_next_argument_even_if_it_starts_with_a_dash() {
+        assert_eq!(parse(&["--x=-2,2"]).unwrap().0.x, "-2,2");
+        assert_eq!(parse(&["--x", "-2,2"]).unwrap().0.x, "-2,2");
+        assert_eq!(
+            parse(&["-x", "1,3", "--on", "-"]).map(|(s, free)| (s.x, s.on, free)).unwrap(),
+            ("1,3".into(), true, vec!["-".into()])
+        );
+    }
+
+    #[test]
+    fn a_bad_argument_is_named() {
+        let err = |args: &[&str]| parse(args).err().unwrap();
+        assert_eq!(err(&["--y"]), "unknown option '--y' for try");
+        assert_eq!(err(&["--x"]), "--x needs a value (LO,HI)");
+        assert_eq!(err(&["--on=1"]), "--on takes no value");
+        assert_eq!(err(&["a", "b"]), "unexpected argument 'b' (try takes one FILE)");
+    }
+
+    #[test]
+    fn help_lists_every_option_after_what_the_command_does() {
+        let help = command().help();
+        assert!(help.starts_with("try reads --x and --on.\n"), "{help}");
+        assert!(help.contains("  -x, --x LO,HI  a range\n") && help.contains("  --on           a switch\n"), "{help}");
+    }
 }

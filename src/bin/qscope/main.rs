@@ -37,7 +37,7 @@ struct Subcommand {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-const SUBCOMMANDS: [Subcommand; 8] = [
+const SUBCOMMANDS: [Subcommand; 7] = [
     Subcommand { name: "eval", run: eval::run, usage: eval::USAGE, help: eval::help },
     Subcommand { name: "list", run: list::run, usage: list::USAGE, help: list::help },
     Subcommand { name: "plot", run: plot::run, usage: plot::USAGE, help: plot::help },
@@ -45,7 +45,6 @@ const SUBCOMMANDS: [Subcommand; 8] = [
     Subcommand { name: "bench", run: bench::run, usage: bench::USAGE, help: bench::help },
     Subcommand { name: "train", run: train::run, usage: train::USAGE, help: train::help },
     Subcommand { name: "lesson", run: lesson::run, usage: lesson::USAGE, help: lesson::help },
-    Subcommand { name: "help", run: |_| Ok(print!("{}", usage())), usage: &[], help: String::new },
 ];
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -97,7 +96,7 @@ fn run(args: &[String]) -> Result<(), String> {
         return Ok(());
     };
     match name.as_str() {
-        "--help" | "-h" => print!("{}", usage()),
+        "help" | "--help" | "-h" => print!("{}", usage()),
         "--version" | "-V" => println!("qscope {}", env!("CARGO_PKG_VERSION")),
         name => {
             let sub = SUBCOMMANDS.iter().find(|s| s.name == name);

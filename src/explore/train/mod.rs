@@ -189,9 +189,7 @@ pub fn parse_hidden(text: &str) -> Result<Vec<usize>, String> {
     let widths: Result<Vec<usize>, _> = text.split(',').map(|w| w.trim().parse::<usize>()).collect();
     match widths {
         Ok(w) if w.len() <= MAX_HIDDEN_LAYERS && w.iter().all(|&n| (1..=MAX_WIDTH).contains(&n)) => Ok(w),
-        _ => Err(format!(
-            "hidden '{text}': widths 1 to {MAX_WIDTH}, comma-separated, at most {MAX_HIDDEN_LAYERS} layers"
-        )),
+        _ => Err(format!("hidden '{text}': {}", settings::Range::Widths.describe())),
     }
 }
 
@@ -213,7 +211,7 @@ pub fn parse_features(text: &str) -> Result<Vec<Feature>, String> {
     }
     let features: Vec<Feature> = Feature::ALL.iter().copied().filter(|f| chosen.contains(f)).collect();
     if features.is_empty() {
-        return Err("expected at least one of x1, x2, x1sq, x2sq, x1x2, sinx1, sinx2".into());
+        return Err(format!("expected at least one of {}", settings::Range::Features.describe()));
     }
     Ok(features)
 }
@@ -390,11 +388,11 @@ impl TrainParams {
         if self.loss != TrainParams::playground().loss {
             args.push(LOSS.cli_arg(self));
         }
-        args.extend([&LR, &BATCH_SETTING, &OPTIMIZER].map(|s| s.cli_arg(self)));
+        args.extend([&LR, &BATCH, &OPTIMIZER].map(|s| s.cli_arg(self)));
         if self.l1 > 0.0 || self.l2 > 0.0 {
             args.extend([&L1, &L2].map(|s| s.cli_arg(self)));
         }
-        args.extend([&NOISE_SETTING, &TRAIN_RATIO, &SEED].map(|s| s.cli_arg(self)));
+        args.extend([&NOISE, &TRAIN_RATIO, &SEED].map(|s| s.cli_arg(self)));
         args.push(format!("--epochs {epochs}"));
         args.join(" ")
     }

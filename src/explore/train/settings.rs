@@ -28,18 +28,23 @@ impl<T: Copy + PartialOrd + std::str::FromStr + std::fmt::Display> Bounds<T> {
     /// The number, or `expected a batch size from 1 to 250`.
     pub fn parse(&self, text: &str) -> Result<T, String> {
         let v = text.trim().parse::<T>().ok().filter(|v| (self.min..=self.max).contains(v));
-        v.ok_or_else(|| format!("expected {} from {} to {}", self.noun, self.min, self.max))
+        v.ok_or_else(|| format!("expected {} from {}", self.noun, self.describe()))
+    }
+
+    /// `1 to 250`.
+    pub fn describe(&self) -> String {
+        format!("{} to {}", self.min, self.max)
     }
 }
 
-pub const NOISE: Bounds<f32> = Bounds { noun: "a number", min: 0.0, max: 0.5 };
-pub const RATIO: Bounds<f32> = Bounds { noun: "a training share", min: 0.1, max: 0.9 };
-pub const PENALTY: Bounds<f32> = Bounds { noun: "a penalty", min: 0.0, max: 1.0 };
-pub const LEARNING_RATE: Bounds<f32> = Bounds { noun: "a learning rate", min: 1e-5, max: 10.0 };
-pub const BATCH: Bounds<usize> = Bounds { noun: "a batch size", min: 1, max: 250 };
-pub const SAMPLES: Bounds<usize> = Bounds { noun: "a number of points", min: 10, max: 100_000 };
+pub const NOISE_RANGE: Bounds<f32> = Bounds { noun: "a number", min: 0.0, max: 0.5 };
+pub const RATIO_RANGE: Bounds<f32> = Bounds { noun: "a training share", min: 0.1, max: 0.9 };
+pub const PENALTY_RANGE: Bounds<f32> = Bounds { noun: "a penalty", min: 0.0, max: 1.0 };
+pub const LR_RANGE: Bounds<f32> = Bounds { noun: "a learning rate", min: 1e-5, max: 10.0 };
+pub const BATCH_RANGE: Bounds<usize> = Bounds { noun: "a batch size", min: 1, max: 250 };
+pub const SAMPLES_RANGE: Bounds<usize> = Bounds { noun: "a number of points", min: 10, max: 100_000 };
 /// SGD's momentum; exactly 1 is refused by the trainer's check (it must stay below 1).
-pub const MOMENTUM: Bounds<f32> = Bounds { noun: "a momentum", min: 0.0, max: 1.0 };
+pub const MOMENTUM_RANGE: Bounds<f32> = Bounds { noun: "a momentum", min: 0.0, max: 1.0 };
 
 /// What a setting takes: the range `--help` shows, and how the CLI words a bad value (the
 /// hash always says `key=value: problem`).
@@ -74,8 +79,8 @@ impl Range {
     /// What it takes, as `--help` lists it.
     pub fn describe(&self) -> String {
         match self {
-            Range::Real(b) => format!("{} to {}", b.min, b.max),
-            Range::Count(b) => format!("{} to {}", b.min, b.max),
+            Range::Real(b) => b.describe(),
+            Range::Count(b) => b.describe(),
             Range::Whole => "a whole number from 0".into(),
             Range::Choice { names, .. } => names(),
             Range::Spec => "a quantizer SPEC, '' for float".into(),
@@ -83,7 +88,7 @@ impl Range {
                 let names: Vec<&str> = crate::nn::Activation::ALL.iter().map(|a| a.name()).collect();
                 format!("{}, or a quantizer SPEC", names.join(", "))
             }
-            Range::Widths => format!("widths 1 to {MAX_WIDTH}, at most {MAX_HIDDEN_LAYERS} layers, '' for none"),
+            Range::Widths => format!("widths 1 to {MAX_WIDTH}, comma-separated, at most {MAX_HIDDEN_LAYERS} layers"),
             Range::Features => feature_names(),
             Range::Switch => "1 or 0".into(),
             Range::Pace => format!("1 to {} epochs per second, or max", Pace::MOST),
@@ -199,15 +204,15 @@ pub static DATASET: Setting = Setting {
     show: |p| p.dataset.name().into(),
 };
 
-pub static SAMPLES_SETTING: Setting = Setting {
+pub static SAMPLES: Setting = Setting {
     key: None,
     flag: Some("--samples"),
     arg: Some("N"),
-    range: Range::Count(SAMPLES),
+    range: Range::Count(SAMPLES_RANGE),
     help: "points generated, train and test",
     always: false,
     per_layer: None,
-    read: |p, v| SAMPLES.parse(v).map(|n| p.samples = n),
+    read: |p, v| SAMPLES_RANGE.parse(v).map(|n| p.samples = n),
     show: |p| p.samples.to_string(),
 };
 
@@ -216,7 +221,7 @@ pub static HIDDEN: Setting = Setting {
     flag: Some("--hidden"),
     arg: Some("W,W,..."),
     range: Range::Widths,
-    help: "hidden layer widths",
+    help: "hidden layer widths ('' for none)",
     always: true,
     per_layer: None,
     read: |p, v| parse_hidden(v).map(|h| p.set_hidden(h)),
@@ -311,23 +316,23 @@ pub static LR: Setting = Setting {
     key: Some("lr"),
     flag: Some("--lr"),
     arg: Some("X"),
-    range: Range::Real(LEARNING_RATE),
+    range: Range::Real(LR_RANGE),
     help: "learning rate",
     always: true,
     per_layer: None,
-    read: |p, v| LEARNING_RATE.parse(v).map(|x| p.lr = x),
+    read: |p, v| LR_RANGE.parse(v).map(|x| p.lr = x),
     show: |p| p.lr.to_string(),
 };
 
-pub static BATCH_SETTING: Setting = Setting {
+pub static BATCH: Setting = Setting {
     key: Some("batch"),
     flag: Some("--batch"),
     arg: Some("N"),
-    range: Range::Count(BATCH),
+    range: Range::Count(BATCH_RANGE),
     help: "batch size (at most the training points)",
     always: true,
     per_layer: None,
-    read: |p, v| BATCH.parse(v).map(|n| p.batch = n),
+    read: |p, v| BATCH_RANGE.parse(v).map(|n| p.batch = n),
     show: |p| p.batch.to_string(),
 };
 
@@ -343,15 +348,15 @@ pub static OPTIMIZER: Setting = Setting {
     show: |p| p.optimizer.name().into(),
 };
 
-pub static MOMENTUM_SETTING: Setting = Setting {
+pub static MOMENTUM: Setting = Setting {
     key: None,
     flag: Some("--momentum"),
     arg: Some("M"),
-    range: Range::Real(MOMENTUM),
+    range: Range::Real(MOMENTUM_RANGE),
     help: "SGD's momentum, below 1",
     always: false,
     per_layer: None,
-    read: |p, v| MOMENTUM.parse(v).map(|m| p.momentum = m),
+    read: |p, v| MOMENTUM_RANGE.parse(v).map(|m| p.momentum = m),
     show: |p| p.momentum.to_string(),
 };
 
@@ -367,15 +372,15 @@ pub static SEED: Setting = Setting {
     show: |p| p.seed.to_string(),
 };
 
-pub static NOISE_SETTING: Setting = Setting {
+pub static NOISE: Setting = Setting {
     key: Some("noise"),
     flag: Some("--noise"),
     arg: Some("X"),
-    range: Range::Real(NOISE),
+    range: Range::Real(NOISE_RANGE),
     help: "noise, as Playground's 0–50 %",
     always: true,
     per_layer: None,
-    read: |p, v| NOISE.parse(v).map(|n| p.noise = n),
+    read: |p, v| NOISE_RANGE.parse(v).map(|n| p.noise = n),
     show: |p| p.noise.to_string(),
 };
 
@@ -407,11 +412,11 @@ pub static TRAIN_RATIO: Setting = Setting {
     key: Some("ratio"),
     flag: Some("--train-ratio"),
     arg: Some("X"),
-    range: Range::Real(RATIO),
+    range: Range::Real(RATIO_RANGE),
     help: "share of the points used for training, the rest test",
     always: false,
     per_layer: None,
-    read: |p, v| RATIO.parse(v).map(|r| p.ratio = r),
+    read: |p, v| RATIO_RANGE.parse(v).map(|r| p.ratio = r),
     show: |p| p.ratio.to_string(),
 };
 
@@ -419,11 +424,11 @@ pub static L1: Setting = Setting {
     key: Some("l1"),
     flag: Some("--l1"),
     arg: Some("X"),
-    range: Range::Real(PENALTY),
+    range: Range::Real(PENALTY_RANGE),
     help: "L1 penalty on the weights",
     always: false,
     per_layer: None,
-    read: |p, v| PENALTY.parse(v).map(|x| p.l1 = x),
+    read: |p, v| PENALTY_RANGE.parse(v).map(|x| p.l1 = x),
     show: |p| p.l1.to_string(),
 };
 
@@ -431,11 +436,11 @@ pub static L2: Setting = Setting {
     key: Some("l2"),
     flag: Some("--l2"),
     arg: Some("X"),
-    range: Range::Real(PENALTY),
+    range: Range::Real(PENALTY_RANGE),
     help: "L2 penalty on the weights",
     always: false,
     per_layer: None,
-    read: |p, v| PENALTY.parse(v).map(|x| p.l2 = x),
+    read: |p, v| PENALTY_RANGE.parse(v).map(|x| p.l2 = x),
     show: |p| p.l2.to_string(),
 };
 
@@ -478,7 +483,7 @@ pub static PLAY: Setting = Setting {
 /// Every setting, in the hash's order.
 pub static SETTINGS: [&Setting; 24] = [
     &DATASET,
-    &SAMPLES_SETTING,
+    &SAMPLES,
     &HIDDEN,
     &ACTIVATION,
     &INIT,
@@ -488,11 +493,11 @@ pub static SETTINGS: [&Setting; 24] = [
     &TWIN_WQ,
     &TWIN_AQ,
     &LR,
-    &BATCH_SETTING,
+    &BATCH,
     &OPTIMIZER,
-    &MOMENTUM_SETTING,
+    &MOMENTUM,
     &SEED,
-    &NOISE_SETTING,
+    &NOISE,
     &LOSS,
     &FEATURES,
     &TRAIN_RATIO,
@@ -534,7 +539,7 @@ impl LayerKey {
             let n = key.strip_prefix(s.key?)?;
             let tensor = s.per_layer?;
             let n: usize = n.parse().ok().filter(|_| n.bytes().all(|b| b.is_ascii_digit()))?;
-            (n >= 1).then_some(LayerKey { tensor, layer: n - 1 })
+            n.checked_sub(1).map(|layer| LayerKey { tensor, layer })
         })
     }
 }
