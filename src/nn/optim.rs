@@ -27,10 +27,6 @@ impl Optimizer {
             Optimizer::Adam { .. } => OptimizerKind::Adam,
         }
     }
-
-    pub fn name(&self) -> &'static str {
-        self.kind().name()
-    }
 }
 
 /// Which optimizer, by name: what the CLI and the page choose (Adam with Keras' defaults).
