@@ -7,7 +7,8 @@ use std::cell::Cell;
 use std::process::{Command, Output};
 
 use qscope::nn::{
-    Act, Activation, Config, DatasetKind, Feature, Hidden, Loss, Metrics, Optimizer, Pick, Site, Slot, Trainer,
+    Act, Activation, Config, DatasetKind, Feature, Hidden, Loss, Metrics, Optimizer, Pick, QuantizedTensor, Site,
+    Trainer,
 };
 use qscope::quant::{Ctx, Quantizer, parse};
 
@@ -176,9 +177,9 @@ fn learnable_quantizer_gradients_follow_the_chain_rule() {
         c.seed = 5;
         let mut t = Trainer::new(c).unwrap();
         let set = |t: &mut Trainer, a: f32| match site {
-            Site::Weights => t.set_quantizer(0, Slot::Weights, Some(pact(a))).unwrap(),
+            Site::Weights => t.set_quantizer(0, QuantizedTensor::Weights, Some(pact(a))).unwrap(),
             Site::ActivationFn => t.set_activation(0, Act::Quantizer(pact(a))).unwrap(),
-            Site::Output => t.set_quantizer(0, Slot::Activation, Some(pact(a))).unwrap(),
+            Site::Output => t.set_quantizer(0, QuantizedTensor::Activation, Some(pact(a))).unwrap(),
         };
         set(&mut t, alpha);
         t.loss_and_gradients(&rows).unwrap();
@@ -343,19 +344,19 @@ fn quantizers_can_be_swapped_mid_run() {
     for _ in 0..10 {
         t.step_epoch().unwrap();
     }
-    t.set_quantizer(0, Slot::Weights, Some(q("larq.ste_sign"))).unwrap();
-    t.set_quantizer(1, Slot::Activation, Some(q(TANH4))).unwrap();
+    t.set_quantizer(0, QuantizedTensor::Weights, Some(q("larq.ste_sign"))).unwrap();
+    t.set_quantizer(1, QuantizedTensor::Activation, Some(q(TANH4))).unwrap();
     assert!(t.layers()[0].quantized().iter().all(|w| w.abs() == 1.0));
     assert_eq!(t.config().hidden[0].weights, Some(q("larq.ste_sign")));
     let m = t.step_epoch().unwrap();
     assert_eq!(m.epoch, 11);
     assert!(t.layers()[1].output(1).iter().all(|a| (a * 8.0).fract() == 0.0), "4-bit tanh levels are multiples of 1/8");
-    t.set_quantizer(0, Slot::Weights, None).unwrap();
+    t.set_quantizer(0, QuantizedTensor::Weights, None).unwrap();
     assert_eq!(t.layers()[0].quantized(), t.layers()[0].weights());
-    assert!(t.set_quantizer(3, Slot::Weights, None).unwrap_err().contains("0 to 2"));
-    assert!(t.set_quantizer(2, Slot::Activation, Some(q(TANH4))).unwrap_err().contains("output layer"));
-    assert!(t.set_quantizer(0, Slot::Weights, Some(q("qkeras.stochastic_ternary(alpha=1)"))).is_err());
-    t.set_quantizer(2, Slot::Weights, Some(q(W4))).unwrap();
+    assert!(t.set_quantizer(3, QuantizedTensor::Weights, None).unwrap_err().contains("0 to 2"));
+    assert!(t.set_quantizer(2, QuantizedTensor::Activation, Some(q(TANH4))).unwrap_err().contains("output layer"));
+    assert!(t.set_quantizer(0, QuantizedTensor::Weights, Some(q("qkeras.stochastic_ternary(alpha=1)"))).is_err());
+    t.set_quantizer(2, QuantizedTensor::Weights, Some(q(W4))).unwrap();
     t.step_epoch().unwrap();
 }
 

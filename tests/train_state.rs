@@ -6,8 +6,8 @@ use std::process::Command;
 
 use qscope::explore::one_batch::{exact, rows, summary};
 use qscope::explore::pace::{Pace, PaceClock, StepBy};
-use qscope::explore::train::{Net, TrainParams, is_train, parse_hidden};
-use qscope::nn::{Feature, Pick, Slot, Trainer};
+use qscope::explore::train::{HiddenActivation, Net, TrainParams, is_train, parse_hidden};
+use qscope::nn::{Activation, Feature, Loss, OptimizerKind, Pick, QuantizedTensor, Trainer};
 use qscope::quant::parse;
 
 fn params(hash: &str) -> TrainParams {
@@ -36,21 +36,21 @@ fn every_setting_survives_the_hash_round_trip() {
         l1: 0.001,
         l2: 0.01,
         hidden: vec![16, 4, 2],
-        activation: "relu".into(),
+        activation: HiddenActivation::Function(Activation::Relu),
         aq: "qkeras.quantized_relu(4,2)".into(),
         quantize_output: true,
         twin_wq: "larq.approx_sign".into(),
         twin_aq: "qkeras.quantized_relu(3, 1)".into(),
-        loss: "bce".into(),
+        loss: Loss::BinaryCrossEntropy,
         lr: 0.003,
         batch: 25,
-        optimizer: "adam".into(),
+        optimizer: OptimizerKind::Adam,
         seed: 42,
         play: true,
         ..TrainParams::default()
     };
-    p.set_layer_spec(Slot::Weights, 1, "larq.ste_sign");
-    p.set_layer_spec(Slot::Activation, 2, "");
+    p.set_layer_spec(QuantizedTensor::Weights, 1, "larq.ste_sign");
+    p.set_layer_spec(QuantizedTensor::Activation, 2, "");
     let hash = p.to_hash();
     assert!(hash.contains("&wq2=larq.ste_sign") && hash.contains("&aq3=&"), "{hash}");
     assert_eq!(params(&hash), p);
@@ -110,12 +110,12 @@ fn hidden_widths_parse_with_limits() {
 #[test]
 fn a_layer_override_equal_to_the_global_quantizer_is_dropped() {
     let mut p = TrainParams::default();
-    p.set_layer_spec(Slot::Weights, 0, "larq.ste_sign");
+    p.set_layer_spec(QuantizedTensor::Weights, 0, "larq.ste_sign");
     assert_eq!(p.weight_spec(0), "larq.ste_sign");
     assert_eq!(p.weight_spec(1), p.wq);
-    p.set_layer_spec(Slot::Weights, 0, &p.wq.clone());
+    p.set_layer_spec(QuantizedTensor::Weights, 0, &p.wq.clone());
     assert!(p.layer_wq.is_empty());
-    p.set_layer_spec(Slot::Activation, 1, "qkeras.quantized_tanh(4)");
+    p.set_layer_spec(QuantizedTensor::Activation, 1, "qkeras.quantized_tanh(4)");
     p.set_hidden(vec![8]);
     assert!(p.layer_aq.is_empty(), "overrides of removed layers go");
 }
@@ -154,7 +154,7 @@ fn only_architecture_changes_need_new_trainers() {
     let p = TrainParams::default();
     let mut live = p.clone();
     live.wq = "larq.ste_sign".into();
-    live.set_layer_spec(Slot::Activation, 0, "qkeras.quantized_tanh(4)");
+    live.set_layer_spec(QuantizedTensor::Activation, 0, "qkeras.quantized_tanh(4)");
     live.lr = 0.1;
     live.play = true;
     assert_eq!(live.rebuild_key(), p.rebuild_key());
@@ -230,7 +230,7 @@ fn the_one_batch_walkthrough_names_every_number_exactly() {
     let p = params("#view=train&dataset=xor&hidden=8,8&optimizer=sgd&lr=0.1");
     let mut t = Trainer::new(p.config(Net::Quantized).unwrap()).unwrap();
     let w = t.step_traced(Pick::Largest { layer: 0 }).unwrap();
-    let shown = rows(&w, &p.optimizer, p.lr);
+    let shown = rows(&w, p.optimizer, p.lr);
     let keys: Vec<&str> = shown.iter().map(|r| r.key).collect();
     let expected =
         ["latent-before", "q-before", "grad-q", "ste", "grad-w", "update", "latent-after", "q-after", "flipped"];
@@ -250,7 +250,7 @@ fn the_walkthrough_shows_adam_and_the_penalty_when_there_is_one() {
     let p = params("#view=train&dataset=xor&hidden=8&l1=0.01");
     let mut t = Trainer::new(p.config(Net::Quantized).unwrap()).unwrap();
     let w = t.step_traced(Pick::At { layer: 1, index: 2 }).unwrap();
-    let shown = rows(&w, &p.optimizer, p.lr);
+    let shown = rows(&w, p.optimizer, p.lr);
     assert!(shown.iter().any(|r| r.key == "grad-total" && r.label == "∂L/∂w + penalty"));
     assert!(shown.iter().any(|r| r.key == "update" && r.label == "Adam update Δw"));
     assert!(summary(&w, 2).contains("of output layer") && summary(&w, 2).ends_with("float weights, no level."));

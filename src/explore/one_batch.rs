@@ -3,7 +3,7 @@
 //! sentence that sums the step up. The numbers are the trainer's own
 //! ([`crate::nn::Trainer::step_traced`]); this module only names them.
 
-use crate::nn::WeightTrace;
+use crate::nn::{OptimizerKind, WeightTrace};
 
 /// One line of the walkthrough.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,9 +34,8 @@ pub fn weight_name(t: &WeightTrace, layers: usize) -> String {
     format!("weight {} → {} of {}", t.from + 1, t.to + 1, layer_name(t.layer, layers))
 }
 
-/// The walkthrough's rows for a step of `optimizer` (`sgd` or `adam`, as the view's setting)
-/// at learning rate `lr`.
-pub fn rows(t: &WeightTrace, optimizer: &str, lr: f32) -> Vec<Row> {
+/// The walkthrough's rows for a step of `optimizer` (the view's setting) at learning rate `lr`.
+pub fn rows(t: &WeightTrace, optimizer: OptimizerKind, lr: f32) -> Vec<Row> {
     let row = |key, label: &str, value: String, meaning: &str| Row {
         key,
         label: label.to_string(),
@@ -58,7 +57,7 @@ pub fn rows(t: &WeightTrace, optimizer: &str, lr: f32) -> Vec<Row> {
     if t.grad_total.to_bits() != t.grad_w.to_bits() {
         out.push(row("grad-total", "∂L/∂w + penalty", exact(t.grad_total), "with the L1/L2 penalties' gradient"));
     }
-    let update = if optimizer == "sgd" {
+    let update = if optimizer == OptimizerKind::Sgd {
         row("update", "SGD update −lr·∂L/∂w", exact(t.update), &format!("lr = {lr}"))
     } else {
         row("update", "Adam update Δw", exact(t.update), &format!("lr = {lr}, scaled by Adam's running moments"))

@@ -7,7 +7,7 @@
 //! for the curves to show; a change of architecture builds new [`Runs`] instead.
 
 use super::train::{Net, TrainParams};
-use crate::nn::{Metrics, Pick, Slot, Trainer, WeightTrace};
+use crate::nn::{Metrics, Pick, QuantizedTensor, Trainer, WeightTrace};
 
 /// A change made mid-run, drawn on the curves at its epoch.
 #[derive(Clone, Debug, PartialEq)]
@@ -109,12 +109,14 @@ impl Runs {
             let Some(t) = self.get_mut(net).filter(|t| t.layers().len() == n) else { continue };
             t.set_learning_rate(p.lr)?;
             for (l, (w, a)) in wanted.into_iter().enumerate() {
-                for (slot, q) in [(Slot::Weights, w), (Slot::Activation, a)] {
-                    if (l + 1 == n && slot == Slot::Activation) || t.layers()[l].quantizer(slot) == q.as_ref() {
+                for (slot, q) in [(QuantizedTensor::Weights, w), (QuantizedTensor::Activation, a)] {
+                    if (l + 1 == n && slot == QuantizedTensor::Activation)
+                        || t.layers()[l].quantizer(slot) == q.as_ref()
+                    {
                         continue;
                     }
                     let name = q.as_ref().map_or("float".to_string(), |q| q.to_string());
-                    let site = if slot == Slot::Weights { "w" } else { "a" };
+                    let site = if slot == QuantizedTensor::Weights { "w" } else { "a" };
                     let layer = if l + 1 == n { "out".to_string() } else { (l + 1).to_string() };
                     let who = if net == Net::Twin { "twin " } else { "" };
                     t.set_quantizer(l, slot, q)?;
@@ -166,11 +168,14 @@ mod tests {
         let mut p = small();
         let mut r = Runs::new(&p).unwrap();
         r.epoch().unwrap();
-        p.set_layer_spec(Slot::Weights, 0, "larq.ste_sign");
+        p.set_layer_spec(QuantizedTensor::Weights, 0, "larq.ste_sign");
         r.apply_live(&p).unwrap();
         assert_eq!(r.marks, vec![Mark { epoch: 1, label: "w1 → larq.SteSign".into() }]);
-        assert_eq!(r.q.layers()[0].quantizer(Slot::Weights).map(|q| q.to_string()).as_deref(), Some("larq.SteSign"));
-        assert!(r.f.layers()[0].quantizer(Slot::Weights).is_none(), "the float twin stays float");
+        assert_eq!(
+            r.q.layers()[0].quantizer(QuantizedTensor::Weights).map(|q| q.to_string()).as_deref(),
+            Some("larq.SteSign")
+        );
+        assert!(r.f.layers()[0].quantizer(QuantizedTensor::Weights).is_none(), "the float twin stays float");
     }
 
     #[test]
@@ -187,7 +192,7 @@ mod tests {
         let mut p = small();
         let mut r = Runs::new(&p).unwrap();
         p.set_hidden(vec![4, 4]);
-        p.set_layer_spec(Slot::Weights, 1, "larq.ste_sign");
+        p.set_layer_spec(QuantizedTensor::Weights, 1, "larq.ste_sign");
         r.apply_live(&p).unwrap();
         assert!(r.marks.is_empty());
     }

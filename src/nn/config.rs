@@ -4,12 +4,14 @@
 use super::data::{DatasetKind, Feature};
 use super::linalg::Activation;
 use super::loss::Loss;
+use super::named::Named;
 use super::optim::Optimizer;
 use crate::quant::{Quantizer, parse};
 
-/// Largest hidden layer and deepest network the trainer accepts.
-pub const MAX_WIDTH: usize = 256;
-pub const MAX_HIDDEN_LAYERS: usize = 12;
+/// Largest hidden layer and deepest network the trainer accepts — the CLI and the page alike
+/// (the page draws every neuron and trains live, so its limits are the ones).
+pub const MAX_WIDTH: usize = 64;
+pub const MAX_HIDDEN_LAYERS: usize = 8;
 
 /// A hidden layer's activation: a float function or any quantizer used as one (QKeras'
 /// `QActivation("quantized_relu(4,2)")`), whose STE then is the activation's derivative.
@@ -19,15 +21,30 @@ pub enum Act {
     Quantizer(Quantizer),
 }
 
+impl Named for Activation {
+    const WHAT: &'static str = "activation";
+    const ALL: &'static [Activation] = &[Activation::Tanh, Activation::Relu, Activation::Sigmoid, Activation::Linear];
+
+    fn name(self) -> &'static str {
+        match self {
+            Activation::Tanh => "tanh",
+            Activation::Relu => "relu",
+            Activation::Sigmoid => "sigmoid",
+            Activation::Linear => "linear",
+        }
+    }
+
+    fn aliases(self) -> &'static [&'static str] {
+        if self == Activation::Linear { &["none", "identity"] } else { &[] }
+    }
+}
+
 impl Act {
     /// `tanh`, `relu`, `sigmoid`, `linear`, or else a quantizer spec.
     pub fn parse(text: &str) -> Result<Act, String> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "tanh" => Ok(Act::Float(Activation::Tanh)),
-            "relu" => Ok(Act::Float(Activation::Relu)),
-            "sigmoid" => Ok(Act::Float(Activation::Sigmoid)),
-            "linear" | "none" | "identity" => Ok(Act::Float(Activation::Linear)),
-            _ => parse(text).map(Act::Quantizer).map_err(|e| format!("activation '{text}': {e}")),
+        match Activation::parse(text) {
+            Ok(a) => Ok(Act::Float(a)),
+            Err(_) => parse(text).map(Act::Quantizer).map_err(|e| format!("activation '{text}': {e}")),
         }
     }
 }
@@ -35,10 +52,7 @@ impl Act {
 impl std::fmt::Display for Act {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Act::Float(Activation::Tanh) => f.write_str("tanh"),
-            Act::Float(Activation::Relu) => f.write_str("relu"),
-            Act::Float(Activation::Sigmoid) => f.write_str("sigmoid"),
-            Act::Float(Activation::Linear) => f.write_str("linear"),
+            Act::Float(a) => f.write_str(a.name()),
             Act::Quantizer(q) => write!(f, "{q}"),
         }
     }
@@ -53,6 +67,19 @@ pub enum Init {
     Glorot,
     /// He uniform: U(±√(6/fan_in)).
     He,
+}
+
+impl Named for Init {
+    const WHAT: &'static str = "init";
+    const ALL: &'static [Init] = &[Init::Auto, Init::Glorot, Init::He];
+
+    fn name(self) -> &'static str {
+        match self {
+            Init::Auto => "auto",
+            Init::Glorot => "glorot",
+            Init::He => "he",
+        }
+    }
 }
 
 /// One hidden layer: width, activation, and its weight and activation quantizers.

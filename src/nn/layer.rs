@@ -11,12 +11,12 @@
 use super::config::Act;
 use super::learnable;
 use super::linalg::{affine, column_sums, matmul, matmul_at_b, transpose};
-use super::optim::{Slots, Step};
+use super::optim::{OptimizerState, Step};
 use crate::quant::{Ctx, Levels, Quantizer, Report};
 
-/// Which quantizer of a layer.
+/// Which of a layer's two quantizers: the one on its weights or the one on its activations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Slot {
+pub enum QuantizedTensor {
     /// The weight quantizer `q_w`.
     Weights,
     /// The activation quantizer `q_a` after the activation function.
@@ -51,7 +51,7 @@ struct Learnable {
     site: Site,
     name: &'static str,
     grad: f32,
-    slots: Slots,
+    state: OptimizerState,
 }
 
 /// A dense layer `n_in → n_out`, its parameters, gradients and batch buffers.
@@ -82,8 +82,8 @@ pub struct Layer {
     dh: Vec<f32>,
     da: Vec<f32>,
     delta: Vec<f32>,
-    sw: Slots,
-    sb: Slots,
+    sw: OptimizerState,
+    sb: OptimizerState,
     learn: Vec<Learnable>,
     flips: usize,
     /// What the weight quantizer reported last (its scale sets the levels).
@@ -117,8 +117,8 @@ impl Layer {
             dh: vec![0.0; nb],
             da: vec![0.0; nb],
             delta: vec![0.0; nb],
-            sw: Slots::new(nw),
-            sb: Slots::new(n_out),
+            sw: OptimizerState::new(nw),
+            sb: OptimizerState::new(n_out),
             learn: Vec::new(),
             flips: 0,
             wreport: Report::default(),
@@ -172,10 +172,10 @@ impl Layer {
         self.act.as_ref()
     }
 
-    pub fn quantizer(&self, slot: Slot) -> Option<&Quantizer> {
-        match slot {
-            Slot::Weights => self.wquant.as_ref(),
-            Slot::Activation => self.aquant.as_ref(),
+    pub fn quantizer(&self, tensor: QuantizedTensor) -> Option<&Quantizer> {
+        match tensor {
+            QuantizedTensor::Weights => self.wquant.as_ref(),
+            QuantizedTensor::Activation => self.aquant.as_ref(),
         }
     }
 
@@ -216,16 +216,16 @@ impl Layer {
         for site in [Site::Weights, Site::ActivationFn, Site::Output] {
             if let Some(q) = self.site(site) {
                 for &name in q.learnable() {
-                    self.learn.push(Learnable { site, name, grad: 0.0, slots: Slots::new(1) });
+                    self.learn.push(Learnable { site, name, grad: 0.0, state: OptimizerState::new(1) });
                 }
             }
         }
     }
 
-    pub(crate) fn set_quantizer(&mut self, slot: Slot, q: Option<Quantizer>) {
-        match slot {
-            Slot::Weights => self.wquant = q,
-            Slot::Activation => self.aquant = q,
+    pub(crate) fn set_quantizer(&mut self, tensor: QuantizedTensor, q: Option<Quantizer>) {
+        match tensor {
+            QuantizedTensor::Weights => self.wquant = q,
+            QuantizedTensor::Activation => self.aquant = q,
         }
         self.relearn();
     }
@@ -385,13 +385,13 @@ impl Layer {
         plain.apply(&mut self.b, &self.gb, &mut self.sb);
         for i in 0..self.learn.len() {
             let (site, name, grad) = (self.learn[i].site, self.learn[i].name, self.learn[i].grad);
-            let mut slots = std::mem::take(&mut self.learn[i].slots);
+            let mut state = std::mem::take(&mut self.learn[i].state);
             if let Some(q) = self.site_mut(site) {
                 let mut v = [learnable::value(q, name)];
-                plain.apply(&mut v, &[grad], &mut slots);
+                plain.apply(&mut v, &[grad], &mut state);
                 learnable::set_value(q, name, v[0])?;
             }
-            self.learn[i].slots = slots;
+            self.learn[i].state = state;
         }
         Ok(())
     }

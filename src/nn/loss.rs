@@ -5,6 +5,7 @@
 //! approximations from [`crate::quant::lane`], identical natively and in WASM.
 
 use super::linalg::Activation;
+use super::named::Named;
 use crate::quant::lane;
 
 /// The training loss (and with it the output layer's width and link function).
@@ -18,11 +19,11 @@ pub enum Loss {
     SoftmaxCrossEntropy,
 }
 
-impl Loss {
-    pub const ALL: [Loss; 3] = [Loss::SquaredError, Loss::BinaryCrossEntropy, Loss::SoftmaxCrossEntropy];
+impl Named for Loss {
+    const WHAT: &'static str = "loss";
+    const ALL: &'static [Loss] = &Loss::ALL;
 
-    /// The name used by the CLI and the URL.
-    pub fn name(self) -> &'static str {
+    fn name(self) -> &'static str {
         match self {
             Loss::SquaredError => "mse",
             Loss::BinaryCrossEntropy => "bce",
@@ -30,17 +31,19 @@ impl Loss {
         }
     }
 
-    /// A name or an alias (`squared`, `binary_crossentropy`, `categorical_crossentropy`…).
-    pub fn parse(name: &str) -> Result<Loss, String> {
-        match name.trim().to_ascii_lowercase().replace('-', "_").as_str() {
-            "mse" | "squared" | "squared_error" | "mean_squared_error" => Ok(Loss::SquaredError),
-            "bce" | "binary_crossentropy" | "binary_cross_entropy" | "sigmoid" => Ok(Loss::BinaryCrossEntropy),
-            "softmax" | "cce" | "categorical_crossentropy" | "softmax_cross_entropy" | "softmax_crossentropy" => {
-                Ok(Loss::SoftmaxCrossEntropy)
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Loss::SquaredError => &["squared", "squared_error", "mean_squared_error"],
+            Loss::BinaryCrossEntropy => &["binary_crossentropy", "binary_cross_entropy", "sigmoid"],
+            Loss::SoftmaxCrossEntropy => {
+                &["cce", "categorical_crossentropy", "softmax_cross_entropy", "softmax_crossentropy"]
             }
-            _ => Err(format!("unknown loss '{name}'; expected mse, bce or softmax")),
         }
     }
+}
+
+impl Loss {
+    pub const ALL: [Loss; 3] = [Loss::SquaredError, Loss::BinaryCrossEntropy, Loss::SoftmaxCrossEntropy];
 
     /// Width of the output layer.
     pub fn outputs(self) -> usize {

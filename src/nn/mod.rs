@@ -7,6 +7,8 @@
 //!   quantizer, gradients through its straight-through estimator;
 //! - [`learnable`]: LSQ's step and PACT's clip as parameters the optimizer steps;
 //! - [`loss`], [`optim`]: squared error / cross-entropies; SGD with momentum, Adam;
+//! - [`named`]: the loss, optimizer, activation and init chosen by name, parsed and printed
+//!   from one list each;
 //! - [`trainer`]: the training loop in slices ([`Trainer`]); [`bench`]: its throughput;
 //! - [`trace`]: one training step seen from one weight ([`Trainer::step_traced`]);
 //! - [`linalg`]: the dense-layer loops (f32x4 in WASM); [`detmath`]: `sin`/`cos`/`ln` with the
@@ -20,6 +22,7 @@ pub mod layer;
 pub mod learnable;
 pub mod linalg;
 pub mod loss;
+pub mod named;
 mod network;
 pub mod optim;
 pub mod trace;
@@ -27,9 +30,10 @@ pub mod trainer;
 
 pub use config::{Act, Config, Hidden, Init};
 pub use data::{Dataset, DatasetKind, Feature, Point};
-pub use layer::{Layer, Learned, Site, Slot};
+pub use layer::{Layer, Learned, QuantizedTensor, Site};
 pub use linalg::Activation;
 pub use loss::Loss;
-pub use optim::Optimizer;
+pub use named::Named;
+pub use optim::{Optimizer, OptimizerKind};
 pub use trace::{Pick, WeightTrace};
 pub use trainer::{Metrics, Trainer};

@@ -5,7 +5,7 @@ use rand::RngExt;
 use rand::rngs::StdRng;
 
 use super::config::{Act, Config, Init};
-use super::layer::{Layer, Slot};
+use super::layer::{Layer, QuantizedTensor};
 use super::linalg::Activation;
 use super::loss::Loss;
 use super::optim::Step;
@@ -47,10 +47,10 @@ impl Network {
                 let mut layer = Layer::new(n_in, n_out, w, act, config.batch);
                 match config.hidden.get(l) {
                     Some(h) => {
-                        layer.set_quantizer(Slot::Weights, h.weights.clone());
-                        layer.set_quantizer(Slot::Activation, h.output.clone());
+                        layer.set_quantizer(QuantizedTensor::Weights, h.weights.clone());
+                        layer.set_quantizer(QuantizedTensor::Activation, h.output.clone());
                     }
-                    None => layer.set_quantizer(Slot::Weights, config.output_weights.clone()),
+                    None => layer.set_quantizer(QuantizedTensor::Weights, config.output_weights.clone()),
                 }
                 layer
             })

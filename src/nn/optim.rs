@@ -1,6 +1,8 @@
 //! Optimizers over flat parameter slices, with Keras' update rules, and L1/L2 penalties
 //! folded into the gradient (`l1·sign(w) + 2·l2·w`, Keras' `l1_l2` regularizer).
 
+use super::named::Named;
+
 /// Which optimizer, with its hyper-parameters (the learning rate is passed per step).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Optimizer {
@@ -16,31 +18,57 @@ impl Optimizer {
 
     /// `sgd` or `adam` (the CLI's names); momentum applies to SGD.
     pub fn parse(name: &str, momentum: f32) -> Result<Optimizer, String> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "sgd" => Ok(Optimizer::Sgd { momentum }),
-            "adam" => Ok(Optimizer::ADAM),
-            _ => Err(format!("unknown optimizer '{name}'; expected sgd or adam")),
-        }
+        OptimizerKind::parse(name).map(|k| k.with_momentum(momentum))
     }
 
-    pub fn name(&self) -> &'static str {
+    pub fn kind(&self) -> OptimizerKind {
         match self {
-            Optimizer::Sgd { .. } => "sgd",
-            Optimizer::Adam { .. } => "adam",
+            Optimizer::Sgd { .. } => OptimizerKind::Sgd,
+            Optimizer::Adam { .. } => OptimizerKind::Adam,
         }
     }
 }
 
-/// Per-tensor optimizer state (velocity, or Adam's two moments), allocated once.
+/// Which optimizer, by name: what the CLI and the page choose (Adam with Keras' defaults).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptimizerKind {
+    Sgd,
+    Adam,
+}
+
+impl Named for OptimizerKind {
+    const WHAT: &'static str = "optimizer";
+    const ALL: &'static [OptimizerKind] = &[OptimizerKind::Sgd, OptimizerKind::Adam];
+
+    fn name(self) -> &'static str {
+        match self {
+            OptimizerKind::Sgd => "sgd",
+            OptimizerKind::Adam => "adam",
+        }
+    }
+}
+
+impl OptimizerKind {
+    /// The optimizer: SGD with this momentum, or Adam (which has its own).
+    pub fn with_momentum(self, momentum: f32) -> Optimizer {
+        match self {
+            OptimizerKind::Sgd => Optimizer::Sgd { momentum },
+            OptimizerKind::Adam => Optimizer::ADAM,
+        }
+    }
+}
+
+/// One tensor's optimizer state (SGD's velocity, or Adam's two moments; Keras' "slots"),
+/// allocated once.
 #[derive(Clone, Debug, Default)]
-pub struct Slots {
+pub struct OptimizerState {
     m: Vec<f32>,
     v: Vec<f32>,
 }
 
-impl Slots {
-    pub fn new(len: usize) -> Slots {
-        Slots { m: vec![0.0; len], v: vec![0.0; len] }
+impl OptimizerState {
+    pub fn new(len: usize) -> OptimizerState {
+        OptimizerState { m: vec![0.0; len], v: vec![0.0; len] }
     }
 }
 
@@ -99,7 +127,7 @@ impl Step {
 
     /// What [`Step::apply`] added to element `i` of its tensor, read back from the state it left
     /// in `s`: exactly, so `w_before + delta == w_after` in float32.
-    pub fn delta(&self, s: &Slots, i: usize) -> f32 {
+    pub fn delta(&self, s: &OptimizerState, i: usize) -> f32 {
         match self.rule {
             Optimizer::Sgd { .. } => s.m[i],
             Optimizer::Adam { epsilon, .. } => -(self.rate * s.m[i] / (s.v[i].sqrt() + epsilon)),
@@ -107,7 +135,7 @@ impl Step {
     }
 
     /// Updates `w` in place from the data gradient `g` (plus the penalties' gradient).
-    pub fn apply(&self, w: &mut [f32], g: &[f32], s: &mut Slots) {
+    pub fn apply(&self, w: &mut [f32], g: &[f32], s: &mut OptimizerState) {
         assert!(w.len() == g.len() && s.m.len() == w.len(), "optimizer: shapes");
         let (l1, l2x2) = (self.l1, 2.0 * self.l2);
         let reg = l1 != 0.0 || l2x2 != 0.0;
@@ -155,7 +183,7 @@ mod tests {
     #[test]
     fn sgd_with_momentum_accumulates_velocity() {
         let mut clock = Clock::default();
-        let (mut w, mut s) = (vec![1.0f32], Slots::new(1));
+        let (mut w, mut s) = (vec![1.0f32], OptimizerState::new(1));
         let rule = Optimizer::Sgd { momentum: 0.5 };
         clock.tick(rule, 0.1, 0.0, 0.0).apply(&mut w, &[2.0], &mut s);
         assert_eq!(w, [0.8]);
@@ -166,7 +194,7 @@ mod tests {
     #[test]
     fn adam_takes_steps_of_the_learning_rate_at_first() {
         let mut clock = Clock::default();
-        let (mut w, mut s) = (vec![0.0f32, 0.0], Slots::new(2));
+        let (mut w, mut s) = (vec![0.0f32, 0.0], OptimizerState::new(2));
         clock.tick(Optimizer::ADAM, 0.01, 0.0, 0.0).apply(&mut w, &[3.0, -1e-3], &mut s);
         assert!((w[0] + 0.01).abs() < 1e-6 && (w[1] - 0.01).abs() < 1e-4, "{w:?}");
         assert_eq!(clock.t, 1);
@@ -175,7 +203,7 @@ mod tests {
     #[test]
     fn penalties_add_their_gradients() {
         let mut clock = Clock::default();
-        let (mut w, mut s) = (vec![2.0f32, -2.0, 0.0], Slots::new(3));
+        let (mut w, mut s) = (vec![2.0f32, -2.0, 0.0], OptimizerState::new(3));
         clock.tick(Optimizer::Sgd { momentum: 0.0 }, 1.0, 0.1, 0.25).apply(&mut w, &[0.0; 3], &mut s);
         assert_eq!(w, [2.0 - 0.1 - 1.0, -2.0 + 0.1 + 1.0, 0.0]);
         assert_eq!(Optimizer::parse("Adam", 0.0), Ok(Optimizer::ADAM));

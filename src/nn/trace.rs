@@ -91,7 +91,7 @@ struct Recorder {
 /// `fl(g·f)`: the product [`Layer::weight_ste`] computes.
 fn through_ste(layer: &Layer, i: usize) -> f32 {
     let g = layer.weight_grad()[i];
-    if layer.quantizer(super::Slot::Weights).is_some() { g * layer.ste_factors()[i] } else { g }
+    if layer.quantizer(super::QuantizedTensor::Weights).is_some() { g * layer.ste_factors()[i] } else { g }
 }
 
 impl Probe for Recorder {
@@ -111,7 +111,7 @@ impl Probe for Recorder {
                 best.0
             }
         };
-        let quantized = layer.quantizer(super::Slot::Weights).is_some();
+        let quantized = layer.quantizer(super::QuantizedTensor::Weights).is_some();
         let n_out = layer.shape().1;
         self.trace = Some(WeightTrace {
             layer: layer_index,

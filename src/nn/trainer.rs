@@ -17,7 +17,7 @@ use rand::rngs::StdRng;
 
 use super::config::{Act, Config, check_quantizer};
 use super::data::{Dataset, feature_matrix, feature_row, shuffle};
-use super::layer::{Layer, Slot};
+use super::layer::{Layer, QuantizedTensor};
 use super::network::Network;
 use super::optim::Clock;
 use super::trace::Probe;
@@ -338,24 +338,24 @@ impl Trainer {
     /// Replaces (or removes, with None) a quantizer of layer `layer` (hidden layers from 0, the
     /// output layer last) without resetting anything else: the next step trains through the new
     /// estimator. Weights are re-quantized at once (no flips are counted for the swap).
-    pub fn set_quantizer(&mut self, layer: usize, slot: Slot, q: Option<Quantizer>) -> Result<(), String> {
+    pub fn set_quantizer(&mut self, layer: usize, tensor: QuantizedTensor, q: Option<Quantizer>) -> Result<(), String> {
         let hidden = self.config.hidden.len();
         if layer > hidden {
             return Err(format!("layer {layer}: the network has {} layers (0 to {hidden})", hidden + 1));
         }
-        if layer == hidden && slot == Slot::Activation {
+        if layer == hidden && tensor == QuantizedTensor::Activation {
             return Err("the output layer has no activation quantizer (its link function belongs to the loss)".into());
         }
         if let Some(q) = &q {
             check_quantizer(q)?;
         }
-        match (slot, self.config.hidden.get_mut(layer)) {
-            (Slot::Weights, Some(h)) => h.weights = q.clone(),
-            (Slot::Activation, Some(h)) => h.output = q.clone(),
+        match (tensor, self.config.hidden.get_mut(layer)) {
+            (QuantizedTensor::Weights, Some(h)) => h.weights = q.clone(),
+            (QuantizedTensor::Activation, Some(h)) => h.output = q.clone(),
             (_, None) => self.config.output_weights = q.clone(),
         }
         let l = &mut self.net.layers[layer];
-        l.set_quantizer(slot, q);
+        l.set_quantizer(tensor, q);
         l.quantize(&mut self.ctx, false);
         Ok(())
     }

@@ -64,8 +64,8 @@ pub fn OneBatch(train: Train) -> impl IntoView {
     };
     let table = move || {
         let t = trace.get()?;
-        let (optimizer, lr) = train.params.with_untracked(|p| (p.optimizer.clone(), p.lr));
-        let lines = rows(&t, &optimizer, lr).into_iter().map(|r| {
+        let (optimizer, lr) = train.params.with_untracked(|p| (p.optimizer, p.lr));
+        let lines = rows(&t, optimizer, lr).into_iter().map(|r| {
             view! {
                 <tr data-testid=format!("train-batch-{}", r.key) data-exact=r.value.clone()>
                     <th scope="row">{r.label}<span class="muted small meaning">{r.meaning}</span></th>

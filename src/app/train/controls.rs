@@ -7,11 +7,11 @@
 use leptos::prelude::*;
 
 use super::Train;
+use crate::explore::train::settings::{BATCH_RANGE, NOISE_RANGE, PENALTY_RANGE, RATIO_RANGE};
 use crate::explore::train::{
-    ACTIVATIONS, DATASETS, LOSSES, MAX_LAYERS, MAX_WIDTH, OPTIMIZERS, TrainParams, parse_features, parse_hidden,
-    parse_quantizer,
+    HiddenActivation, MAX_HIDDEN_LAYERS, MAX_WIDTH, TrainParams, parse_features, parse_hidden, parse_quantizer,
 };
-use crate::nn::{DatasetKind, Feature, Slot};
+use crate::nn::{Activation, DatasetKind, Feature, Loss, Named, OptimizerKind, QuantizedTensor};
 use crate::quant::{ENTRIES, Family};
 
 type Edit = Box<dyn FnOnce(&mut TrainParams)>;
@@ -39,7 +39,7 @@ pub fn Controls(train: Train) -> impl IntoView {
     };
     let add_layer = move |_| {
         set(Box::new(|p| {
-            if p.hidden.len() < MAX_LAYERS {
+            if p.hidden.len() < MAX_HIDDEN_LAYERS {
                 let mut h = p.hidden.clone();
                 h.push(h.last().copied().unwrap_or(8));
                 p.set_hidden(h);
@@ -60,17 +60,17 @@ pub fn Controls(train: Train) -> impl IntoView {
                 <select class="select" data-testid="train-dataset" on:change=move |ev| {
                     if let Ok(k) = DatasetKind::parse(&event_target_value(&ev)) { set(Box::new(move |p| p.dataset = k)) }
                 }>
-                    {DATASETS.iter().map(|&d| view! {
-                        <option value=d selected=move || params.with(|p| p.dataset.name() == d)>{d}</option>
+                    {DatasetKind::ALL.into_iter().filter(|d| !d.is_regression()).map(|d| view! {
+                        <option value=d.name() selected=move || params.with(|p| p.dataset == d)>{d.name()}</option>
                     }).collect_view()}
                 </select>
             </label>
             <label class="row">{move || format!("noise {:.2} ", params.with(|p| p.noise))}
-                <input type="range" min="0" max="0.5" step="0.05" prop:value=move || params.with(|p| p.noise.to_string())
+                <input type="range" min=NOISE_RANGE.min max=NOISE_RANGE.max step="0.05" prop:value=move || params.with(|p| p.noise.to_string())
                     on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.noise = v)) } } />
             </label>
             <label class="row">{move || format!("training share {:.0} % ", params.with(|p| p.ratio * 100.0))}
-                <input type="range" min="0.1" max="0.9" step="0.1" data-testid="train-ratio" prop:value=move || params.with(|p| p.ratio.to_string())
+                <input type="range" min=RATIO_RANGE.min max=RATIO_RANGE.max step="0.1" data-testid="train-ratio" prop:value=move || params.with(|p| p.ratio.to_string())
                     on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.ratio = v)) } } />
             </label>
             <Features train=train />
@@ -110,28 +110,33 @@ pub fn Controls(train: Train) -> impl IntoView {
 #[component]
 fn Activation(train: Train) -> impl IntoView {
     let params = train.params;
-    let is_fn = move || params.with(|p| ACTIVATIONS.contains(&p.activation.as_str()));
+    let is_fn = move || params.with(|p| matches!(p.activation, HiddenActivation::Function(_)));
     let choose = move |ev| {
-        let a = event_target_value(&ev);
-        let a = if a == "quantizer" { "qkeras.quantized_relu(4,2)".to_string() } else { a };
+        let a = match Activation::parse(&event_target_value(&ev)) {
+            Ok(a) => HiddenActivation::Function(a),
+            Err(_) => HiddenActivation::Quantizer("qkeras.quantized_relu(4,2)".into()),
+        };
         train.rebuild_with(Box::new(move |p| p.activation = a))
     };
     let apply = move |s: String| {
-        let a = if s.is_empty() { "linear".to_string() } else { s };
-        train.rebuild_with(Box::new(move |p| p.activation = a))
+        let a =
+            if s.is_empty() { Ok(HiddenActivation::Function(Activation::Linear)) } else { HiddenActivation::parse(&s) };
+        if let Ok(a) = a {
+            train.rebuild_with(Box::new(move |p| p.activation = a))
+        }
     };
     view! {
         <label class="row">"activation "
             <select class="select" data-testid="train-activation" on:change=choose>
-                {ACTIVATIONS.iter().map(|&a| view! {
-                    <option value=a selected=move || params.with(|p| p.activation == a)>{a}</option>
+                {Activation::ALL.iter().map(|&a| view! {
+                    <option value=a.name() selected=move || params.with(|p| p.activation == HiddenActivation::Function(a))>{a.name()}</option>
                 }).collect_view()}
                 <option value="quantizer" selected=move || !is_fn()>"a quantizer"</option>
             </select>
         </label>
         <Show when=move || !is_fn()>
             <QuantizerSetting label="activation" testid="train-activation-spec"
-                value=Signal::derive(move || params.with(|p| p.activation.clone())) apply=apply />
+                value=Signal::derive(move || params.with(|p| p.activation.to_string())) apply=apply />
         </Show>
     }
 }
@@ -187,11 +192,11 @@ fn PerLayer(train: Train) -> impl IntoView {
             <summary>"per layer"</summary>
             {move || (0..layers.get()).map(|l| {
                 let width = move || params.with(|p| p.hidden.get(l).copied().unwrap_or(0));
-                let spec = move |slot: Slot| Signal::derive(move || params.with(|p| match slot {
-                    Slot::Weights => p.weight_spec(l).to_string(),
-                    Slot::Activation => p.act_spec(l).to_string(),
+                let spec = move |slot: QuantizedTensor| Signal::derive(move || params.with(|p| match slot {
+                    QuantizedTensor::Weights => p.weight_spec(l).to_string(),
+                    QuantizedTensor::Activation => p.act_spec(l).to_string(),
                 }));
-                let apply = move |slot: Slot| move |s: String| train.live(Box::new(move |p| p.set_layer_spec(slot, l, &s)));
+                let apply = move |slot: QuantizedTensor| move |s: String| train.live(Box::new(move |p| p.set_layer_spec(slot, l, &s)));
                 view! {
                     <div class="layer-row">
                         <label class="row">{format!("layer {} width ", l + 1)}
@@ -207,8 +212,8 @@ fn PerLayer(train: Train) -> impl IntoView {
                                     }
                                 } />
                         </label>
-                        <QuantizerSetting label="w" testid=format!("train-wq-{}", l + 1) value=spec(Slot::Weights) apply=apply(Slot::Weights) />
-                        <QuantizerSetting label="a" testid=format!("train-aq-{}", l + 1) value=spec(Slot::Activation) apply=apply(Slot::Activation) />
+                        <QuantizerSetting label="w" testid=format!("train-wq-{}", l + 1) value=spec(QuantizedTensor::Weights) apply=apply(QuantizedTensor::Weights) />
+                        <QuantizerSetting label="a" testid=format!("train-aq-{}", l + 1) value=spec(QuantizedTensor::Activation) apply=apply(QuantizedTensor::Activation) />
                     </div>
                 }
             }).collect_view()}
@@ -233,26 +238,26 @@ fn Optimizer(train: Train) -> impl IntoView {
                 } />
         </label>
         <label class="row">"batch "
-            <input type="number" min="1" max="250" class="num-input" data-testid="train-batch-size" prop:value=move || params.with(|p| p.batch.to_string())
-                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<usize>() { set(Box::new(move |p| p.batch = v.clamp(1, 250))) } } />
+            <input type="number" min=BATCH_RANGE.min max=BATCH_RANGE.max class="num-input" data-testid="train-batch-size" prop:value=move || params.with(|p| p.batch.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<usize>() { set(Box::new(move |p| p.batch = v.clamp(BATCH_RANGE.min, BATCH_RANGE.max))) } } />
         </label>
         <label class="row">"optimizer "
-            <select class="select" data-testid="train-optimizer" on:change=move |ev| { let o = event_target_value(&ev); set(Box::new(move |p| p.optimizer = o)) }>
-                {OPTIMIZERS.map(|o| view! { <option value=o selected=move || params.with(|p| p.optimizer == o)>{o}</option> }).collect_view()}
+            <select class="select" data-testid="train-optimizer" on:change=move |ev| { if let Ok(o) = OptimizerKind::parse(&event_target_value(&ev)) { set(Box::new(move |p| p.optimizer = o)) } }>
+                {OptimizerKind::ALL.iter().map(|&o| view! { <option value=o.name() selected=move || params.with(|p| p.optimizer == o)>{o.name()}</option> }).collect_view()}
             </select>
         </label>
         <label class="row">"loss "
-            <select class="select" data-testid="train-loss" on:change=move |ev| { let l = event_target_value(&ev); set(Box::new(move |p| p.loss = l)) }>
-                {LOSSES.map(|l| view! { <option value=l selected=move || params.with(|p| p.loss == l)>{l}</option> }).collect_view()}
+            <select class="select" data-testid="train-loss" on:change=move |ev| { if let Ok(l) = Loss::parse(&event_target_value(&ev)) { set(Box::new(move |p| p.loss = l)) } }>
+                {Loss::ALL.map(|l| view! { <option value=l.name() selected=move || params.with(|p| p.loss == l)>{l.name()}</option> }).collect_view()}
             </select>
         </label>
         <label class="row">"L1 "
-            <input type="number" min="0" max="1" step="0.001" class="num-input" data-testid="train-l1" prop:value=move || params.with(|p| p.l1.to_string())
-                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l1 = v.clamp(0.0, 1.0))) } } />
+            <input type="number" min=PENALTY_RANGE.min max=PENALTY_RANGE.max step="0.001" class="num-input" data-testid="train-l1" prop:value=move || params.with(|p| p.l1.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l1 = v.clamp(PENALTY_RANGE.min, PENALTY_RANGE.max))) } } />
         </label>
         <label class="row">"L2 "
-            <input type="number" min="0" max="1" step="0.001" class="num-input" data-testid="train-l2" prop:value=move || params.with(|p| p.l2.to_string())
-                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l2 = v.clamp(0.0, 1.0))) } } />
+            <input type="number" min=PENALTY_RANGE.min max=PENALTY_RANGE.max step="0.001" class="num-input" data-testid="train-l2" prop:value=move || params.with(|p| p.l2.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l2 = v.clamp(PENALTY_RANGE.min, PENALTY_RANGE.max))) } } />
         </label>
         <label class="row">"seed "
             <input type="number" min="0" class="num-input" data-testid="train-seed" prop:value=move || params.with(|p| p.seed.to_string())

@@ -1,26 +1,54 @@
 //! `qscope bench`: native throughput of the benchmark kernels.
 
+use crate::args::{Command, Opt, list, number};
+
+pub(crate) const USAGE: &[(&str, &str)] =
+    &[("bench [--n 1000000,4000000] [--reps 15]", "native throughput as JSON rows")];
+
+struct BenchOptions {
+    sizes: Vec<usize>,
+    reps: usize,
+}
+
+fn command() -> Command<BenchOptions> {
+    Command {
+        name: "bench",
+        about: "\
+bench measures the benchmark kernels forward and forward + backward, and a plain copy, over
+tensors of each size, and prints the median elements per second as JSON rows (the rows of
+target/bench.json).",
+        options: vec![
+            Opt::value("--n", "N,...", "tensor sizes (default 1000000,4000000)", |o: &mut BenchOptions, v| {
+                o.sizes = list("--n", v, |s| s.parse().map_err(|_| "expected sizes".to_string()))?;
+                Ok(())
+            }),
+            Opt::value(
+                "--reps",
+                "N",
+                "timed repetitions per row, the median is printed (default 15)",
+                |o: &mut BenchOptions, v| {
+                    o.reps = number("--reps", v, "a count")?;
+                    Ok(())
+                },
+            ),
+        ],
+        max_free: Some(0),
+        extra: "bench takes options only",
+    }
+}
+
+pub(crate) fn help() -> String {
+    command().help()
+}
+
 /// Native throughput of the benchmark kernels and of a plain copy, as JSON rows
 /// (the format of target/bench.json).
-pub(crate) fn bench(args: &[String]) -> Result<(), String> {
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
     use qscope::bench::{KERNELS, Workload, median};
     use std::time::Instant;
-    let mut sizes = vec![1_000_000usize, 4_000_000];
-    let mut reps = 15usize;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
-        match a.as_str() {
-            "--n" => {
-                sizes = v
-                    .split(',')
-                    .map(|s| s.trim().parse().map_err(|_| format!("--n {v}: expected sizes")))
-                    .collect::<Result<_, _>>()?
-            }
-            "--reps" => reps = v.parse().map_err(|_| format!("--reps {v}: expected a count"))?,
-            _ => return Err(format!("unknown option '{a}' for bench")),
-        }
-    }
+    let mut o = BenchOptions { sizes: vec![1_000_000, 4_000_000], reps: 15 };
+    command().parse(args, &mut o)?;
+    let (sizes, reps) = (o.sizes, o.reps);
     let mut rows = Vec::new();
     let mut sink = 0.0;
     for &n in &sizes {

@@ -5,35 +5,38 @@ use std::io::{self, BufWriter, Read, Write};
 use qscope::quant::spec::fmt_f32;
 use qscope::quant::{Ctx, Levels, parse};
 
+use crate::args::{Command, Opt, evaluation};
+
+pub(crate) const USAGE: &[(&str, &str)] =
+    &[("eval SPEC [--seed N] [--infer] [--report]", "numbers on stdin → `x y dydx` lines")];
+
+#[derive(Default)]
 struct EvalOptions {
-    spec: String,
     seed: u64,
     infer: bool,
     report: bool,
 }
 
-fn eval_options(args: &[String]) -> Result<EvalOptions, String> {
-    let mut spec = None;
-    let mut o = EvalOptions { spec: String::new(), seed: 0, infer: false, report: false };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--seed" => {
-                let v = it.next().ok_or("--seed needs a value (a non-negative integer)")?;
-                o.seed = v.parse().map_err(|_| format!("--seed {v}: expected a non-negative integer"))?;
-            }
-            "--infer" => o.infer = true,
-            "--train" => o.infer = false,
-            "--report" => o.report = true,
-            s if s.starts_with("--") => return Err(format!("unknown option '{s}' for eval")),
-            s if spec.is_none() => spec = Some(s.to_string()),
-            s => {
-                return Err(format!("unexpected argument '{s}' (quote the spec: qscope eval 'SPEC')"));
-            }
-        }
+fn command() -> Command<EvalOptions> {
+    let mut options = Vec::from(evaluation(|o: &mut EvalOptions| &mut o.seed, |o| &mut o.infer));
+    options.push(Opt::switch(
+        "--report",
+        "print data-dependent numbers (scale, threshold, parameter gradients) to stderr",
+        |o: &mut EvalOptions| o.report = true,
+    ));
+    Command {
+        name: "eval",
+        about: "\
+eval reads whitespace-separated numbers (nan, inf, -inf accepted) as one tensor and prints
+one line per input: x, y = q(x), and dydx = ∂(Σy)/∂x as the library's autodiff gives it.",
+        options,
+        max_free: Some(1),
+        extra: "quote the spec: qscope eval 'SPEC'",
     }
-    o.spec = spec.ok_or("eval needs a SPEC, e.g. qscope eval 'qkeras.quantized_bits(4,0,1)'")?;
-    Ok(o)
+}
+
+pub(crate) fn help() -> String {
+    command().help()
 }
 
 /// Parses one input token as an f32 (nan, inf, -inf and +inf accepted).
@@ -49,9 +52,11 @@ fn parse_number(tok: &str, index: usize) -> Result<f32, String> {
     t.parse::<f32>().map_err(|_| format!("input value {} ('{tok}') is not a number", index + 1))
 }
 
-pub(crate) fn eval(args: &[String]) -> Result<(), String> {
-    let o = eval_options(args)?;
-    let q = parse(&o.spec).map_err(|e| e.to_string())?;
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let mut o = EvalOptions::default();
+    let free = command().parse(args, &mut o)?;
+    let spec = free.first().ok_or("eval needs a SPEC, e.g. qscope eval 'qkeras.quantized_bits(4,0,1)'")?;
+    let q = parse(spec).map_err(|e| e.to_string())?;
     if let Some(why) = q.unsupported(!o.infer) {
         return Err(why);
     }

@@ -9,16 +9,77 @@ use std::io::{self, Read};
 
 use qscope::explore::lesson::{Lesson, LessonError, link};
 
-const HELP: &str = "lesson needs a command: check FILE, link FILE [--step K] or export FILE -o DIR";
+use crate::args::{Command, Opt};
 
-pub(crate) fn lesson(args: &[String]) -> Result<(), String> {
-    match args.first().map(String::as_str) {
-        Some("check") => check(&args[1..]),
-        Some("link") => link_cmd(&args[1..]),
-        Some("export") => export(&args[1..]),
-        Some(other) => Err(format!("unknown lesson command '{other}': {HELP}")),
-        None => Err(HELP.into()),
-    }
+pub(crate) const USAGE: &[(&str, &str)] = &[
+    ("lesson check FILE", "validate a lesson (FILE or - for stdin)"),
+    ("lesson link FILE [--step K]", "the #lesson=~… link that carries it"),
+    ("lesson export FILE -o DIR", "DIR/index.html: a printable handout"),
+];
+
+const ABOUT: &str = "\
+lesson works on a classroom lesson (Markdown: `# Title`, `## Step` sections, a ```qscope block
+of key=value settings per step; see the README).
+  check    prints `ok: N steps`, or one line per problem, `FILE:LINE: step K \"title\": message`
+           (settings, quantizers, tasks, formulas), and fails
+  link     prints `#lesson=~…` (the lesson's text, DEFLATE, base64url); --step K adds `&step=K`
+  export   writes DIR/index.html: each step's text (formulas as MathML), task and figure (SVG;
+           a trainer step's net trained for 200 epochs, its decision boundary), no script";
+
+const NEEDS: &str = "lesson needs a command: check FILE, link FILE [--step K] or export FILE -o DIR";
+
+/// A lesson command's options.
+#[derive(Default)]
+struct LessonOptions {
+    step: Option<String>,
+    out: Option<String>,
+}
+
+/// What runs a lesson command.
+type Run = fn(&Invocation) -> Result<(), String>;
+
+/// `lesson check`, `lesson link` or `lesson export`: its one FILE and options, and what runs it.
+fn command(sub: &str) -> Option<(Command<LessonOptions>, Run)> {
+    let (name, extra, options, run): (_, _, _, Run) = match sub {
+        "check" => ("lesson check", "lesson check takes one FILE", Vec::new(), check),
+        "link" => (
+            "lesson link",
+            "lesson link takes one FILE",
+            vec![Opt::value("--step", "K", "open the link at step K", |o: &mut LessonOptions, v| {
+                o.step = Some(v.to_string());
+                Ok(())
+            })],
+            link_cmd,
+        ),
+        "export" => (
+            "lesson export",
+            "lesson export takes one FILE",
+            vec![
+                Opt::value("--output", "DIR", "the handout's directory (required)", |o: &mut LessonOptions, v| {
+                    o.out = Some(v.to_string());
+                    Ok(())
+                })
+                .alias("-o"),
+            ],
+            export,
+        ),
+        _ => return None,
+    };
+    Some((Command { name, about: "", options, max_free: Some(1), extra }, run))
+}
+
+pub(crate) fn help() -> String {
+    let options: String = ["link", "export"].into_iter().filter_map(command).map(|(c, _)| c.help()).collect();
+    format!("{ABOUT}\n{options}")
+}
+
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let sub = args.first().ok_or(NEEDS)?;
+    let (command, run) = command(sub).ok_or_else(|| format!("unknown lesson command '{sub}': {NEEDS}"))?;
+    let mut options = LessonOptions::default();
+    let free = command.parse(&args[1..], &mut options)?;
+    let file = free.into_iter().next().ok_or_else(|| format!("{} needs a FILE (or - for stdin)", command.name))?;
+    run(&Invocation { file, options })
 }
 
 /// A lesson file's name (as messages show it) and text.
@@ -67,46 +128,25 @@ fn report(problems: Vec<String>) -> String {
     String::new()
 }
 
-/// A lesson command's arguments: its one FILE and its options' values by name.
-struct Invocation<'a> {
-    file: &'a str,
-    options: Vec<(&'a str, String)>,
+/// A lesson command's FILE and options.
+struct Invocation {
+    file: String,
+    options: LessonOptions,
 }
 
-fn invocation<'a>(args: &'a [String], command: &str, options: &[&str]) -> Result<Invocation<'a>, String> {
-    let (mut file, mut values) = (None, Vec::new());
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (name, inline) = crate::args::split_option(a);
-        if options.contains(&name) {
-            let v = inline.or_else(|| it.next().cloned()).ok_or_else(|| format!("{name} needs a value"))?;
-            values.push((name, v));
-        } else if a.starts_with('-') && a != "-" {
-            return Err(format!("unknown option '{a}' for lesson {command}"));
-        } else if file.is_none() {
-            file = Some(a.as_str());
-        } else {
-            return Err(format!("unexpected argument '{a}' (lesson {command} takes one FILE)"));
-        }
-    }
-    let file = file.ok_or_else(|| format!("lesson {command} needs a FILE (or - for stdin)"))?;
-    Ok(Invocation { file, options: values })
-}
-
-fn check(args: &[String]) -> Result<(), String> {
-    let src = read(invocation(args, "check", &[])?.file)?;
+fn check(inv: &Invocation) -> Result<(), String> {
+    let src = read(&inv.file)?;
     let lesson = checked(&src).map_err(report)?;
     let n = lesson.steps.len();
     println!("ok: {n} step{}", if n == 1 { "" } else { "s" });
     Ok(())
 }
 
-fn link_cmd(args: &[String]) -> Result<(), String> {
-    let inv = invocation(args, "link", &["--step"])?;
-    let src = read(inv.file)?;
+fn link_cmd(inv: &Invocation) -> Result<(), String> {
+    let src = read(&inv.file)?;
     let lesson = checked(&src).map_err(report)?;
     let mut hash = format!("#lesson={}", link::encode(&src.text));
-    if let Some((_, k)) = inv.options.last() {
+    if let Some(k) = &inv.options.step {
         let n = lesson.steps.len();
         let step = k.trim().parse::<usize>().ok().filter(|k| (1..=n).contains(k));
         let step = step.ok_or_else(|| format!("--step {k}: expected a step from 1 to {n}"))?;
@@ -116,12 +156,10 @@ fn link_cmd(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-fn export(args: &[String]) -> Result<(), String> {
-    let inv = invocation(args, "export", &["-o", "--output"])?;
-    let dir = inv.options.last().map(|(_, d)| std::path::PathBuf::from(d));
+fn export(inv: &Invocation) -> Result<(), String> {
+    let dir = inv.options.out.as_ref().map(std::path::PathBuf::from);
     let dir = dir.ok_or("lesson export needs an output directory: -o DIR")?;
-    let src = read(inv.file)?;
+    let src = read(&inv.file)?;
     let lesson = checked(&src).map_err(report)?;
     let html = crate::handout::html(&lesson, &src.text)?;
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
@@ -130,9 +168,4 @@ fn export(args: &[String]) -> Result<(), String> {
     let n = lesson.steps.len();
     println!("{}: {n} step{}", index.display(), if n == 1 { "" } else { "s" });
     Ok(())
-}
-
-#[cfg(target_arch = "wasm32")]
-fn export(_: &[String]) -> Result<(), String> {
-    Err("qscope lesson export writes files: run the native binary".into())
 }

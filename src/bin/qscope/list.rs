@@ -4,8 +4,30 @@ use std::io::{self, BufWriter, Write};
 
 use qscope::quant::{ENTRIES, Family};
 
-pub(crate) fn list(family: Option<&str>) -> Result<(), String> {
-    let filter = match family.map(str::to_ascii_lowercase).as_deref() {
+use crate::args::Command;
+
+pub(crate) const USAGE: &[(&str, &str)] = &[("list [FAMILY]", "every quantizer, parameters, defaults")];
+
+fn command() -> Command<()> {
+    Command {
+        name: "list",
+        about: "\
+list prints every quantizer of the catalogue, or of one FAMILY (qkeras, larq or beyond): its
+name and aliases, what it does, its forward and backward formulas, and each parameter with its
+default and range.",
+        options: Vec::new(),
+        max_free: Some(1),
+        extra: "list takes one FAMILY: qkeras, larq or beyond",
+    }
+}
+
+pub(crate) fn help() -> String {
+    command().help()
+}
+
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let free = command().parse(args, &mut ())?;
+    let filter = match free.first().map(|f| f.to_ascii_lowercase()).as_deref() {
         None => None,
         Some("qkeras") => Some(Family::QKeras),
         Some("larq") => Some(Family::Larq),

@@ -3,131 +3,160 @@
 
 use std::io::{self, BufWriter, Write};
 
-use crate::args::{parse_list, parse_num, split_option};
+use qscope::explore::train::settings::{LayerKey, Range, SETTINGS, Setting};
+use qscope::explore::train::{Net, TrainParams};
+use qscope::nn::Config;
+
+use crate::args::{Command, Opt, list, number};
+
+pub(crate) const USAGE: &[(&str, &str)] = &[
+    ("train [options] [--json]", "train a small quantized MLP, per-epoch metrics"),
+    ("train --bench [--arch 2-8-8-1,...]", "training throughput as JSON rows"),
+];
 
 /// What `qscope train` was asked for.
 struct TrainOptions {
-    config: qscope::nn::Config,
+    params: TrainParams,
+    /// The settings' flags given (a default may depend on whether one was).
+    given: Vec<&'static str>,
+    /// Per-layer quantizers as given (`--wq2`), set once the widths are known.
+    layers: Vec<(String, LayerKey, String)>,
     epochs: usize,
     json: bool,
-    bench: Option<BenchOptions>,
-}
-
-/// `qscope train --bench`: architectures, seconds per row, 4-bit rows too.
-#[cfg_attr(target_arch = "wasm32", allow(dead_code))] // the benchmark runs natively only
-struct BenchOptions {
+    /// `--bench`: architectures, seconds per row, 4-bit rows too.
+    bench: bool,
     archs: Vec<Vec<usize>>,
     seconds: f64,
     quantized: bool,
 }
 
-fn train_options(args: &[String]) -> Result<TrainOptions, String> {
-    use qscope::nn::{Act, Config, DatasetKind, Feature, Hidden, Init, Loss, Optimizer};
-    use qscope::quant::Quantizer;
-    let mut dataset = DatasetKind::Circle;
-    let (mut hidden, mut activation) = (vec![4, 2], Act::parse("tanh")?);
-    let (mut wq, mut aq, mut quantize_output): (Option<Quantizer>, Option<Quantizer>, bool) = (None, None, false);
-    let (mut optimizer, mut momentum) = ("sgd".to_string(), 0.0f32);
-    let mut features = None;
-    let mut c = Config::new(DatasetKind::Circle);
-    let (mut epochs, mut json) = (100usize, false);
-    let (mut bench, mut archs, mut seconds, mut quantized) = (false, None, 1.0f64, false);
-    let mut overrides = Vec::new();
-    let spec = |opt: &str, v: &str| qscope::quant::parse(v).map_err(|e| format!("{opt}: {e}"));
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (name, inline) = split_option(a);
-        let mut value = |what: &str| crate::args::value(name, inline.clone(), &mut it, what);
-        match name {
-            "--dataset" => dataset = DatasetKind::parse(&value("a dataset name")?)?,
-            "--hidden" => {
-                let v = value("widths, e.g. 8,8")?;
-                hidden = parse_list("--hidden", &v, |s| parse_num("--hidden", s, "positive widths, e.g. 8,8"))?;
-            }
-            "--activation" => activation = Act::parse(&value("tanh, relu, sigmoid, linear or a SPEC")?)?,
-            "--wq" => wq = Some(spec("--wq", &value("a quantizer SPEC")?)?),
-            "--aq" => aq = Some(spec("--aq", &value("a quantizer SPEC")?)?),
-            "--quantize-output" => quantize_output = true,
-            "--loss" => c.loss = Loss::parse(&value("mse, bce or softmax")?)?,
-            "--optimizer" => optimizer = value("sgd or adam")?,
-            "--momentum" => momentum = parse_num(name, &value("a number")?, "a number from 0 to 1")?,
-            "--lr" => c.learning_rate = parse_num(name, &value("a number")?, "a positive number")?,
-            "--batch" => c.batch = parse_num(name, &value("a count")?, "a positive integer")?,
-            "--l1" => c.l1 = parse_num(name, &value("a number")?, "a non-negative number")?,
-            "--l2" => c.l2 = parse_num(name, &value("a number")?, "a non-negative number")?,
-            "--init" => {
-                c.init = match value("auto, glorot or he")?.as_str() {
-                    "auto" => Init::Auto,
-                    "glorot" => Init::Glorot,
-                    "he" => Init::He,
-                    v => return Err(format!("--init {v}: expected auto, glorot or he")),
-                }
-            }
-            "--features" => features = Some(parse_list(name, &value("e.g. x1,x2,x1x2")?, Feature::parse)?),
-            "--noise" => c.noise = parse_num(name, &value("a number")?, "a number from 0 to 0.5")?,
-            "--samples" => c.samples = parse_num(name, &value("a count")?, "a positive integer")?,
-            "--train-ratio" => c.train_ratio = parse_num(name, &value("a number")?, "a number between 0 and 1")?,
-            "--epochs" => epochs = parse_num(name, &value("a count")?, "a non-negative integer")?,
-            "--seed" => c.seed = parse_num(name, &value("a non-negative integer")?, "a non-negative integer")?,
-            "--json" => json = true,
-            "--bench" => bench = true,
-            "--arch" => {
-                let v = value("e.g. 2-8-8-1,2-64-64-64-1")?;
-                archs = Some(parse_list(name, &v, |a| {
-                    a.split('-').map(|w| parse_num("--arch", w, "widths joined by '-', e.g. 2-8-8-1")).collect()
-                })?);
-            }
-            "--seconds" => seconds = parse_num(name, &value("a number")?, "a positive number of seconds")?,
-            "--quantized" => quantized = true,
-            s if layer_option(s).is_some() => {
-                let (weights, n) = layer_option(s).unwrap_or_default();
-                let v = value("a quantizer SPEC, or '' for float")?;
-                let q = if v.trim().is_empty() { None } else { Some(spec(s, &v)?) };
-                overrides.push((s.to_string(), weights, n, q));
-            }
-            s if s.starts_with('-') => return Err(format!("unknown option '{s}' for train")),
-            s => return Err(format!("unexpected argument '{s}' for train (options start with --)")),
-        }
-    }
-    c.dataset = dataset;
-    c.features = features.unwrap_or_else(|| Config::new(dataset).features);
-    c.optimizer = Optimizer::parse(&optimizer, momentum)?;
-    if quantize_output && wq.is_none() {
-        return Err("--quantize-output needs --wq SPEC (the weight quantizer to use)".into());
-    }
-    c.output_weights = if quantize_output { wq.clone() } else { None };
-    c.hidden = Hidden::uniform(&hidden, activation, wq, aq);
-    for (opt, weights, n, q) in overrides {
-        let layers = c.hidden.len();
-        let h = c.hidden.get_mut(n - 1).ok_or_else(|| format!("{opt}: the network has {layers} hidden layers"))?;
-        if weights { h.weights = q } else { h.output = q }
-    }
-    let bench = bench.then(|| BenchOptions {
-        archs: archs.unwrap_or_else(|| vec![vec![2, 8, 8, 1], vec![2, 64, 64, 64, 1]]),
-        seconds,
-        quantized,
+/// A setting's option: `--lr X   learning rate [0.00001 to 10] (default 0.03)`.
+fn setting_option(s: &'static Setting, defaults: &TrainParams) -> Option<Opt<TrainOptions>> {
+    let flag = s.flag?;
+    let default = match (s.show)(defaults) {
+        d if d.is_empty() => "float".to_string(),
+        d => d,
+    };
+    let (arg, help) = match s.range {
+        Range::Switch => (None, s.help.to_string()),
+        _ => (s.arg, format!("{} [{}] (default {default})", s.help, s.range.describe())),
+    };
+    let mut opt = Opt::value(flag, "", help, move |o: &mut TrainOptions, v: &str| {
+        o.given.push(flag);
+        // A switch is on when given.
+        o.params.set_flag(flag, if arg.is_none() { "1" } else { v })
     });
-    if let Some(b) = &bench
-        && !(b.seconds.is_finite() && b.seconds > 0.0)
-    {
-        return Err(format!("--seconds {}: expected a positive number of seconds", b.seconds));
-    }
-    if bench.is_none() {
-        c.check()?;
-    }
-    Ok(TrainOptions { config: c, epochs, json, bench })
+    opt.arg = arg;
+    Some(opt)
 }
 
-/// `--wq2` → (weights, layer 2), `--aq1` → (activations, layer 1): one hidden layer's
-/// quantizer (layers from 1).
-fn layer_option(opt: &str) -> Option<(bool, usize)> {
-    let (weights, n) = match opt.get(..4)? {
-        "--wq" => (true, &opt[4..]),
-        "--aq" => (false, &opt[4..]),
-        _ => return None,
+/// `--wqN` / `--aqN`: one hidden layer's quantizer, named by [`LayerKey`] as the hash does.
+fn layer_option() -> Opt<TrainOptions> {
+    let flags: Vec<String> =
+        SETTINGS.iter().filter(|s| s.per_layer.is_some()).filter_map(|s| s.flag).map(|f| format!("{f}N")).collect();
+    let mut opt = Opt::value(
+        &flags.join(", "),
+        "SPEC",
+        "hidden layer N's (from 1) quantizer instead of the global one, '' for float, e.g. --wq1 'larq.ste_sign'",
+        |_: &mut TrainOptions, _| Ok(()),
+    );
+    opt.family = Some(|name| name.strip_prefix("--").and_then(LayerKey::parse).is_some());
+    opt.apply = Box::new(|o, name, v| {
+        if let Some(key) = name.strip_prefix("--").and_then(LayerKey::parse) {
+            o.layers.push((name.to_string(), key, v.to_string()));
+        }
+        Ok(())
+    });
+    opt
+}
+
+fn command() -> Command<TrainOptions> {
+    let defaults = TrainParams::playground();
+    let last_global = SETTINGS.iter().rposition(|s| s.per_layer.is_some());
+    let mut options = Vec::new();
+    for (i, s) in SETTINGS.iter().enumerate() {
+        options.extend(setting_option(s, &defaults));
+        if Some(i) == last_global {
+            options.push(layer_option());
+        }
+    }
+    options.extend([
+        Opt::value("--epochs", "N", "epochs to train (default 100)", |o: &mut TrainOptions, v| {
+            o.epochs = number("--epochs", v, "a non-negative integer")?;
+            Ok(())
+        }),
+        Opt::switch(
+            "--json",
+            "one JSON object per epoch: epoch, train_loss, test_loss, train_acc, test_acc",
+            |o: &mut TrainOptions| o.json = true,
+        ),
+        Opt::switch(
+            "--bench",
+            "instead, measure training throughput (samples/s) of --arch networks at --batch for --seconds each",
+            |o: &mut TrainOptions| o.bench = true,
+        ),
+        Opt::value(
+            "--arch",
+            "A-B-...,...",
+            "--bench's networks (default 2-8-8-1,2-64-64-64-1)",
+            |o: &mut TrainOptions, v| {
+                o.archs = list("--arch", v, |a| {
+                    a.split('-').map(|w| number("--arch", w, "widths joined by '-', e.g. 2-8-8-1")).collect()
+                })?;
+                Ok(())
+            },
+        ),
+        Opt::value("--seconds", "S", "--bench's time per row (default 1)", |o: &mut TrainOptions, v| {
+            o.seconds = number::<f64>("--seconds", v, "a positive number of seconds")?;
+            if !(o.seconds.is_finite() && o.seconds > 0.0) {
+                return Err(format!("--seconds {v}: expected a positive number of seconds"));
+            }
+            Ok(())
+        }),
+        Opt::switch("--quantized", "--bench adds 4-bit rows", |o: &mut TrainOptions| o.quantized = true),
+    ]);
+    Command {
+        name: "train",
+        about: "\
+train trains an MLP on a generated 2-D dataset (TF Playground's) and prints, per epoch, the
+train and test loss and accuracy (evaluation mode); the same options give the same numbers.
+The settings are the Train view's: its hash keys and its `qscope train` command name them.",
+        options,
+        max_free: Some(0),
+        extra: "train takes options only, which start with --",
+    }
+}
+
+pub(crate) fn help() -> String {
+    command().help()
+}
+
+/// The options, the per-layer quantizers set and the config checked (but for `--bench`, which
+/// builds its own networks).
+fn train_options(args: &[String]) -> Result<TrainOptions, String> {
+    let mut o = TrainOptions {
+        params: TrainParams::playground(),
+        given: Vec::new(),
+        layers: Vec::new(),
+        epochs: 100,
+        json: false,
+        bench: false,
+        archs: vec![vec![2, 8, 8, 1], vec![2, 64, 64, 64, 1]],
+        seconds: 1.0,
+        quantized: false,
     };
-    let n: usize = n.parse().ok().filter(|_| n.bytes().all(|b| b.is_ascii_digit()))?;
-    (n >= 1).then_some((weights, n))
+    command().parse(args, &mut o)?;
+    let p = &mut o.params;
+    if !o.given.contains(&"--features") {
+        p.features = Config::new(p.dataset).features;
+    }
+    if p.quantize_output && p.wq.trim().is_empty() {
+        return Err("--quantize-output needs --wq SPEC (the weight quantizer to use)".into());
+    }
+    for (name, key, spec) in std::mem::take(&mut o.layers) {
+        p.set_layer(key, &spec).map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(o)
 }
 
 /// A float for output: shortest text that reads back the same, `null` for None.
@@ -138,13 +167,13 @@ fn json_num(v: Option<f64>) -> String {
     }
 }
 
-pub(crate) fn train(args: &[String]) -> Result<(), String> {
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
     use qscope::nn::Trainer;
     let o = train_options(args)?;
-    if let Some(b) = o.bench {
-        return train_bench(&b, o.config.batch);
+    if o.bench {
+        return bench(&o);
     }
-    let mut t = Trainer::new(o.config)?;
+    let mut t = Trainer::new(o.params.config(Net::Quantized)?)?;
     let mut out = BufWriter::new(io::stdout().lock());
     let w = |e: io::Error| e.to_string();
     if !o.json {
@@ -210,9 +239,10 @@ pub(crate) fn train(args: &[String]) -> Result<(), String> {
     out.flush().map_err(w)
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-fn train_bench(o: &BenchOptions, batch: usize) -> Result<(), String> {
+/// `--bench`: samples per second of each `--arch` network, float (and 4-bit with `--quantized`).
+fn bench(o: &TrainOptions) -> Result<(), String> {
     use qscope::nn::bench::{measure, native_clock, trainer};
+    let batch = o.params.batch;
     let mut rows = Vec::new();
     for arch in &o.archs {
         let name: Vec<String> = arch.iter().map(usize::to_string).collect();
@@ -230,9 +260,4 @@ fn train_bench(o: &BenchOptions, batch: usize) -> Result<(), String> {
     }
     println!("[\n{}\n]", rows.join(",\n"));
     Ok(())
-}
-
-#[cfg(target_arch = "wasm32")]
-fn train_bench(_: &BenchOptions, _: usize) -> Result<(), String> {
-    Err("qscope train --bench measures the native build".into())
 }

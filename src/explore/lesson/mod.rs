@@ -61,6 +61,7 @@ use self::task::Condition;
 use super::page::View;
 use super::state::{State, encode, parameter_names};
 use super::train::TrainParams;
+use super::train::settings::{LayerKey, hash_keys};
 use crate::quant::spec::did_you_mean;
 
 pub use super::page::MAX_STEPS;
@@ -92,31 +93,6 @@ pub const TRAIN_PARTS: [&str; 8] = ["boundary", "curves", "network", "weights", 
 
 /// The explorer's hash keys.
 pub const EXPLORER_KEYS: [&str; 8] = ["q", "x", "mode", "seed", "sample", "hide", "sel", "pin"];
-
-/// The trainer's hash keys (besides `view`, and `wqN` / `aqN` for hidden layer N).
-pub const TRAIN_KEYS: [&str; 21] = [
-    "dataset",
-    "noise",
-    "ratio",
-    "features",
-    "hidden",
-    "activation",
-    "wq",
-    "aq",
-    "qo",
-    "twin_wq",
-    "twin_aq",
-    "loss",
-    "l1",
-    "l2",
-    "lr",
-    "batch",
-    "optimizer",
-    "seed",
-    "play",
-    "pace",
-    "stepby",
-];
 
 /// A lesson: its title, summary and steps.
 #[derive(Clone, Debug, PartialEq)]
@@ -355,12 +331,12 @@ fn check_pairs(s: &Settings, lines: &[usize], block_line: usize, at: &mut impl F
 fn other_view_hint(view: View, key: Option<&str>, problem: &str) -> String {
     let unknown = |k: &str| problem.contains(&format!("unknown key '{k}'")) || problem.starts_with(&format!("{k}="));
     match view {
-        View::Explorer => TRAIN_KEYS
-            .iter()
+        View::Explorer => hash_keys()
+            .into_iter()
             .find(|k| !EXPLORER_KEYS.contains(k) && unknown(k))
             .map(|k| format!(" ('{k}' is a trainer key: add view=train to this step)")),
         View::Train => key
-            .filter(|k| EXPLORER_KEYS.contains(k) && !TRAIN_KEYS.contains(k) && problem.contains("unknown key"))
+            .filter(|k| EXPLORER_KEYS.contains(k) && !hash_keys().contains(k) && problem.contains("unknown key"))
             .map(|k| format!(" ('{k}' is an explorer key; this step has view=train)")),
     }
     .unwrap_or_default()
@@ -382,12 +358,12 @@ fn parse_highlight(value: &str, s: &Settings) -> Result<Highlight, String> {
         let name = name.trim();
         let known = match s.view {
             View::Explorer => parameter_names().contains(&name),
-            View::Train => TRAIN_KEYS.contains(&name) || is_layer_key(name),
+            View::Train => hash_keys().contains(&name) || LayerKey::parse(name).is_some(),
         };
         if known {
             return Ok(Highlight::Control(name.to_string()));
         }
-        let names: Vec<&str> = if s.view == View::Explorer { parameter_names() } else { TRAIN_KEYS.to_vec() };
+        let names: Vec<&str> = if s.view == View::Explorer { parameter_names() } else { hash_keys() };
         let hint =
             did_you_mean(name, names.iter().copied()).map(|m| format!("; did you mean '{m}'?")).unwrap_or_default();
         let what = if s.view == View::Explorer { "parameter of the catalogue" } else { "trainer setting" };
@@ -399,13 +375,6 @@ fn parse_highlight(value: &str, s: &Settings) -> Result<Highlight, String> {
 }
 
 /// `wq2`, `aq10`: a hidden layer's quantizer.
-fn is_layer_key(name: &str) -> bool {
-    let digits = name.get(2..).unwrap_or("");
-    (name.starts_with("wq") || name.starts_with("aq"))
-        && !digits.is_empty()
-        && digits.bytes().all(|b| b.is_ascii_digit())
-}
-
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
