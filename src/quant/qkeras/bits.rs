@@ -69,10 +69,9 @@ impl QuantizedBits {
 
     /// `alpha='auto'` / `'auto_po2'`: a data-dependent step, codes rounded half away from zero.
     fn apply_auto(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Report {
-        let m = pow2i(self.bits - self.kn());
-        let mi = pow2i(self.integer);
-        let levels = (((1i64 << (self.bits - 1)) - 1) * 2) as f32;
-        let half = levels / 2.0;
+        let shape = self.auto_op(f32::NAN);
+        let (m, mi, half) = (shape.m, shape.mi, shape.half);
+        let levels = half * 2.0;
         let code = |v: f32, s: f32| auto_code(v, s, half);
         let s = match self.post_training_scale {
             Some(pts) => pts as f32 / m,
@@ -90,30 +89,37 @@ impl QuantizedBits {
                 s
             }
         };
-        let op = AutoBitsOp {
+        simd::run(&AutoBitsOp { s, ..shape }, x, y, dydx);
+        Report { scale: Some(s * m), ..Report::default() }
+    }
+
+    /// The 'auto' kernel for the step `s` per code (NaN for its shape before the fit).
+    pub(crate) fn auto_op(&self, s: f32) -> AutoBitsOp {
+        AutoBitsOp {
             s,
-            half,
-            m,
-            mi,
+            half: (((1i64 << (self.bits - 1)) - 1) * 2) as f32 / 2.0,
+            m: pow2i(self.bits - self.kn()),
+            mi: pow2i(self.integer),
             q: self.qnoise_factor as f32,
             one_minus_q: one_minus(self.qnoise_factor),
             use_ste: self.use_ste,
-        };
-        simd::run(&op, x, y, dydx);
-        Report { scale: Some(s * m), ..Report::default() }
+        }
     }
 }
 
 /// quantized_bits with a fixed scale: codes, scale, and QKeras' STE combination.
-struct BitsOp {
-    a: f32,
+pub(crate) struct BitsOp {
+    /// alpha (1 for None).
+    pub(crate) a: f32,
     /// `m / 2^integer`: x·m/mi as one exact power-of-two product.
-    up: f32,
+    pub(crate) up: f32,
     /// `2^integer / m`, the step Δ.
-    down: f32,
-    lo: f32,
-    hi: f32,
-    one_bit: bool,
+    pub(crate) down: f32,
+    /// Smallest and largest code.
+    pub(crate) lo: f32,
+    pub(crate) hi: f32,
+    /// No bit left after the sign: `a·sign(x)`.
+    pub(crate) one_bit: bool,
     q: f32,
     one_minus_q: f32,
     use_ste: bool,
@@ -147,7 +153,8 @@ impl Op for BitsOp {
 }
 
 impl QuantizedBits {
-    fn op(&self) -> BitsOp {
+    /// The fixed-scale kernel (alpha None or a number).
+    pub(crate) fn op(&self) -> BitsOp {
         let kn = self.kn();
         let m = pow2i(self.bits - kn);
         BitsOp {
@@ -172,11 +179,14 @@ fn auto_code<V: Lane>(v: V, s: V, half: V) -> V {
 }
 
 /// quantized_bits with a data-dependent step `s` already fitted.
-struct AutoBitsOp {
+pub(crate) struct AutoBitsOp {
     s: f32,
-    half: f32,
-    m: f32,
-    mi: f32,
+    /// The top code, `2^(bits−1) − 1`.
+    pub(crate) half: f32,
+    /// `2^(bits − keep_negative)`.
+    pub(crate) m: f32,
+    /// `2^integer`.
+    pub(crate) mi: f32,
     q: f32,
     one_minus_q: f32,
     use_ste: bool,
@@ -303,7 +313,8 @@ impl QuantizedLinear {
         (lo, u - 1.0)
     }
 
-    fn data_type_scale(&self) -> f32 {
+    /// `2^(integer − bits + keep_negative)`, the step before alpha.
+    pub(crate) fn data_type_scale(&self) -> f32 {
         pow2i(self.integer - self.bits + self.keep_negative as i32)
     }
 
@@ -315,7 +326,8 @@ impl QuantizedLinear {
         (if stochastic { stochastic_round(c, 1.0, rng) } else { rhe(c) }) + op.shift
     }
 
-    fn op(&self, qs: f32) -> LinearOp {
+    /// The kernel for the scale `qs`.
+    pub(crate) fn op(&self, qs: f32) -> LinearOp {
         let (lo, hi) = self.bounds();
         let shift = if self.sign_mode() { 0.5 } else { 0.0 };
         LinearOp { qs, lo, hi, shift, q: self.qnoise_factor as f32 }
@@ -351,11 +363,13 @@ impl QuantizedLinear {
 }
 
 /// quantized_linear for a given scale: clip, round, and the clipped STE.
-struct LinearOp {
+pub(crate) struct LinearOp {
     qs: f32,
-    lo: f32,
-    hi: f32,
-    shift: f32,
+    /// Clip bounds of x/qs.
+    pub(crate) lo: f32,
+    pub(crate) hi: f32,
+    /// ½ in sign mode (bits=1 with keep_negative: codes ±½), else 0.
+    pub(crate) shift: f32,
     q: f32,
 }
 

@@ -38,10 +38,10 @@ pub(crate) fn stochastic_round_po2<R: Rng + ?Sized>(x: f32, rng: &mut R) -> f32 
 }
 
 /// Exponent range and rounding shared by both po2 quantizers (`_clip_power_of_two`).
-struct Po2Rule {
-    min_exp: f32,
-    max_exp: f32,
-    max_value: Option<f32>,
+pub(crate) struct Po2Rule {
+    pub(crate) min_exp: f32,
+    pub(crate) max_exp: f32,
+    pub(crate) max_value: Option<f32>,
     quadratic: bool,
     stochastic: bool,
     floor: bool,
@@ -181,7 +181,8 @@ quantizer! {
 }
 
 impl QuantizedPo2 {
-    fn rule(&self, training: bool) -> Po2Rule {
+    /// The exponent rule in this mode.
+    pub(crate) fn rule(&self, training: bool) -> Po2Rule {
         let need = need_sign_bit(self.max_value);
         let mut r =
             Po2Rule::new(self.bits - 1 - need, self.max_value, self.quadratic_approximation, self.log2_rounding);
