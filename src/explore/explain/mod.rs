@@ -5,7 +5,7 @@
 //! and `dy/dx` are the kernel's (of the [frozen](crate::quant::Quantizer::freeze) quantizer, for a
 //! data-dependent one), so the explanation never disagrees with the curves.
 //!
-//! Each catalogue type writes its own steps ([`Explain`], one impl per type in the family
+//! Each catalogue type writes its own steps (`Explain`, one impl per type in the family
 //! files beside this one: `qkeras.rs`, `functions.rs`, `larq.rs`, `beyond.rs`).
 
 mod beyond;

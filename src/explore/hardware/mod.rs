@@ -16,7 +16,7 @@
 //! multiplier in hardware.
 //!
 //! What is particular to one quantizer — levels no fixed-point type holds, configurations
-//! worth a warning — is its [`Hardware`] impl, one per catalogue type in `qkeras.rs`,
+//! worth a warning — is its `Hardware` impl, one per catalogue type in `qkeras.rs`,
 //! `larq.rs` and `beyond.rs`.
 
 mod beyond;
@@ -25,16 +25,22 @@ mod qkeras;
 
 use crate::quant::{Ctx, Levels, Literal, Quantizer, Report, each_quantizer};
 
-/// What a quantizer is in hardware, beyond what its levels say.
+/// What a quantizer is in hardware beyond what its levels say. The defaults say nothing
+/// beyond them — the fixed-point type follows from the levels, no warnings of its own —
+/// which is right for a quantizer with nothing particular (`impl Hardware for X {}`).
 trait Hardware {
     /// Why no fixed-point type holds the outputs whatever their levels, if so.
-    fn not_fixed_point(&self) -> Option<&'static str>;
+    fn not_fixed_point(&self) -> Option<&'static str> {
+        None
+    }
+
     /// This quantizer's own surprising configurations, one sentence each.
-    fn warnings(&self, w: &mut Warnings);
+    fn warnings(&self, _: &mut Warnings) {}
 }
 
 /// Why power-of-two levels are not a fixed-point number.
-const EXPONENTS: &str = "power-of-two levels: hardware stores a sign and an exponent (hls4ml's ExponentPrecisionType), not a fixed-point number";
+const EXPONENTS: &str = "power-of-two levels: hardware stores a sign and an exponent (hls4ml's \
+                         ExponentPrecisionType), not a fixed-point number";
 
 /// The integer codes behind a quantizer's outputs and their HLS types.
 #[derive(Clone, Debug, PartialEq)]

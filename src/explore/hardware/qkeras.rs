@@ -10,10 +10,6 @@ use crate::quant::qkeras::{
 };
 
 impl Hardware for QuantizedBits {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
     fn warnings(&self, w: &mut Warnings) {
         let b = self;
         let kn = b.keep_negative as i32;
@@ -66,10 +62,6 @@ impl Hardware for QuantizedBits {
 }
 
 impl Hardware for QuantizedLinear {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
     fn warnings(&self, w: &mut Warnings) {
         if self.bits == 1 && self.keep_negative {
             w.push("quantized_linear with bits=1 is a sign function with outputs ±qs/2 (0 ↦ +qs/2).");
@@ -106,10 +98,6 @@ impl Hardware for QuantizedReluPo2 {
 }
 
 impl Hardware for QuantizedRelu {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
     fn warnings(&self, w: &mut Warnings) {
         if self.relu_upper_bound.is_some() && self.is_quantized_clip {
             w.push("relu_upper_bound has no effect while is_quantized_clip=True (the top code clips).");
@@ -119,38 +107,20 @@ impl Hardware for QuantizedRelu {
 }
 
 impl Hardware for QuantizedTanh {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
     fn warnings(&self, w: &mut Warnings) {
         half_steps(self.use_stochastic_rounding, w);
     }
 }
 
 impl Hardware for QuantizedSigmoid {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
     fn warnings(&self, w: &mut Warnings) {
         half_steps(self.use_stochastic_rounding, w);
     }
 }
 
-impl Hardware for QuantizedUlaw {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn warnings(&self, _: &mut Warnings) {}
-}
+impl Hardware for QuantizedUlaw {}
 
 impl Hardware for QuantizedHswish {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
     fn warnings(&self, w: &mut Warnings) {
         odd_alpha(self.alpha, w);
         w.push(
@@ -160,10 +130,6 @@ impl Hardware for QuantizedHswish {
 }
 
 impl Hardware for Binary {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
     fn warnings(&self, w: &mut Warnings) {
         if self.alpha != Alpha::None {
             w.push(
@@ -173,19 +139,9 @@ impl Hardware for Binary {
     }
 }
 
-impl Hardware for StochasticBinary {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn warnings(&self, _: &mut Warnings) {}
-}
+impl Hardware for StochasticBinary {}
 
 impl Hardware for Ternary {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
     fn warnings(&self, w: &mut Warnings) {
         if self.alpha != Alpha::None {
             w.push(
@@ -195,95 +151,23 @@ impl Hardware for Ternary {
     }
 }
 
-impl Hardware for StochasticTernary {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn warnings(&self, _: &mut Warnings) {}
-}
+impl Hardware for StochasticTernary {}
 
 impl Hardware for Bernoulli {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
     fn warnings(&self, w: &mut Warnings) {
         w.push("bernoulli is random even in inference: QKeras gives it no deterministic branch.");
     }
 }
 
-impl Hardware for RoundThrough {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn warnings(&self, _: &mut Warnings) {}
-}
-
-impl Hardware for StochasticRound {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn warnings(&self, _: &mut Warnings) {}
-}
-
-impl Hardware for StochasticRoundPo2 {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn warnings(&self, _: &mut Warnings) {}
-}
-
-impl Hardware for HardSigmoid {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn warnings(&self, _: &mut Warnings) {}
-}
-
-impl Hardware for HardTanh {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn warnings(&self, _: &mut Warnings) {}
-}
-
-impl Hardware for SmoothSigmoid {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn warnings(&self, _: &mut Warnings) {}
-}
-
-impl Hardware for SmoothTanh {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn warnings(&self, _: &mut Warnings) {}
-}
-
-impl Hardware for BinarySigmoid {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn warnings(&self, _: &mut Warnings) {}
-}
-
-impl Hardware for BinaryTanh {
-    fn not_fixed_point(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn warnings(&self, _: &mut Warnings) {}
-}
+impl Hardware for RoundThrough {}
+impl Hardware for StochasticRound {}
+impl Hardware for StochasticRoundPo2 {}
+impl Hardware for HardSigmoid {}
+impl Hardware for HardTanh {}
+impl Hardware for SmoothSigmoid {}
+impl Hardware for SmoothTanh {}
+impl Hardware for BinarySigmoid {}
+impl Hardware for BinaryTanh {}
 
 /// A numeric alpha that is not a power of two needs a multiplier.
 fn odd_alpha(alpha: Alpha, w: &mut Warnings) {

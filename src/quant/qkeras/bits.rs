@@ -14,17 +14,14 @@ const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
 const PO2_EXP: Kind = Kind::OptInt { min: -126, max: 127 };
 
 quantizer! {
-    /// QKeras' legacy fixed-point quantizer.
+    /// QKeras' legacy fixed-point quantizer: α = alpha (1 if None), sym = symmetric, and without
+    /// keep_negative the lowest code is 0. With one unsigned bit left (`bits=1`),
+    /// `q(x) = α·sign(x)` with `sign(0) = +1`. `alpha='auto'` picks the per-channel step that
+    /// maps the largest |x| onto the top code (half-away rounding); `'auto_po2'` refines a
+    /// power-of-two step by least squares.
     ///
-    /// Forward, with `kn = keep_negative`, `m = 2^(bits−kn)`, `Δ = 2^integer / m` and
-    /// `a = alpha` (1 if None):
-    /// `q(x) = a·Δ·clip(round(x/Δ), kn·(−m + symmetric), m − 1)`; with one unsigned bit
-    /// left (`bits=1`), `q(x) = a·sign(x)` with `sign(0) = +1`. `alpha='auto'` picks the
-    /// per-channel step that maps the largest |x| onto the top code (half-away rounding);
-    /// `'auto_po2'` refines a power-of-two step by least squares.
-    ///
-    /// Backward: `x + stop_gradient(q(x) − x)` passes the gradient **unchanged everywhere**
-    /// (no saturation mask); with `use_ste=False` the gradient is `1 − qnoise_factor`.
+    /// The straight-through `x + stop_gradient(q(x) − x)` passes the gradient **unchanged
+    /// everywhere** (no saturation mask).
     pub struct QuantizedBits: QKeras "quantized_bits" {
         summary: "fixed-point quantizer: bits, integer bits, sign; identity STE everywhere",
         forward: "q(x) = α·Δ·clip(round(x/Δ), −m+sym, m−1),  Δ = 2^integer / m,  m = 2^(bits−keep_negative)",
@@ -262,15 +259,11 @@ impl Kernel for QuantizedBits {
 }
 
 quantizer! {
-    /// QKeras' newer linear quantizer, with a clipped straight-through estimator.
-    ///
-    /// Forward, with `qs = alpha·2^(integer − bits + keep_negative)` (or a data-dependent
-    /// scale for 'auto'/'auto_po2') and codes `[lo, hi]`:
-    /// `q(x) = qs·round(clip(x/qs, lo, hi))`; with `bits=1` and keep_negative the codes are
-    /// ±½ (a sign function, `0 ↦ +qs/2`). The output is `x + qnoise_factor·(q(x) − x)`.
-    ///
-    /// Backward: `(1 − qnoise_factor) + qnoise_factor·1[lo ≤ x/qs ≤ hi]` — the gradient is
-    /// cut outside the clip range (both ends inclusive).
+    /// QKeras' newer linear quantizer, with a clipped straight-through estimator. qs comes from
+    /// the sample for 'auto'/'auto_po2'; `[lo, hi]` are the codes, and with `bits=1` and
+    /// keep_negative they are ±½ (a sign function, `0 ↦ +qs/2`). The output is
+    /// `x + qnoise_factor·(q(x) − x)`, so the gradient is
+    /// `(1 − qnoise_factor) + qnoise_factor·1[lo ≤ x/qs ≤ hi]`, both ends inclusive.
     pub struct QuantizedLinear: QKeras "quantized_linear" {
         summary: "linear fixed-point quantizer with a clipped STE (newer QKeras)",
         forward: "q(x) = qs·round(clip(x/qs, lo, hi)),  qs = α·2^(integer−bits+keep_negative)",
@@ -439,11 +432,9 @@ impl Kernel for QuantizedLinear {
 }
 
 quantizer! {
-    /// QKeras' quantized hard-swish: `quantized_bits` applied to
-    /// `h(x) = x·min(relu(x + relu_shift), relu_upper_bound) / relu_upper_bound`.
-    ///
-    /// Backward: `h'(x)` (the STE of quantized_bits passes it unchanged):
-    /// 0 for x ≤ −shift, `(2x + shift)/upper` between, 1 above `upper − shift`.
+    /// QKeras' quantized hard-swish: `quantized_bits` of the hard swish, with shift =
+    /// relu_shift and upper = relu_upper_bound; the STE of quantized_bits passes `h'(x)`
+    /// unchanged.
     pub struct QuantizedHswish: QKeras "quantized_hswish" {
         summary: "quantized hard-swish: quantized_bits of x·relu6(x+3)/6",
         forward: "q(x) = quantized_bits(x·min(relu(x+shift), upper)/upper)",
