@@ -221,9 +221,11 @@ fn plain_relu(r: &QuantizedRelu, training: bool) -> bool {
         && !(r.use_stochastic_rounding && training)
 }
 
+/// With the kernel's code count, 2^integer and top code.
 fn relu(r: &QuantizedRelu, at: &At, t: &mut Trace) -> String {
     let x = at.x;
-    let (m, mi) = (pow2i(r.bits), pow2i(r.integer));
+    let op = r.op();
+    let (m, mi, top) = (op.m, op.mi, op.top);
     let delta = mi / m;
     t.add("step Δ = 2^integer / 2^bits", n(delta));
     let v = x * m / mi;
@@ -232,7 +234,6 @@ fn relu(r: &QuantizedRelu, at: &At, t: &mut Trace) -> String {
     t.clip("clip to the codes [0, 2^bits − 1]", k, 0.0, m - 1.0);
     let xq = mi * clip(k / m, 0.0, 1.0 - 1.0 / m);
     t.add("q(x) = Δ·k", n(xq));
-    let top = mi - delta;
     t.add(
         "straight-through: y = r(x) + stop_gradient(q(x) − r(x)), r = relu capped at the top code",
         format!("top code {}", n(top)),

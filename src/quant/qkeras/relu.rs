@@ -120,11 +120,22 @@ impl QuantizedRelu {
 }
 
 /// quantized_relu with round-half-even codes.
-struct ReluOp<'a> {
+pub(crate) struct ReluOp<'a> {
     relu: &'a QuantizedRelu,
-    top: f32,
-    m: f32,
-    mi: f32,
+    /// The top code `2^integer − Δ`, where the STE's capped relu stops.
+    pub(crate) top: f32,
+    /// `2^bits` (one bit less with a negative slope).
+    pub(crate) m: f32,
+    /// `2^integer`.
+    pub(crate) mi: f32,
+}
+
+impl QuantizedRelu {
+    /// The kernel (without enable_fast_inference).
+    pub(crate) fn op(&self) -> ReluOp<'_> {
+        let mi = pow2i(self.integer);
+        ReluOp { relu: self, top: mi - pow2i(self.integer - self.nb()), m: pow2i(self.nb()), mi }
+    }
 }
 
 impl ReluOp<'_> {
@@ -170,12 +181,11 @@ impl Kernel for QuantizedRelu {
             elementwise(x, y, dydx, |v| (mi * clip(rhe(v * up) * down, 0.0, 1.0 - down), 0.0));
             return Report::default();
         }
-        let m = pow2i(self.nb());
-        let op = ReluOp { relu: self, top: mi - pow2i(self.integer - self.nb()), m, mi };
+        let op = self.op();
         if self.is_stochastic(ctx.training) {
             let rng = &mut ctx.rng;
             elementwise(x, y, dydx, |v| {
-                let xq = self.xq(v, m, mi, |p| round_through(p, true, rng));
+                let xq = self.xq(v, op.m, op.mi, |p| round_through(p, true, rng));
                 op.combine(self.xu(v, op.top), xq)
             });
         } else {
