@@ -131,11 +131,7 @@ impl Hardware for QuantizedHswish {
 
 impl Hardware for Binary {
     fn warnings(&self, w: &mut Warnings) {
-        if self.alpha != Alpha::None {
-            w.push(
-                "With alpha set the gradient is 1 for every x, however far from 0 (no clipping, unlike Larq's SteSign).",
-            );
-        }
+        unclipped_with_alpha(self.alpha, "SteSign", w);
     }
 }
 
@@ -143,11 +139,7 @@ impl Hardware for StochasticBinary {}
 
 impl Hardware for Ternary {
     fn warnings(&self, w: &mut Warnings) {
-        if self.alpha != Alpha::None {
-            w.push(
-                "With alpha set the gradient is 1 for every x, however far from 0 (no clipping, unlike Larq's SteTern).",
-            );
-        }
+        unclipped_with_alpha(self.alpha, "SteTern", w);
     }
 }
 
@@ -176,6 +168,15 @@ fn odd_alpha(alpha: Alpha, w: &mut Warnings) {
     {
         w.push(format!(
             "alpha={a} is not a power of two: no plain fixed-point type holds the levels, a multiplier is needed."
+        ));
+    }
+}
+
+/// With alpha set, binary and ternary pass gradient 1 everywhere; Larq's `twin` clips it.
+fn unclipped_with_alpha(alpha: Alpha, twin: &str, w: &mut Warnings) {
+    if alpha != Alpha::None {
+        w.push(format!(
+            "With alpha set the gradient is 1 for every x, however far from 0 (no clipping, unlike Larq's {twin})."
         ));
     }
 }
