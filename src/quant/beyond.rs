@@ -12,10 +12,8 @@ const BITS: Kind = Kind::Int { min: 1, max: 24 };
 
 quantizer! {
     /// `SoftRound` of the shok library (not Agustsson & Theis' soft rounding): the forward
-    /// pass rounds half to even, the backward pass scales the gradient by `x/round(x)`.
-    ///
-    /// Backward: `x/round(x)` where round(x) ≠ 0; 0 where round(x) = 0 but x ≠ 0
-    /// (so 0 < |x| ≤ ½ passes nothing); 1 at x = 0; NaN at ±inf.
+    /// pass rounds half to even, the backward pass scales the gradient by `x/round(x)`, so
+    /// 0 < |x| ≤ ½ passes nothing; ±inf give NaN.
     pub struct SoftRound: Beyond "softround" ["SoftRound", "shok.SoftRound"] {
         summary: "round with the gradient scaled by x/round(x) (shok)",
         forward: "q(x) = round(x)",
@@ -47,12 +45,9 @@ impl Kernel for SoftRound {
 
 quantizer! {
     /// Soft rounding of Agustsson & Theis (2020), as `tensorflow_compression.soft_round`:
-    /// `s(x) = m + tanh(α·r)/(2·tanh(α/2))` with `m = ⌊x⌋ + ½`, `r = x − m` — continuous,
-    /// monotone, exact at integers, rounding as α → ∞ and the identity for α < 10⁻³.
+    /// continuous, monotone, exact at integers, rounding as α → ∞ and the identity for α < 10⁻³.
     /// With `hard=True` (explorer-defined) the forward pass rounds and `s'` is the
     /// pseudo-gradient.
-    ///
-    /// Backward: `s'(x) = α(1 − tanh²(α·r))/(2·tanh(α/2))`.
     pub struct SoftRoundAT: Beyond "soft_round" ["tfc.soft_round"] {
         summary: "Agustsson–Theis soft rounding with temperature α (smooth staircase)",
         forward: "s(x) = m + tanh(α·r)/(2·tanh(α/2)),  m = ⌊x⌋ + ½,  r = x − m",
@@ -173,12 +168,9 @@ impl Kernel for ClippedSte {
 
 quantizer! {
     /// Learned Step Size Quantization (Esser et al. 2019). Codes `[−Qn, Qp]`: signed
-    /// `Qn = 2^(b−1)`, `Qp = 2^(b−1) − 1`; unsigned `Qn = 0`, `Qp = 2^b − 1`.
-    ///
-    /// Forward: `q(v) = s·round(clip(v/s, −Qn, Qp))`.
-    /// Backward: `∂q/∂v = 1[−Qn < v/s < Qp]`; `∂q/∂s = round(v/s) − v/s` inside, `−Qn`
-    /// below, `Qp` above, times `g = 1/√(N·Qp)` with grad_scale. step=None initialises
-    /// `s = 2·mean|v|/√Qp` from the tensor.
+    /// `Qn = 2^(b−1)`, `Qp = 2^(b−1) − 1`; unsigned `Qn = 0`, `Qp = 2^b − 1`. The step's
+    /// gradient is the rounding residual inside, `−Qn` below and `Qp` above, times
+    /// `g = 1/√(N·Qp)` with grad_scale. step=None initialises `s = 2·mean|v|/√Qp` from the tensor.
     pub struct Lsq: Beyond "lsq" {
         summary: "learned step size quantization; gradient for the step too",
         forward: "q(v) = s·round(clip(v/s, −Qn, Qp))",
@@ -196,7 +188,7 @@ quantizer! {
 
 impl Lsq {
     /// The code range `(Qn, Qp)`: signed `(2^(b−1), 2^(b−1) − 1)`, unsigned `(0, 2^b − 1)`.
-    fn range(&self) -> (f32, f32) {
+    pub(crate) fn range(&self) -> (f32, f32) {
         if self.signed {
             let h = (1i64 << (self.bits - 1)) as f32;
             (h, h - 1.0)
@@ -281,10 +273,8 @@ impl Kernel for Lsq {
 }
 
 quantizer! {
-    /// PACT (Choi et al. 2018): clip to a learnable `[0, α]`, then k-bit uniform codes.
-    ///
-    /// Forward: `y = clip(x, 0, α)`, `q(x) = round(y·n/α)·α/n`, `n = 2^bits − 1`.
-    /// Backward: `∂q/∂x = 1[0 ≤ x < α]`; `∂q/∂α = 1[x ≥ α]` (the rounding residual is dropped).
+    /// PACT (Choi et al. 2018): clip to a learnable `[0, α]`, then k-bit uniform codes; α's
+    /// gradient drops the rounding residual.
     pub struct Pact: Beyond "pact" {
         summary: "learnable clipping [0, α] then k-bit codes; gradient for α too",
         forward: "q(x) = round(clip(x, 0, α)·n/α)·α/n,  n = 2^bits − 1",
@@ -327,12 +317,9 @@ impl Kernel for Pact {
 }
 
 quantizer! {
-    /// PyTorch's `torch.fake_quantize_per_tensor_affine` (the kernel of `FakeQuantize`):
-    /// codes `c = zero_point + round(x·f32(1/scale))` (multiplying by the reciprocal),
-    /// clamped to `[quant_min, quant_max]`, output `(c − zero_point)·scale`.
-    ///
-    /// Backward: 1 where the unclamped code is within `[quant_min, quant_max]`, else 0
-    /// (NaN and ±inf → 0). NaN maps to quant_min's value, ±inf saturate.
+    /// PyTorch's `torch.fake_quantize_per_tensor_affine` (the kernel of `FakeQuantize`): the code
+    /// multiplies by the reciprocal, `round(x·f32(1/scale))`. NaN maps to quant_min's value and
+    /// ±inf saturate, both with gradient 0.
     pub struct FakeQuantize: Beyond "fake_quantize" ["torch.fake_quantize", "torch.fake_quantize_per_tensor_affine", "FakeQuantize"] {
         summary: "PyTorch affine fake quantization (scale, zero point, code range)",
         forward: "q(x) = (clamp(zp + round(x/s), qmin, qmax) − zp)·s",

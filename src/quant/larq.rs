@@ -39,10 +39,8 @@ fn clip_f32(c: Option<f64>) -> Option<f32> {
 }
 
 quantizer! {
-    /// Sign with the BNN straight-through estimator (Hubara et al. 2016).
-    ///
-    /// Forward: `q(x) = −1 if x < 0, +1 if x ≥ 0`.
-    /// Backward: `1 if |x| ≤ clip_value else 0` (clip_value None: 1 everywhere).
+    /// Sign with the BNN straight-through estimator (Hubara et al. 2016); clip_value None passes
+    /// the gradient everywhere.
     pub struct SteSign: Larq "SteSign" ["ste_sign"] {
         summary: "sign (0 ↦ +1) with the clipped STE 1[|x| ≤ clip_value]",
         forward: "q(x) = sign(x),  sign(0) = +1",
@@ -64,10 +62,8 @@ impl Kernel for SteSign {
 }
 
 quantizer! {
-    /// Sign with the ApproxSign gradient of Bi-Real Net (Liu et al. 2018).
-    ///
-    /// Forward: `q(x) = sign(x)`, `sign(0) = +1`.
-    /// Backward: `2 − 2|x|` for `|x| ≤ 1`, else 0 (so 0 at |x| = 1).
+    /// Sign with the ApproxSign gradient of Bi-Real Net (Liu et al. 2018): a triangle, 0 at
+    /// |x| = 1.
     pub struct ApproxSign: Larq "ApproxSign" ["approx_sign"] {
         summary: "sign (0 ↦ +1) with the piecewise-linear Bi-Real gradient 2 − 2|x|",
         forward: "q(x) = sign(x),  sign(0) = +1",
@@ -96,11 +92,8 @@ impl Kernel for ApproxSign {
 }
 
 quantizer! {
-    /// Sign with the SwishSign gradient of BNN+ (Darabi et al. 2018).
-    ///
-    /// Forward: `q(x) = sign(x)`, `sign(0) = +1`.
-    /// Backward: `β(2 − βx·tanh(βx/2)) / (1 + cosh(βx))` — peak β at 0, slightly negative
-    /// for |βx| ≳ 2.4, never clipped.
+    /// Sign with the SwishSign gradient of BNN+ (Darabi et al. 2018): peak β at 0, slightly
+    /// negative for |βx| ≳ 2.4, never clipped.
     pub struct SwishSign: Larq "SwishSign" ["swish_sign"] {
         summary: "sign (0 ↦ +1) with the smooth SwishSign gradient (BNN+)",
         forward: "q(x) = sign(x),  sign(0) = +1",
@@ -134,10 +127,8 @@ impl Kernel for SwishSign {
 }
 
 quantizer! {
-    /// Heaviside step with the clipped straight-through estimator.
-    ///
-    /// Forward: `q(x) = 1 if x > 0, else 0` (so 0 ↦ 0).
-    /// Backward: `1 if |x| ≤ clip_value else 0`.
+    /// Heaviside step with the clipped straight-through estimator (0 ↦ 0); clip_value None
+    /// passes the gradient everywhere.
     pub struct SteHeaviside: Larq "SteHeaviside" ["ste_heaviside"] {
         summary: "step {0, 1} (0 ↦ 0) with the clipped STE",
         forward: "q(x) = 1[x > 0]",
@@ -169,10 +160,8 @@ impl Kernel for SteHeaviside {
 }
 
 quantizer! {
-    /// Magnitude-aware sign of Bi-Real Net: `q(x) = mean|x|·sign(x)`, the mean taken per
-    /// output channel (over the whole 1-D tensor) and held constant for the gradient.
-    ///
-    /// Backward: `mean|x| · 1[|x| ≤ clip_value]`.
+    /// Magnitude-aware sign of Bi-Real Net: the mean is taken per output channel (over the whole
+    /// 1-D tensor) and held constant for the gradient.
     pub struct MagnitudeAwareSign: Larq "MagnitudeAwareSign" ["magnitude_aware_sign"] {
         summary: "mean|x|·sign(x), per channel (Bi-Real weights)",
         forward: "q(x) = mean|x|·sign(x),  sign(0) = +1",
@@ -196,11 +185,9 @@ impl Kernel for MagnitudeAwareSign {
 }
 
 quantizer! {
-    /// Ternarization with the clipped straight-through estimator.
-    ///
-    /// Forward: `q(x) = +1 if x ≥ Δ, −1 if x ≤ −Δ, else 0`, with `Δ = threshold_value`,
-    /// or `Δ = 0.7·Σ|x|/size(x)` over the whole tensor with ternary_weight_networks.
-    /// Backward: `1 if |x| ≤ clip_value else 0` (no gradient through Δ).
+    /// Ternarization with the clipped straight-through estimator: `Δ = threshold_value`, or
+    /// `Δ = 0.7·Σ|x|/size(x)` over the whole tensor with ternary_weight_networks (no gradient
+    /// through Δ).
     pub struct SteTern: Larq "SteTern" ["ste_tern"] {
         summary: "ternary {−1, 0, 1} at ±Δ (fixed or TWN 0.7·mean|x|) with the clipped STE",
         forward: "q(x) = sign(sign(x+Δ) + sign(x−Δ))",
@@ -285,11 +272,9 @@ choice! {
 }
 
 quantizer! {
-    /// DoReFa-Net k-bit quantizer (Zhou et al. 2016), `n = 2^k_bit − 1`.
-    ///
-    /// Activations: `q(x) = round(n·clip(x, 0, 1))/n`; backward 1 on [0, 1] (inclusive).
-    /// Weights: `t = tanh(x)`, `d = max|t|` over the tensor (constant for the gradient),
-    /// `q(x) = 2·round(n·(t/2d + ½))/n − 1`; backward `(1 − tanh²x)/d`.
+    /// DoReFa-Net k-bit quantizer (Zhou et al. 2016), `n = 2^k_bit − 1`: mode='activations' on
+    /// the left of each formula, mode='weights' on the right, where `max|tanh|` is taken over
+    /// the tensor and held constant for the gradient.
     pub struct DoReFa: Larq "DoReFa" ["dorefa_quantizer", "DoReFaQuantizer"] {
         summary: "DoReFa k-bit: clip to [0,1] (activations) or tanh-normalise (weights)",
         forward: "q(x) = round(n·clip(x,0,1))/n  |  2·round(n·(tanh x/2max|tanh| + ½))/n − 1",

@@ -176,6 +176,9 @@ pub struct Info {
     pub name: &'static str,
     /// Other accepted names (Larq string aliases, old names).
     pub aliases: &'static [&'static str],
+    /// A function of x in the library, not a class to construct (QKeras' `_round_through`,
+    /// `hard_sigmoid`…): code calls it on the tensor.
+    pub function: bool,
     /// One line of meaning.
     pub summary: &'static str,
     /// Forward formula (clean Unicode).
@@ -395,11 +398,15 @@ pub trait Schema: Default + Clone + PartialEq {
 }
 
 /// Declares a quantizer struct together with its schema: fields in the library's
-/// constructor order, each with its default, kind and one line of documentation.
+/// constructor order, each with its default, kind and one line of documentation. `fn` before
+/// the name marks a library function rather than a class. The `forward:` and `backward:`
+/// formulas end the struct's doc comment, so they are written once.
 macro_rules! quantizer {
+    (@function) => { false };
+    (@function fn) => { true };
     (
         $(#[doc = $doc:expr])*
-        pub struct $ty:ident : $family:ident $name:literal $([$($alias:literal),*])? {
+        pub struct $ty:ident : $family:ident $($function:ident)? $name:literal $([$($alias:literal),*])? {
             summary: $summary:expr,
             forward: $fwd:expr,
             backward: $bwd:expr,
@@ -407,6 +414,10 @@ macro_rules! quantizer {
         }
     ) => {
         $(#[doc = $doc])*
+        #[doc = ""]
+        #[doc = concat!("Forward: `", $fwd, "`")]
+        #[doc = ""]
+        #[doc = concat!("Backward: `", $bwd, "`")]
         #[derive(Clone, Debug, PartialEq)]
         pub struct $ty { $( $(#[doc = $fdoc])+ pub $field: $fty, )* }
 
@@ -419,6 +430,7 @@ macro_rules! quantizer {
                 family: $crate::quant::schema::Family::$family,
                 name: $name,
                 aliases: &[$($($alias),*)?],
+                function: $crate::quant::schema::quantizer!(@function $($function)?),
                 summary: $summary,
                 forward: $fwd,
                 backward: $bwd,

@@ -34,26 +34,13 @@ impl Framework {
     }
 }
 
-/// QKeras helpers that are functions of x, not classes.
-const QKERAS_FUNCTIONS: &[&str] = &[
-    "_round_through",
-    "stochastic_round",
-    "stochastic_round_po2",
-    "hard_sigmoid",
-    "hard_tanh",
-    "smooth_sigmoid",
-    "smooth_tanh",
-    "binary_sigmoid",
-    "binary_tanh",
-];
-
 /// Every snippet that expresses `q`: its library's (QKeras or Larq), PyTorch where torch can
 /// express it, and always the CLI line.
 pub fn snippet(q: &Quantizer) -> Vec<(Framework, String)> {
     let mut out = Vec::new();
     let name = q.info().name;
     if let Some(call) = qkeras_call(q) {
-        let text = if QKERAS_FUNCTIONS.contains(&name) {
+        let text = if q.info().function {
             let args = call.strip_prefix(name).unwrap_or("()");
             let args = if args == "()" { "(x)".to_string() } else { format!("(x, {}", &args[1..]) };
             format!("from qkeras.quantizers import {name}\ny = {name}{args}")

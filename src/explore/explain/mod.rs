@@ -4,14 +4,26 @@
 //! Intermediate numbers are computed with the kernels' own float32 operations; the final `y`
 //! and `dy/dx` are the kernel's (of the [frozen](crate::quant::Quantizer::freeze) quantizer, for a
 //! data-dependent one), so the explanation never disagrees with the curves.
+//!
+//! Each catalogue type writes its own steps (`Explain`, one impl per type in the family
+//! files beside this one: `qkeras.rs`, `functions.rs`, `larq.rs`, `beyond.rs`).
 
+mod beyond;
+mod functions;
 mod larq;
-mod others;
 mod qkeras;
 
 use crate::quant::round::{clip, rhe};
 use crate::quant::spec::fmt_f32;
-use crate::quant::{Ctx, Quantizer, Report};
+use crate::quant::{Ctx, Quantizer, Report, each_quantizer};
+
+/// A quantizer's computation at one input, step by step.
+trait Explain {
+    /// Writes the steps from the input to q(x) and returns why dy/dx is what it is; None
+    /// where this configuration has no step-by-step account (the explanation then shows the
+    /// formulas, y and dy/dx).
+    fn steps(&self, at: &At, t: &mut Trace) -> Option<String>;
+}
 
 /// One line of an explanation: what is computed and its value.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,9 +59,7 @@ pub fn explain(q: &Quantizer, report: &Report, x: f32) -> Explanation {
     let (y, g) = (y[0], g[0]);
     let mut t = Trace { steps: vec![Step { what: "input x".into(), value: n(x) }] };
     let ctx = At { x, y, g, training, report };
-    let why = qkeras::steps(q, &ctx, &mut t)
-        .or_else(|| larq::steps(q, &ctx, &mut t))
-        .or_else(|| others::steps(q, &ctx, &mut t));
+    let why = each_quantizer!(q, k => k.steps(&ctx, &mut t));
     if why.is_none() {
         t.steps.truncate(1);
     }
@@ -82,6 +92,13 @@ struct At<'a> {
     g: f32,
     training: bool,
     report: &'a Report,
+}
+
+impl At<'_> {
+    /// Whether rounding is deterministic here: no stochastic rounding, or not training.
+    fn deterministic(&self, use_stochastic_rounding: bool) -> bool {
+        !(use_stochastic_rounding && self.training)
+    }
 }
 
 /// The steps being written.

@@ -1,27 +1,99 @@
-//! Step-by-step explanations of the QKeras quantizers.
+//! Step-by-step explanations of the QKeras quantizer classes.
 
-use super::{At, Trace, clipped_reason, n};
-use crate::quant::qkeras::StochasticTernary;
-use crate::quant::qkeras::{Binary, QuantizedBits, QuantizedLinear, QuantizedPo2, QuantizedRelu};
+use super::{At, Explain, Trace, clipped_reason, n};
+use crate::quant::qkeras::{
+    Bernoulli, Binary, QuantizedBits, QuantizedHswish, QuantizedLinear, QuantizedPo2, QuantizedRelu, QuantizedReluPo2,
+    QuantizedSigmoid, QuantizedTanh, QuantizedUlaw, StochasticBinary, StochasticTernary, Ternary,
+};
 use crate::quant::round::{EPS, clip, pow2i, sgn_plus, sgn0};
-use crate::quant::{Alpha, Quantizer, lane};
+use crate::quant::{Alpha, lane};
 
-/// Steps for the QKeras families explained in detail; None for the rest.
-pub(super) fn steps(q: &Quantizer, at: &At, t: &mut Trace) -> Option<String> {
-    match q {
-        Quantizer::QuantizedBits(b) if b.alpha.is_auto() => Some(bits_auto(b, at, t)),
-        Quantizer::QuantizedBits(b) if !(b.use_stochastic_rounding && at.training) => Some(bits(b, at, t)),
-        Quantizer::QuantizedLinear(l) if !(l.use_stochastic_rounding && at.training) => Some(linear(l, at, t)),
-        Quantizer::QuantizedRelu(r) if plain_relu(r, at.training) => Some(relu(r, at, t)),
-        Quantizer::QuantizedPo2(p) => po2(p, at, t),
-        Quantizer::Binary(b) if !(b.use_stochastic_rounding && at.training) => Some(binary(b, at, t)),
-        Quantizer::Ternary(tq) if !(tq.use_stochastic_rounding && at.training) => {
-            Some(ternary(tq.alpha, tq.threshold, at, t))
+impl Explain for QuantizedBits {
+    fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
+        if self.alpha.is_auto() {
+            Some(bits_auto(self, at, t))
+        } else {
+            at.deterministic(self.use_stochastic_rounding).then(|| bits(self, at, t))
         }
-        Quantizer::StochasticTernary(StochasticTernary { alpha, threshold, .. }) if !at.report.stochastic => {
-            Some(ternary(*alpha, *threshold, at, t))
-        }
-        _ => None,
+    }
+}
+
+impl Explain for QuantizedLinear {
+    fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
+        at.deterministic(self.use_stochastic_rounding).then(|| linear(self, at, t))
+    }
+}
+
+impl Explain for QuantizedPo2 {
+    fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
+        po2(self, at, t)
+    }
+}
+
+impl Explain for QuantizedReluPo2 {
+    fn steps(&self, _: &At, _: &mut Trace) -> Option<String> {
+        None
+    }
+}
+
+impl Explain for QuantizedRelu {
+    fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
+        plain_relu(self, at.training).then(|| relu(self, at, t))
+    }
+}
+
+impl Explain for QuantizedTanh {
+    fn steps(&self, _: &At, _: &mut Trace) -> Option<String> {
+        None
+    }
+}
+
+impl Explain for QuantizedSigmoid {
+    fn steps(&self, _: &At, _: &mut Trace) -> Option<String> {
+        None
+    }
+}
+
+impl Explain for QuantizedUlaw {
+    fn steps(&self, _: &At, _: &mut Trace) -> Option<String> {
+        None
+    }
+}
+
+impl Explain for QuantizedHswish {
+    fn steps(&self, _: &At, _: &mut Trace) -> Option<String> {
+        None
+    }
+}
+
+impl Explain for Binary {
+    fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
+        at.deterministic(self.use_stochastic_rounding).then(|| binary(self, at, t))
+    }
+}
+
+impl Explain for StochasticBinary {
+    fn steps(&self, _: &At, _: &mut Trace) -> Option<String> {
+        None
+    }
+}
+
+impl Explain for Ternary {
+    fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
+        at.deterministic(self.use_stochastic_rounding).then(|| ternary(self.alpha, self.threshold, at, t))
+    }
+}
+
+impl Explain for StochasticTernary {
+    /// Explained as the `ternary` it is when no draw was made (inference).
+    fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
+        (!at.report.stochastic).then(|| ternary(self.alpha, self.threshold, at, t))
+    }
+}
+
+impl Explain for Bernoulli {
+    fn steps(&self, _: &At, _: &mut Trace) -> Option<String> {
+        None
     }
 }
 
@@ -34,50 +106,46 @@ fn identity_reason(saturated: bool) -> String {
     }
 }
 
+/// The fixed-scale path, with the kernel's own step, code bounds and alpha.
 fn bits(b: &QuantizedBits, at: &At, t: &mut Trace) -> String {
     let x = at.x;
-    let kn = b.keep_negative as i32;
-    let a = if let Alpha::Value(a) = b.alpha { a as f32 } else { 1.0 };
-    let (m, mi) = (pow2i(b.bits - kn), pow2i(b.integer));
-    let (xq, saturated) = if b.bits - kn <= 0 {
+    let op = b.op();
+    let (xq, saturated) = if op.one_bit {
         t.add("one bit left: a sign (0 ↦ +1)", format!("sign({}) = {}", n(x), n(sgn_plus(x))));
-        (a * sgn_plus(x), true)
+        (op.a * sgn_plus(x), true)
     } else {
-        let delta = mi / m;
         t.add(
             "step Δ = 2^(integer − bits + keep_negative)",
-            format!("2^({} − {} + {kn}) = {}", b.integer, b.bits, n(delta)),
+            format!("2^({} − {} + {}) = {}", b.integer, b.bits, b.keep_negative as i32, n(op.down)),
         );
-        let v = x * m / mi;
-        t.add("x/Δ", format!("{} / {} = {}", n(x), n(delta), n(v)));
+        let v = x * op.up;
+        t.add("x/Δ", format!("{} / {} = {}", n(x), n(op.down), n(v)));
         let r = t.round(v);
-        let lo = kn as f32 * (-m + b.symmetric as i32 as f32);
-        let k = t.clip("clip to the codes", r, lo, m - 1.0);
-        if a != 1.0 {
-            t.add("alpha", n(a));
+        let k = t.clip("clip to the codes", r, op.lo, op.hi);
+        if op.a != 1.0 {
+            t.add("alpha", n(op.a));
         }
-        let xq = a * (mi * k / m);
-        t.add(if a != 1.0 { "q(x) = α·Δ·k" } else { "q(x) = Δ·k" }, n(xq));
+        let xq = op.a * (k * op.down);
+        t.add(if op.a != 1.0 { "q(x) = α·Δ·k" } else { "q(x) = Δ·k" }, n(xq));
         (xq, k != r && !r.is_nan())
     };
     qnoise_and_ste(b.qnoise_factor, b.use_ste, xq, at, t);
     if b.use_ste { identity_reason(saturated) } else { "use_ste=False: the gradient is 1 − qnoise_factor".into() }
 }
 
+/// The 'auto' path, with the kernel's m, 2^integer and top code, and the sample's step.
 fn bits_auto(b: &QuantizedBits, at: &At, t: &mut Trace) -> String {
     let x = at.x;
-    let m = pow2i(b.bits - b.keep_negative as i32);
-    let mi = pow2i(b.integer);
     let sm = at.report.scale.unwrap_or(f32::NAN);
-    let s = sm / m;
+    let op = b.auto_op(f32::NAN);
+    let s = sm / op.m;
     let fit = match (b.post_training_scale, b.alpha) {
         (Some(_), _) => "step s = post_training_scale / 2^(bits − keep_negative)",
         (None, Alpha::AutoPo2) => "step s: a power of two fitted to the sample by least squares (alpha='auto_po2')",
         _ => "step s = 2·max|x|/(2^bits − 2) of the sample: its largest |x| lands on the top code (alpha='auto')",
     };
     t.add(fit, n(s));
-    let xs = x / mi;
-    let half = (((1i64 << (b.bits - 1)) - 1) * 2) as f32 / 2.0;
+    let xs = x / op.mi;
     let v = xs.abs() / s;
     let k = (v + 0.5).floor();
     let tie = v - v.floor() == 0.5;
@@ -85,9 +153,9 @@ fn bits_auto(b: &QuantizedBits, at: &At, t: &mut Trace) -> String {
         "round half away from zero (QKeras' auto path): ⌊|x|/s + ½⌋",
         format!("{} → {}{}", n(v), n(k), if tie { " (a tie goes away from zero)" } else { "" }),
     );
-    let kc = t.clip("clip to the top code (2^(bits−1) − 1)", k, 0.0, half);
+    let kc = t.clip("clip to the top code (2^(bits−1) − 1)", k, 0.0, op.half);
     let z = sgn0(xs) * kc;
-    let xq = sm * (mi * z / m);
+    let xq = sm * (op.mi * z / op.m);
     t.add("q(x) = sign(x)·s·k", n(xq));
     qnoise_and_ste(b.qnoise_factor, b.use_ste, xq, at, t);
     if b.use_ste {
@@ -109,10 +177,10 @@ fn qnoise_and_ste(qnoise: f64, use_ste: bool, xq: f32, at: &At, t: &mut Trace) {
     }
 }
 
+/// With the kernel's own clip bounds and sign-mode shift for the scale in use.
 fn linear(l: &QuantizedLinear, at: &At, t: &mut Trace) -> String {
     let x = at.x;
-    let kn = l.keep_negative as i32;
-    let dts = pow2i(l.integer - l.bits + kn);
+    let dts = l.data_type_scale();
     let qs = match l.alpha {
         Alpha::None => dts,
         Alpha::Value(a) => a as f32 * dts,
@@ -120,17 +188,12 @@ fn linear(l: &QuantizedLinear, at: &At, t: &mut Trace) -> String {
     };
     let source = if l.alpha.is_auto() { "from the sample" } else { "α·2^(integer − bits + keep_negative)" };
     t.add(format!("scale qs = {source}"), n(qs));
-    let sign_mode = l.bits == 1 && l.keep_negative;
-    let (lo, hi, shift) = if sign_mode {
-        (-0.5, 0.5, 0.5)
-    } else {
-        let u = pow2i(l.bits - kn);
-        (if l.keep_negative { -u + l.symmetric as i32 as f32 } else { 0.0 }, u - 1.0, 0.0)
-    };
+    let op = l.op(qs);
+    let (lo, hi, shift) = (op.lo, op.hi, op.shift);
     let u = x / qs;
     t.add("x/qs", n(u));
     let c = t.clip("clip before rounding", u, lo, hi);
-    if sign_mode {
+    if shift != 0.0 {
         t.add("one bit: shift by ½ so the codes are ±½", n(c - shift));
     }
     let r = t.round(c - shift) + shift;
@@ -158,9 +221,11 @@ fn plain_relu(r: &QuantizedRelu, training: bool) -> bool {
         && !(r.use_stochastic_rounding && training)
 }
 
+/// With the kernel's code count, 2^integer and top code.
 fn relu(r: &QuantizedRelu, at: &At, t: &mut Trace) -> String {
     let x = at.x;
-    let (m, mi) = (pow2i(r.bits), pow2i(r.integer));
+    let op = r.op();
+    let (m, mi, top) = (op.m, op.mi, op.top);
     let delta = mi / m;
     t.add("step Δ = 2^integer / 2^bits", n(delta));
     let v = x * m / mi;
@@ -169,7 +234,6 @@ fn relu(r: &QuantizedRelu, at: &At, t: &mut Trace) -> String {
     t.clip("clip to the codes [0, 2^bits − 1]", k, 0.0, m - 1.0);
     let xq = mi * clip(k / m, 0.0, 1.0 - 1.0 / m);
     t.add("q(x) = Δ·k", n(xq));
-    let top = mi - delta;
     t.add(
         "straight-through: y = r(x) + stop_gradient(q(x) − r(x)), r = relu capped at the top code",
         format!("top code {}", n(top)),
@@ -183,24 +247,25 @@ fn relu(r: &QuantizedRelu, at: &At, t: &mut Trace) -> String {
     }
 }
 
+/// With the kernel's exponent range; None for the stochastic, quadratic and one-bit rules.
 fn po2(p: &QuantizedPo2, at: &At, t: &mut Trace) -> Option<String> {
-    let need = if p.max_value.is_some_and(|v| v <= 1.0) { 0 } else { 1 };
-    let eb = p.bits - 1 - need;
-    let stochastic = p.use_stochastic_rounding && at.training;
-    if eb < 0 || p.quadratic_approximation || stochastic {
+    let rule = p.rule(at.training);
+    // One bit for the exponent leaves the degenerate range ±½ (not integer exponents).
+    let one_bit = rule.min_exp.fract() != 0.0;
+    if one_bit || p.quadratic_approximation || !at.deterministic(p.use_stochastic_rounding) {
         return None;
     }
-    let (min_e, max_e) = (-(2f32.powi(eb)), 2f32.powi(eb) - 1.0);
+    let (min_e, max_e) = (rule.min_exp, rule.max_exp);
     let x = at.x;
     let a = x.abs();
     let e = if a < EPS {
         t.add("|x| < 1e−7: the smallest exponent (never 0)", n(min_e));
         min_e
     } else {
-        let tv = match p.max_value {
-            Some(mv) if a >= mv as f32 => {
-                t.add("|x| ≥ max_value: use max_value", n(mv as f32));
-                mv as f32
+        let tv = match rule.max_value {
+            Some(mv) if a >= mv => {
+                t.add("|x| ≥ max_value: use max_value", n(mv));
+                mv
             }
             _ => a,
         };

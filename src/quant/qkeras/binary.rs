@@ -66,14 +66,11 @@ fn prob(v: f32, temperature: f32, sd: f32, real: bool) -> f32 {
 }
 
 quantizer! {
-    /// Binary quantizer: `q(x) = scale·sign(x)` with `sign(0) = +1` (`{0, scale}` with
-    /// use_01). scale = 1 (None), alpha, or the per-channel least-squares fit
-    /// `mean(x·k)/mean(k²)` = mean|x| for 'auto' ('auto_po2' rounds it to a power of two).
-    /// With use_stochastic_rounding (training) x is first stochastically rounded to
-    /// 1/8 of `2·min(max|x|, 1)`, and zeros draw a random sign.
-    ///
-    /// Backward: alpha None → `1 − tanh²(x)` (the output is `tanh(x) + stop_gradient(…)`);
-    /// otherwise 1 everywhere.
+    /// Binary quantizer, `{−scale, scale}` (`{0, scale}` with use_01). scale = 1 (None), alpha,
+    /// or the per-channel least-squares fit `mean(x·k)/mean(k²)` = mean|x| for 'auto'
+    /// ('auto_po2' rounds it to a power of two). With use_stochastic_rounding (training) x is
+    /// first stochastically rounded to 1/8 of `2·min(max|x|, 1)`, and zeros draw a random sign.
+    /// With alpha None the output is `tanh(x) + stop_gradient(q(x) − tanh(x))`, hence its gradient.
     pub struct Binary: QKeras "binary" {
         summary: "sign quantizer ±scale (0 ↦ +1); tanh' gradient when alpha is None",
         forward: "q(x) = scale·sign(x),  sign(0) = +1",
@@ -150,12 +147,9 @@ impl Kernel for Binary {
 }
 
 quantizer! {
-    /// Stochastic binary: in training `q(x) = scale·(+1 with probability σ(T·x/sd), else −1)`,
-    /// `sd` the channel's std for string alpha (else 1), σ the real sigmoid (or QKeras'
-    /// hard one); scale from the least-squares fit to sign(x). In inference it is
-    /// `binary(alpha)`.
-    ///
-    /// Backward: 1 in training; as `binary` in inference (`1 − tanh²` for alpha None).
+    /// Stochastic binary, random in training: `sd` is the channel's std for string alpha (else
+    /// 1), σ the real sigmoid (or QKeras' hard one), the scale the least-squares fit to sign(x).
+    /// In inference it is `binary(alpha)`, with its gradient (`1 − tanh²` for alpha None).
     pub struct StochasticBinary: QKeras "stochastic_binary" {
         summary: "binary with random sign, P(+1) = σ(T·x/sd); binary in inference",
         forward: "q(x) = scale·(+1 w.p. σ(T·x/sd), else −1)",
@@ -199,11 +193,8 @@ impl Kernel for StochasticBinary {
 }
 
 quantizer! {
-    /// Bernoulli quantizer (always stochastic, no inference branch):
-    /// `q(x) = scale·(1 with probability σ(T·x/sd), else 0)`; scale from the least-squares
-    /// fit to `(sign(x) + 1)/2`.
-    ///
-    /// Backward: 1 everywhere.
+    /// Bernoulli quantizer, random in training and inference alike (QKeras gives it no
+    /// inference branch); the scale is the least-squares fit to `(sign(x) + 1)/2`.
     pub struct Bernoulli: QKeras "bernoulli" {
         summary: "random {0, scale}, P(1) = σ(T·x/sd); stochastic even in inference",
         forward: "q(x) = scale·(1 w.p. σ(T·x/sd), else 0)",

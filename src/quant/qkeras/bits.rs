@@ -14,17 +14,14 @@ const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
 const PO2_EXP: Kind = Kind::OptInt { min: -126, max: 127 };
 
 quantizer! {
-    /// QKeras' legacy fixed-point quantizer.
+    /// QKeras' legacy fixed-point quantizer: α = alpha (1 if None), sym = symmetric, and without
+    /// keep_negative the lowest code is 0. With one unsigned bit left (`bits=1`),
+    /// `q(x) = α·sign(x)` with `sign(0) = +1`. `alpha='auto'` picks the per-channel step that
+    /// maps the largest |x| onto the top code (half-away rounding); `'auto_po2'` refines a
+    /// power-of-two step by least squares.
     ///
-    /// Forward, with `kn = keep_negative`, `m = 2^(bits−kn)`, `Δ = 2^integer / m` and
-    /// `a = alpha` (1 if None):
-    /// `q(x) = a·Δ·clip(round(x/Δ), kn·(−m + symmetric), m − 1)`; with one unsigned bit
-    /// left (`bits=1`), `q(x) = a·sign(x)` with `sign(0) = +1`. `alpha='auto'` picks the
-    /// per-channel step that maps the largest |x| onto the top code (half-away rounding);
-    /// `'auto_po2'` refines a power-of-two step by least squares.
-    ///
-    /// Backward: `x + stop_gradient(q(x) − x)` passes the gradient **unchanged everywhere**
-    /// (no saturation mask); with `use_ste=False` the gradient is `1 − qnoise_factor`.
+    /// The straight-through `x + stop_gradient(q(x) − x)` passes the gradient **unchanged
+    /// everywhere** (no saturation mask).
     pub struct QuantizedBits: QKeras "quantized_bits" {
         summary: "fixed-point quantizer: bits, integer bits, sign; identity STE everywhere",
         forward: "q(x) = α·Δ·clip(round(x/Δ), −m+sym, m−1),  Δ = 2^integer / m,  m = 2^(bits−keep_negative)",
@@ -69,10 +66,9 @@ impl QuantizedBits {
 
     /// `alpha='auto'` / `'auto_po2'`: a data-dependent step, codes rounded half away from zero.
     fn apply_auto(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Report {
-        let m = pow2i(self.bits - self.kn());
-        let mi = pow2i(self.integer);
-        let levels = (((1i64 << (self.bits - 1)) - 1) * 2) as f32;
-        let half = levels / 2.0;
+        let shape = self.auto_op(f32::NAN);
+        let (m, mi, half) = (shape.m, shape.mi, shape.half);
+        let levels = half * 2.0;
         let code = |v: f32, s: f32| auto_code(v, s, half);
         let s = match self.post_training_scale {
             Some(pts) => pts as f32 / m,
@@ -90,30 +86,37 @@ impl QuantizedBits {
                 s
             }
         };
-        let op = AutoBitsOp {
+        simd::run(&AutoBitsOp { s, ..shape }, x, y, dydx);
+        Report { scale: Some(s * m), ..Report::default() }
+    }
+
+    /// The 'auto' kernel for the step `s` per code (NaN for its shape before the fit).
+    pub(crate) fn auto_op(&self, s: f32) -> AutoBitsOp {
+        AutoBitsOp {
             s,
-            half,
-            m,
-            mi,
+            half: (((1i64 << (self.bits - 1)) - 1) * 2) as f32 / 2.0,
+            m: pow2i(self.bits - self.kn()),
+            mi: pow2i(self.integer),
             q: self.qnoise_factor as f32,
             one_minus_q: one_minus(self.qnoise_factor),
             use_ste: self.use_ste,
-        };
-        simd::run(&op, x, y, dydx);
-        Report { scale: Some(s * m), ..Report::default() }
+        }
     }
 }
 
 /// quantized_bits with a fixed scale: codes, scale, and QKeras' STE combination.
-struct BitsOp {
-    a: f32,
+pub(crate) struct BitsOp {
+    /// alpha (1 for None).
+    pub(crate) a: f32,
     /// `m / 2^integer`: x·m/mi as one exact power-of-two product.
-    up: f32,
+    pub(crate) up: f32,
     /// `2^integer / m`, the step Δ.
-    down: f32,
-    lo: f32,
-    hi: f32,
-    one_bit: bool,
+    pub(crate) down: f32,
+    /// Smallest and largest code.
+    pub(crate) lo: f32,
+    pub(crate) hi: f32,
+    /// No bit left after the sign: `a·sign(x)`.
+    pub(crate) one_bit: bool,
     q: f32,
     one_minus_q: f32,
     use_ste: bool,
@@ -147,7 +150,8 @@ impl Op for BitsOp {
 }
 
 impl QuantizedBits {
-    fn op(&self) -> BitsOp {
+    /// The fixed-scale kernel (alpha None or a number).
+    pub(crate) fn op(&self) -> BitsOp {
         let kn = self.kn();
         let m = pow2i(self.bits - kn);
         BitsOp {
@@ -172,11 +176,14 @@ fn auto_code<V: Lane>(v: V, s: V, half: V) -> V {
 }
 
 /// quantized_bits with a data-dependent step `s` already fitted.
-struct AutoBitsOp {
+pub(crate) struct AutoBitsOp {
     s: f32,
-    half: f32,
-    m: f32,
-    mi: f32,
+    /// The top code, `2^(bits−1) − 1`.
+    pub(crate) half: f32,
+    /// `2^(bits − keep_negative)`.
+    pub(crate) m: f32,
+    /// `2^integer`.
+    pub(crate) mi: f32,
     q: f32,
     one_minus_q: f32,
     use_ste: bool,
@@ -252,15 +259,11 @@ impl Kernel for QuantizedBits {
 }
 
 quantizer! {
-    /// QKeras' newer linear quantizer, with a clipped straight-through estimator.
-    ///
-    /// Forward, with `qs = alpha·2^(integer − bits + keep_negative)` (or a data-dependent
-    /// scale for 'auto'/'auto_po2') and codes `[lo, hi]`:
-    /// `q(x) = qs·round(clip(x/qs, lo, hi))`; with `bits=1` and keep_negative the codes are
-    /// ±½ (a sign function, `0 ↦ +qs/2`). The output is `x + qnoise_factor·(q(x) − x)`.
-    ///
-    /// Backward: `(1 − qnoise_factor) + qnoise_factor·1[lo ≤ x/qs ≤ hi]` — the gradient is
-    /// cut outside the clip range (both ends inclusive).
+    /// QKeras' newer linear quantizer, with a clipped straight-through estimator. qs comes from
+    /// the sample for 'auto'/'auto_po2'; `[lo, hi]` are the codes, and with `bits=1` and
+    /// keep_negative they are ±½ (a sign function, `0 ↦ +qs/2`). The output is
+    /// `x + qnoise_factor·(q(x) − x)`, so the gradient is
+    /// `(1 − qnoise_factor) + qnoise_factor·1[lo ≤ x/qs ≤ hi]`, both ends inclusive.
     pub struct QuantizedLinear: QKeras "quantized_linear" {
         summary: "linear fixed-point quantizer with a clipped STE (newer QKeras)",
         forward: "q(x) = qs·round(clip(x/qs, lo, hi)),  qs = α·2^(integer−bits+keep_negative)",
@@ -303,7 +306,8 @@ impl QuantizedLinear {
         (lo, u - 1.0)
     }
 
-    fn data_type_scale(&self) -> f32 {
+    /// `2^(integer − bits + keep_negative)`, the step before alpha.
+    pub(crate) fn data_type_scale(&self) -> f32 {
         pow2i(self.integer - self.bits + self.keep_negative as i32)
     }
 
@@ -315,7 +319,8 @@ impl QuantizedLinear {
         (if stochastic { stochastic_round(c, 1.0, rng) } else { rhe(c) }) + op.shift
     }
 
-    fn op(&self, qs: f32) -> LinearOp {
+    /// The kernel for the scale `qs`.
+    pub(crate) fn op(&self, qs: f32) -> LinearOp {
         let (lo, hi) = self.bounds();
         let shift = if self.sign_mode() { 0.5 } else { 0.0 };
         LinearOp { qs, lo, hi, shift, q: self.qnoise_factor as f32 }
@@ -351,11 +356,13 @@ impl QuantizedLinear {
 }
 
 /// quantized_linear for a given scale: clip, round, and the clipped STE.
-struct LinearOp {
+pub(crate) struct LinearOp {
     qs: f32,
-    lo: f32,
-    hi: f32,
-    shift: f32,
+    /// Clip bounds of x/qs.
+    pub(crate) lo: f32,
+    pub(crate) hi: f32,
+    /// ½ in sign mode (bits=1 with keep_negative: codes ±½), else 0.
+    pub(crate) shift: f32,
     q: f32,
 }
 
@@ -425,11 +432,9 @@ impl Kernel for QuantizedLinear {
 }
 
 quantizer! {
-    /// QKeras' quantized hard-swish: `quantized_bits` applied to
-    /// `h(x) = x·min(relu(x + relu_shift), relu_upper_bound) / relu_upper_bound`.
-    ///
-    /// Backward: `h'(x)` (the STE of quantized_bits passes it unchanged):
-    /// 0 for x ≤ −shift, `(2x + shift)/upper` between, 1 above `upper − shift`.
+    /// QKeras' quantized hard-swish: `quantized_bits` of the hard swish, with shift =
+    /// relu_shift and upper = relu_upper_bound; the STE of quantized_bits passes `h'(x)`
+    /// unchanged.
     pub struct QuantizedHswish: QKeras "quantized_hswish" {
         summary: "quantized hard-swish: quantized_bits of x·relu6(x+3)/6",
         forward: "q(x) = quantized_bits(x·min(relu(x+shift), upper)/upper)",

@@ -14,7 +14,7 @@ quantizer! {
     /// `_round_through(x, use_stochastic_rounding, precision)`: round half to even (or, in
     /// training with stochastic rounding, to a random neighbouring multiple of precision)
     /// with the identity straight-through estimator `x + stop_gradient(round(x) − x)`.
-    pub struct RoundThrough: QKeras "_round_through" ["round_through"] {
+    pub struct RoundThrough: QKeras fn "_round_through" ["round_through"] {
         summary: "round half to even with the identity STE (QKeras' core trick)",
         forward: "q(x) = round(x)  (training + stochastic: SR to multiples of precision)",
         backward: "∂q/∂x = 1",
@@ -57,8 +57,8 @@ impl Kernel for RoundThrough {
 quantizer! {
     /// `stochastic_round(x, precision)`: `x/p` rounded down with probability `1 − frac`,
     /// up with probability `frac` (unbiased), times p — in training and inference alike.
-    /// Gradient 0 (floor and ceil have none in TensorFlow).
-    pub struct StochasticRound: QKeras "stochastic_round" {
+    /// Floor and ceil have no gradient in TensorFlow.
+    pub struct StochasticRound: QKeras fn "stochastic_round" {
         summary: "unbiased stochastic rounding to multiples of precision",
         forward: "q(x) = p·(⌊x/p⌋ + 1[U < frac(x/p)])",
         backward: "∂q/∂x = 0 (no STE of its own)",
@@ -86,8 +86,8 @@ impl Kernel for StochasticRound {
 
 quantizer! {
     /// `stochastic_round_po2(x)`: returns an **exponent** e, `⌊log2|x|⌋` or one more, drawn
-    /// so that `E[2^e] = |x|`. Gradient 0.
-    pub struct StochasticRoundPo2: QKeras "stochastic_round_po2" {
+    /// so that `E[2^e] = |x|`.
+    pub struct StochasticRoundPo2: QKeras fn "stochastic_round_po2" {
         summary: "random power-of-two exponent with E[2^e] = |x| (returns e)",
         forward: "q(x) = e ∈ {lo, lo+1},  P(e = lo+1) = (|x| − 2^lo)/2^lo",
         backward: "∂q/∂x = 0",
@@ -117,7 +117,7 @@ macro_rules! clipped_linear {
      slope: $a:expr, scale: $s:expr, offset: $o:expr) => {
         quantizer! {
             $(#[doc = $doc])*
-            pub struct $ty: QKeras $name {
+            pub struct $ty: QKeras fn $name {
                 summary: $summary,
                 forward: $fwd,
                 backward: $bwd,
@@ -147,33 +147,33 @@ macro_rules! clipped_linear {
 }
 
 clipped_linear! {
-    /// `hard_sigmoid(x) = clip(0.5·x + 0.5, 0, 1)`; gradient ½ on [−1, 1].
+    /// QKeras' `hard_sigmoid(x)`, the sigmoid its quantizers use by default.
     HardSigmoid "hard_sigmoid", "piecewise-linear sigmoid", "σ_h(x) = clip(x/2 + ½, 0, 1)", "½ on [−1, 1], else 0",
     slope: 0.5f32, scale: 1.0f32, offset: 0.0f32
 }
 
 clipped_linear! {
-    /// `hard_tanh(x) = 2·hard_sigmoid(x) − 1 = clip(x, −1, 1)`; gradient 1 on [−1, 1].
+    /// QKeras' `hard_tanh(x)` (σ_h is `hard_sigmoid`), which is `clip(x, −1, 1)`.
     HardTanh "hard_tanh", "piecewise-linear tanh", "tanh_h(x) = 2σ_h(x) − 1", "1 on [−1, 1], else 0",
     slope: 0.5f32, scale: 2.0f32, offset: -1.0f32
 }
 
 clipped_linear! {
-    /// `smooth_sigmoid(x) = clip(0.1875·x + 0.5, 0, 1)`; gradient 0.1875 on [−8/3, 8/3].
+    /// QKeras' `smooth_sigmoid(x)`, a flatter hard sigmoid.
     SmoothSigmoid "smooth_sigmoid", "flatter piecewise-linear sigmoid", "σ_s(x) = clip(0.1875x + ½, 0, 1)", "0.1875 on [−8/3, 8/3]",
     slope: 0.1875f32, scale: 1.0f32, offset: 0.0f32
 }
 
 clipped_linear! {
-    /// `smooth_tanh(x) = 2·smooth_sigmoid(x) − 1`; gradient 0.375 on [−8/3, 8/3].
+    /// QKeras' `smooth_tanh(x)` (σ_s is `smooth_sigmoid`), a flatter hard tanh.
     SmoothTanh "smooth_tanh", "flatter piecewise-linear tanh", "tanh_s(x) = 2σ_s(x) − 1", "0.375 on [−8/3, 8/3]",
     slope: 0.1875f32, scale: 2.0f32, offset: -1.0f32
 }
 
 quantizer! {
-    /// `binary_sigmoid(x) = _round_through(hard_sigmoid(x))`: 1 for x > 0, **0 for x ≤ 0**
-    /// (`hard_sigmoid(0) = ½` rounds to even 0); gradient ½ on [−1, 1].
-    pub struct BinarySigmoid: QKeras "binary_sigmoid" {
+    /// `binary_sigmoid(x) = _round_through(hard_sigmoid(x))`: **0 for x ≤ 0**
+    /// (`hard_sigmoid(0) = ½` rounds to even 0).
+    pub struct BinarySigmoid: QKeras fn "binary_sigmoid" {
         summary: "{0, 1} step (0 ↦ 0) with the hard-sigmoid gradient",
         forward: "q(x) = round(σ_h(x)) = 1[x > 0]",
         backward: "∂q/∂x = ½ on [−1, 1], else 0",
@@ -207,9 +207,8 @@ impl Kernel for BinarySigmoid {
 }
 
 quantizer! {
-    /// `binary_tanh(x) = 2·binary_sigmoid(x) − 1`: +1 for x > 0, **−1 for x ≤ 0**;
-    /// gradient 1 on [−1, 1].
-    pub struct BinaryTanh: QKeras "binary_tanh" {
+    /// `binary_tanh(x) = 2·binary_sigmoid(x) − 1`: ±1 with **0 ↦ −1**.
+    pub struct BinaryTanh: QKeras fn "binary_tanh" {
         summary: "±1 step (0 ↦ −1) with the hard-tanh gradient",
         forward: "q(x) = 2·round(σ_h(x)) − 1",
         backward: "∂q/∂x = 1 on [−1, 1], else 0",

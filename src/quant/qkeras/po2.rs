@@ -38,10 +38,10 @@ pub(crate) fn stochastic_round_po2<R: Rng + ?Sized>(x: f32, rng: &mut R) -> f32 
 }
 
 /// Exponent range and rounding shared by both po2 quantizers (`_clip_power_of_two`).
-struct Po2Rule {
-    min_exp: f32,
-    max_exp: f32,
-    max_value: Option<f32>,
+pub(crate) struct Po2Rule {
+    pub(crate) min_exp: f32,
+    pub(crate) max_exp: f32,
+    pub(crate) max_value: Option<f32>,
     quadratic: bool,
     stochastic: bool,
     floor: bool,
@@ -148,13 +148,11 @@ impl Op for Po2Op<'_> {
 }
 
 quantizer! {
-    /// Power-of-two quantizer: `q(x) = sign(x)·2^clip(round(log2|x|), min_exp, max_exp)`,
-    /// rounding in the log domain (switch points at 2^(k+½)); `sign(0) = +1` and
-    /// `|x| < 1e−7 ↦ 2^min_exp`, so the output is never 0.
-    /// Exponents: `eb = bits − 1 − need`, `need = 0` iff max_value ≤ 1;
-    /// `[−2^eb, 2^eb − 1]`; quadratic_approximation keeps even exponents.
-    ///
-    /// Backward: 1 everywhere (`x + stop_gradient(q − x)`); `1 − qnoise_factor` without STE.
+    /// Power-of-two quantizer, rounding in the log domain (switch points at 2^(k+½));
+    /// `sign(0) = +1` and `|x| < 1e−7 ↦ 2^min_exp`, so the output is never 0.
+    /// Exponents: `[−2^eb, 2^eb − 1]` with `eb = bits − 1 − need`, `need = 0` iff
+    /// max_value ≤ 1; quadratic_approximation keeps even exponents. The STE is
+    /// `x + stop_gradient(q − x)`.
     pub struct QuantizedPo2: QKeras "quantized_po2" {
         summary: "power-of-two quantizer (sign and exponent bits); identity STE",
         forward: "q(x) = sign(x)·2^clip(round(log2|x|), min_exp, max_exp)",
@@ -181,7 +179,8 @@ quantizer! {
 }
 
 impl QuantizedPo2 {
-    fn rule(&self, training: bool) -> Po2Rule {
+    /// The exponent rule in this mode.
+    pub(crate) fn rule(&self, training: bool) -> Po2Rule {
         let need = need_sign_bit(self.max_value);
         let mut r =
             Po2Rule::new(self.bits - 1 - need, self.max_value, self.quadratic_approximation, self.log2_rounding);
@@ -225,13 +224,10 @@ impl Kernel for QuantizedPo2 {
 }
 
 quantizer! {
-    /// Power-of-two ReLU: `q(x) = 2^E(relu(x))` for x ≥ 0 (or negative_slope = 0) and
-    /// `−2^E(negative_slope·relu(−x))` otherwise, with E the exponent rule of
-    /// quantized_po2 over `[−2^(bits−need), 2^(bits−need) − 1]`. Never outputs 0:
-    /// x ≤ 0 with negative_slope = 0 gives `2^min_exp`.
-    ///
-    /// Backward: the gradient of `relu(x)` capped at max_value — 1 on `0 < x ≤ max_value`,
-    /// 0 above, 0 (or negative_slope) for x ≤ 0.
+    /// Power-of-two ReLU: the exponent rule of quantized_po2 over
+    /// `[−2^(bits−need), 2^(bits−need) − 1]`; with a negative_slope, x < 0 gives
+    /// `−2^E(negative_slope·relu(−x))`. Never outputs 0: x ≤ 0 with negative_slope = 0 gives
+    /// `2^min_exp`. The STE goes through `relu(x)` capped at max_value.
     pub struct QuantizedReluPo2: QKeras "quantized_relu_po2" {
         summary: "power-of-two ReLU (never 0); STE through relu capped at max_value",
         forward: "q(x) = 2^clip(round(log2 relu(x)), min_exp, max_exp)",

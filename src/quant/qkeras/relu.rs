@@ -23,13 +23,10 @@ fn round_through(v: f32, stochastic: bool, rng: &mut StdRng) -> f32 {
 }
 
 quantizer! {
-    /// Quantized ReLU: `q(x) = Δ·clip(round(x/Δ), 0, m − 1)` with `m = 2^bits`,
-    /// `Δ = 2^integer / m` (a negative slope spends one bit on a negative part
-    /// `Δ·clip(round(ns·x/Δ), −ns·m, 0)`); with use_sigmoid the codes come from the hard
-    /// sigmoid of x. The top code `2^integer − Δ` is also where the gradient stops.
-    ///
-    /// Backward: through `relu(x)` capped at the top code — 1 on `0 < x ≤ 2^integer − Δ`,
-    /// 0 above and for x ≤ 0 (negative_slope for x ≤ 0 when set).
+    /// Quantized ReLU. A negative slope spends one bit on a negative part
+    /// `Δ·clip(round(ns·x/Δ), −ns·m, 0)`; with use_sigmoid the codes come from the hard sigmoid
+    /// of x. The top code `2^integer − Δ` is also where the gradient stops: the STE goes
+    /// through `relu(x)` capped there.
     pub struct QuantizedRelu: QKeras "quantized_relu" {
         summary: "quantized ReLU on [0, 2^integer); STE cut above the top code",
         forward: "q(x) = Δ·clip(round(x/Δ), 0, m−1),  Δ = 2^integer / 2^bits",
@@ -123,11 +120,22 @@ impl QuantizedRelu {
 }
 
 /// quantized_relu with round-half-even codes.
-struct ReluOp<'a> {
+pub(crate) struct ReluOp<'a> {
     relu: &'a QuantizedRelu,
-    top: f32,
-    m: f32,
-    mi: f32,
+    /// The top code `2^integer − Δ`, where the STE's capped relu stops.
+    pub(crate) top: f32,
+    /// `2^bits` (one bit less with a negative slope).
+    pub(crate) m: f32,
+    /// `2^integer`.
+    pub(crate) mi: f32,
+}
+
+impl QuantizedRelu {
+    /// The kernel (without enable_fast_inference).
+    pub(crate) fn op(&self) -> ReluOp<'_> {
+        let mi = pow2i(self.integer);
+        ReluOp { relu: self, top: mi - pow2i(self.integer - self.nb()), m: pow2i(self.nb()), mi }
+    }
 }
 
 impl ReluOp<'_> {
@@ -173,12 +181,11 @@ impl Kernel for QuantizedRelu {
             elementwise(x, y, dydx, |v| (mi * clip(rhe(v * up) * down, 0.0, 1.0 - down), 0.0));
             return Report::default();
         }
-        let m = pow2i(self.nb());
-        let op = ReluOp { relu: self, top: mi - pow2i(self.integer - self.nb()), m, mi };
+        let op = self.op();
         if self.is_stochastic(ctx.training) {
             let rng = &mut ctx.rng;
             elementwise(x, y, dydx, |v| {
-                let xq = self.xq(v, m, mi, |p| round_through(p, true, rng));
+                let xq = self.xq(v, op.m, op.mi, |p| round_through(p, true, rng));
                 op.combine(self.xu(v, op.top), xq)
             });
         } else {
@@ -233,11 +240,8 @@ impl Kernel for QuantizedRelu {
 }
 
 quantizer! {
-    /// Quantized tanh: `q(x) = clip(round(m·t(x))/m, −1 + symmetric/m, 1 − 1/m)` with
-    /// `m = 2^(bits−1)` and `t` the hard tanh `2·hard_sigmoid(x) − 1` (or the real tanh).
-    ///
-    /// Backward: `t'(x)` where the rounded value is inside the clip range, else 0
-    /// (hard: 1 on |x| ≤ 1).
+    /// Quantized tanh: `tanh_h` is the hard tanh `2·hard_sigmoid(x) − 1` (gradient 1 on |x| ≤ 1),
+    /// or the real tanh with use_real_tanh; sym = symmetric.
     pub struct QuantizedTanh: QKeras "quantized_tanh" {
         summary: "quantized (hard) tanh in [−1, 1)",
         forward: "q(x) = clip(round(m·tanh_h(x))/m, −1+sym/m, 1−1/m),  m = 2^(bits−1)",
@@ -359,11 +363,8 @@ impl Kernel for QuantizedTanh {
 }
 
 quantizer! {
-    /// Quantized sigmoid: `q(x) = clip(round(m·σ(x))/m, symmetric/m, 1 − 1/m)` with
-    /// `m = 2^bits` and σ the hard sigmoid `clip(x/2 + ½, 0, 1)` (or the real one).
-    ///
-    /// Backward: `σ'(x)` where the rounded value is inside the clip range, else 0
-    /// (hard: ½ on |x| ≤ 1).
+    /// Quantized sigmoid: σ_h is the hard sigmoid `clip(x/2 + ½, 0, 1)` (gradient ½ on |x| ≤ 1),
+    /// or the real one with use_real_sigmoid; sym = symmetric.
     pub struct QuantizedSigmoid: QKeras "quantized_sigmoid" {
         summary: "quantized (hard) sigmoid in [0, 1)",
         forward: "q(x) = clip(round(m·σ_h(x))/m, sym/m, 1−1/m),  m = 2^bits",
@@ -401,11 +402,9 @@ impl Kernel for QuantizedSigmoid {
 
 quantizer! {
     /// µ-law quantizer: codes of the hard sigmoid of `x/2^integer` are mapped through
-    /// `c(r) = sign(r)·ln(1 + u·|r|)/ln(1 + u)` and clipped to
-    /// `[−1 + symmetric/m, 1 − 1/m]`, `m = 2^(bits−1)`, then scaled by `2^integer`.
-    ///
-    /// Backward: chain rule with an STE on the rounding:
-    /// `2·c'(r)·σ'(x/2^integer)` inside the clip range, and 0 at r = 0.
+    /// `c(r) = sign(r)·ln(1 + u·|r|)/ln(1 + u)` and clipped to `[−1 + symmetric/m, 1 − 1/m]`,
+    /// `m = 2^(bits−1)`, then scaled by `2^integer`. The rounding has a straight-through
+    /// estimator, so the gradient is the chain rule through c.
     pub struct QuantizedUlaw: QKeras "quantized_ulaw" {
         summary: "µ-law companded quantizer (dense codes near 0)",
         forward: "q(x) = 2^integer·clip(sign(r)·ln(1+u|r|)/ln(1+u)),  r = 2·round(m·σ_h(x/2^integer))/m − 1",

@@ -33,13 +33,10 @@ fn auto_scale(alpha: Alpha, x: &[f32], unrolls: i32, k: &mut [f32], mut round: i
 }
 
 quantizer! {
-    /// Ternary quantizer: `q(x) = scale·k`, `k = sign(x)·1[|x| ≥ t]` ∈ {−1, 0, 1}.
-    /// Fixed mode (alpha None or a number): `t = threshold` (0.33 by default), scale =
-    /// alpha (1 for None). 'auto'/'auto_po2': the scale starts at `2·max|x|/3` and is
-    /// refit by least squares `number_of_unrolls` times, thresholding at half the scale
-    /// (strictly: |x| > s/2).
-    ///
-    /// Backward: alpha None → `1 − tanh²(x)`; otherwise 1 everywhere.
+    /// Ternary quantizer, codes ∈ {−1, 0, 1}. Fixed mode (alpha None or a number): threshold
+    /// 0.33 by default, scale = alpha (1 for None). 'auto'/'auto_po2': the scale starts at
+    /// `2·max|x|/3` and is refit by least squares `number_of_unrolls` times, thresholding at
+    /// half the scale (strictly: |x| > s/2).
     pub struct Ternary: QKeras "ternary" {
         summary: "ternary {−s, 0, s}; fixed threshold or least-squares 'auto' scale",
         forward: "q(x) = scale·sign(x)·1[|x| ≥ threshold]",
@@ -103,11 +100,9 @@ impl Kernel for Ternary {
 }
 
 quantizer! {
-    /// Stochastic ternary: in training the scale is fit as in `ternary(alpha='auto')`, then
-    /// two random signs `b₀ = ±1 w.p. σ(T(x/sd − s/2sd))`, `b₁ = ±1 w.p. σ(T(x/sd + s/2sd))`
-    /// give `k = (b₀ + b₁)/2` ∈ {−1, 0, 1}. In inference it is `ternary(alpha)`.
-    ///
-    /// Backward: 1. QKeras asserts a string alpha in training (its default None only works
+    /// Stochastic ternary: in training the scale s is fit as in `ternary(alpha='auto')`, then
+    /// two random signs b₀, b₁ give the code `(b₀ + b₁)/2` ∈ {−1, 0, 1}. In inference it is
+    /// `ternary(alpha)`. QKeras asserts a string alpha in training (its default None only works
     /// in inference); qscope reports that as an error.
     pub struct StochasticTernary: QKeras "stochastic_ternary" {
         summary: "ternary with random codes around the fitted threshold; ternary in inference",

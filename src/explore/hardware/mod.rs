@@ -14,9 +14,33 @@
 //! than needed.) When the step is not a power of two the codes are integers `ap_int<W>` /
 //! `ap_uint<W>` (`ac_int<W, signed>`) and every value is `code × scale`, which needs a
 //! multiplier in hardware.
+//!
+//! What is particular to one quantizer — levels no fixed-point type holds, configurations
+//! worth a warning — is its `Hardware` impl, one per catalogue type in `qkeras.rs`,
+//! `larq.rs` and `beyond.rs`.
 
-use crate::quant::qkeras::QuantizedBits;
-use crate::quant::{Alpha, Ctx, Levels, Quantizer, Report};
+mod beyond;
+mod larq;
+mod qkeras;
+
+use crate::quant::{Ctx, Levels, Literal, Quantizer, Report, each_quantizer};
+
+/// What a quantizer is in hardware beyond what its levels say. The defaults say nothing
+/// beyond them — the fixed-point type follows from the levels, no warnings of its own —
+/// which is right for a quantizer with nothing particular (`impl Hardware for X {}`).
+trait Hardware {
+    /// Why no fixed-point type holds the outputs whatever their levels, if so.
+    fn not_fixed_point(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// This quantizer's own surprising configurations, one sentence each.
+    fn warnings(&self, _: &mut Warnings) {}
+}
+
+/// Why power-of-two levels are not a fixed-point number.
+const EXPONENTS: &str = "power-of-two levels: hardware stores a sign and an exponent (hls4ml's \
+                         ExponentPrecisionType), not a fixed-point number";
 
 /// The integer codes behind a quantizer's outputs and their HLS types.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,10 +72,8 @@ pub const MAX_LISTED_CODES: usize = 256;
 /// The fixed-point form of `q`'s outputs, given the report of a sample (its scale, for
 /// data-dependent quantizers), or why there is none.
 pub fn fixed_point(q: &Quantizer, report: &Report) -> Result<FixedPoint, String> {
-    if let Quantizer::QuantizedPo2(_) | Quantizer::QuantizedReluPo2(_) = q {
-        return Err("power-of-two levels: hardware stores a sign and an exponent (hls4ml's \
-                    ExponentPrecisionType), not a fixed-point number"
-            .into());
+    if let Some(why) = each_quantizer!(q, k => k.not_fixed_point()) {
+        return Err(why.into());
     }
     let (lo, hi, step, values) = match q.levels(report) {
         Levels::Uniform { lo, step, count } if count > 0 => {
@@ -148,166 +170,48 @@ fn power_of_two_exponent(v: f32) -> Option<i32> {
     (v > 0.0 && b & 0x007f_ffff == 0 && exponent > 0 && exponent < 255).then(|| exponent - 127)
 }
 
-/// Whether an alpha is a number that is not a power of two.
-fn odd_alpha(alpha: Alpha) -> Option<f64> {
-    match alpha {
-        Alpha::Value(a) if power_of_two_exponent(a as f32).is_none() || a as f32 as f64 != a => Some(a),
-        _ => None,
-    }
-}
-
 /// Configurations whose behaviour surprises users, one sentence each (empty when none).
 pub fn warnings(q: &Quantizer) -> Vec<String> {
-    let mut w = Vec::new();
     // Where the output saturates: beyond ±2^20 qscope returns the quantized value itself.
     let far = q.eval(&[-1e7, 1e7], &mut Ctx::inference(0)).0;
-    let bounds = || far.iter().all(|v| v.abs() < 1e6).then(|| format!("{} … {}", far[0], far[1]));
+    let mut w = Warnings { q, far, list: Vec::new() };
     if q.is_data_dependent() {
         w.push(
             "This quantizer's scale or threshold depends on the whole tensor: the curve shown is for the \
-             sample's value, and a plain sweep would give another."
-                .into(),
+             sample's value, and a plain sweep would give another.",
         );
     }
-    match q {
-        Quantizer::QuantizedBits(b) => bits_warnings(b, &mut w, bounds()),
-        Quantizer::QuantizedLinear(l) => {
-            if l.bits == 1 && l.keep_negative {
-                w.push("quantized_linear with bits=1 is a sign function with outputs ±qs/2 (0 ↦ +qs/2).".into());
-            }
-            alpha_warning(l.alpha, &mut w);
-        }
-        Quantizer::QuantizedHswish(h) => {
-            alpha_warning(h.alpha, &mut w);
-            w.push("The gradient is hard-swish's h′(x) everywhere: QKeras' STE does not cut it where the output saturates.".into());
-        }
-        Quantizer::QuantizedPo2(p) => {
-            let zero = q.eval(&[0.0], &mut Ctx::inference(0)).0[0];
-            w.push(format!("quantized_po2 never outputs 0: x = 0 gives {zero}, the smallest power of two."));
-            po2_max_value(q, p.max_value, &mut w);
-            if p.use_ste {
-                saturating_ste(bounds(), &mut w);
-            }
-        }
-        Quantizer::QuantizedReluPo2(p) => {
-            let zero = q.eval(&[0.0], &mut Ctx::inference(0)).0[0];
-            w.push(format!("quantized_relu_po2 never outputs 0: x ≤ 0 gives {zero}, the smallest power of two."));
-            po2_max_value(q, p.max_value, &mut w);
-        }
-        Quantizer::QuantizedRelu(r) => {
-            if r.relu_upper_bound.is_some() && r.is_quantized_clip {
-                w.push("relu_upper_bound has no effect while is_quantized_clip=True (the top code clips).".into());
-            }
-            half_steps(r.use_stochastic_rounding, &mut w);
-        }
-        Quantizer::QuantizedTanh(t) => half_steps(t.use_stochastic_rounding, &mut w),
-        Quantizer::QuantizedSigmoid(s) => half_steps(s.use_stochastic_rounding, &mut w),
-        Quantizer::Binary(b) if b.alpha != Alpha::None => w.push(
-            "With alpha set the gradient is 1 for every x, however far from 0 (no clipping, unlike Larq's SteSign)."
-                .into(),
-        ),
-        Quantizer::Ternary(t) if t.alpha != Alpha::None => w.push(
-            "With alpha set the gradient is 1 for every x, however far from 0 (no clipping, unlike Larq's SteTern)."
-                .into(),
-        ),
-        Quantizer::Bernoulli(_) => {
-            w.push("bernoulli is random even in inference: QKeras gives it no deterministic branch.".into())
-        }
-        Quantizer::SwishSign(s) => {
-            w.push(format!("SwishSign's gradient turns negative for |x| > 2.3994/β = {:.4}.", 2.3994 / s.beta))
-        }
-        _ => {}
-    }
-    if let Some(qn) =
-        q.get("qnoise_factor").and_then(|l| if let crate::quant::Literal::Float(f) = l { Some(f) } else { None })
+    each_quantizer!(q, k => k.warnings(&mut w));
+    if let Some(Literal::Float(qn)) = q.get("qnoise_factor")
         && qn < 1.0
     {
         w.push(format!(
             "qnoise_factor={qn} < 1 blends the float input back in (y = x + {qn}·(q(x) − x)): outputs lie off the levels."
         ));
     }
-    w
+    w.list
 }
 
-fn bits_warnings(b: &QuantizedBits, w: &mut Vec<String>, bounds: Option<String>) {
-    let kn = b.keep_negative as i32;
-    if b.alpha.is_auto() {
-        if !b.keep_negative || b.use_stochastic_rounding {
-            w.push(
-                "With a string alpha QKeras forces symmetric=True and ignores keep_negative and stochastic rounding."
-                    .into(),
-            );
-        }
-        if b.alpha == Alpha::Auto {
-            w.push(
-                "alpha='auto' picks a scale that is not a power of two: use 'auto_po2' for fixed-point hardware."
-                    .into(),
-            );
-        }
-        return;
-    }
-    if b.bits - kn <= 0 {
-        let a = if let Alpha::Value(a) = b.alpha { a } else { 1.0 };
-        w.push(format!(
-            "quantized_bits with bits=1 is a sign function (±{a}, 0 ↦ +{a}), not a 1-bit fixed-point number."
-        ));
-    } else if b.keep_negative && !b.symmetric {
-        let range = bounds.clone().unwrap_or_default();
-        w.push(format!("symmetric=0 gives an asymmetric range, {range}: the most negative code has no positive twin."));
-    }
-    if b.bits - kn > 0 && b.integer > 0 && b.keep_negative {
-        w.push(format!(
-            "integer={} counts the bits left of the binary point without the sign: outputs span {}, the HLS type \
-             is ap_fixed<{},{}>.",
-            b.integer,
-            bounds.clone().unwrap_or_default(),
-            b.bits,
-            b.integer + 1
-        ));
-    }
-    if b.integer > b.bits - kn {
-        let step = 2f64.powi(b.integer - b.bits + kn);
-        w.push(format!("integer={} leaves a step of {step} > 1: every output is a multiple of {step}.", b.integer));
-    }
-    alpha_warning(b.alpha, w);
-    if !b.use_ste {
-        w.push(format!("use_ste=False makes the gradient 1 − qnoise_factor = {} everywhere.", 1.0 - b.qnoise_factor));
-    } else {
-        saturating_ste(bounds, w);
-    }
+/// The warnings being written, with the quantizer's outputs to quote.
+struct Warnings<'a> {
+    q: &'a Quantizer,
+    /// The outputs at ∓10⁷.
+    far: Vec<f32>,
+    list: Vec<String>,
 }
 
-fn alpha_warning(alpha: Alpha, w: &mut Vec<String>) {
-    if let Some(a) = odd_alpha(alpha) {
-        w.push(format!(
-            "alpha={a} is not a power of two: no plain fixed-point type holds the levels, a multiplier is needed."
-        ));
+impl Warnings<'_> {
+    fn push(&mut self, warning: impl Into<String>) {
+        self.list.push(warning.into());
     }
-}
 
-fn saturating_ste(bounds: Option<String>, w: &mut Vec<String>) {
-    if let Some(range) = bounds {
-        w.push(format!(
-            "QKeras' straight-through estimator passes gradient 1 even where the output saturates (outside {range}), \
-             so latent values can drift far out of range."
-        ));
+    /// `lo … hi`, the outputs far out, when the output saturates.
+    fn bounds(&self) -> Option<String> {
+        self.far.iter().all(|v| v.abs() < 1e6).then(|| format!("{} … {}", self.far[0], self.far[1]))
     }
-}
 
-fn po2_max_value(q: &Quantizer, max_value: Option<f64>, w: &mut Vec<String>) {
-    if let Some(m) = max_value {
-        let top = q.eval(&[m as f32], &mut Ctx::inference(0)).0[0];
-        if top as f64 != m {
-            w.push(format!("max_value={m} is approximate: inputs at or above it give {top}."));
-        }
-    }
-}
-
-fn half_steps(stochastic: bool, w: &mut Vec<String>) {
-    if stochastic {
-        w.push(
-            "Stochastic rounding uses QKeras' precision 0.5 in training: outputs fall halfway between the levels."
-                .into(),
-        );
+    /// The output at `x` in inference.
+    fn output(&self, x: f32) -> f32 {
+        self.q.eval(&[x], &mut Ctx::inference(0)).0[0]
     }
 }
