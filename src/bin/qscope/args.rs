@@ -1,5 +1,5 @@
 //! The one argument parser: each subcommand is a table of options ([`Command`]), each option
-//! its name, its value's placeholder, its help and what it does; the table parses the
+//! its name, the name its value goes by in --help, its help and what it does; the table parses the
 //! arguments (`--opt value`, `--opt=value`, switches, free arguments) and writes `--help`.
 
 /// What an option does: with the name as given and its value ("" for a switch).
@@ -11,7 +11,7 @@ pub(crate) struct Opt<T> {
     pub name: String,
     /// Another name (`-o` for `--output`).
     pub alias: Option<&'static str>,
-    /// The value's placeholder (`N`, `SPEC`); None: a switch, which takes none.
+    /// The name the value goes by in `--help` (`N`, `SPEC`); None: a switch, which takes none.
     pub arg: Option<&'static str>,
     pub help: String,
     /// A numbered family (`--wq1`, `--wq2`…): which names it takes, instead of `name`.
