@@ -1,5 +1,6 @@
 //! The dense-layer loops of a small MLP: row-major matrix products and elementwise
-//! activations, with an f32x4 path where WASM SIMD is compiled in.
+//! activations, on the kernels' SIMD abstraction ([`Lane`]): an f32x4 path where WASM SIMD is
+//! compiled in, the same code at `f32` elsewhere.
 //!
 //! The products are register-blocked: the output is computed in tiles of 4, 2 or 1 rows × 8,
 //! 4 or 1 columns, the tile's running sums staying in registers while the inner loop runs over
@@ -8,111 +9,14 @@
 //! reload, which costs more than the arithmetic at these sizes (batches of 10, layers of 8).
 //! Each output element is still summed in one fixed order on every path — from 0, over the
 //! summed index upward, then `+ bias` — with one rounding per `×` and per `+`, so the f32x4
-//! path, the scalar path (`[f32; 4]` lanes, which LLVM keeps in SSE registers natively) and
-//! every tile shape give the same bits (tests/wasm.rs checks SIMD = scalar in Node and in the
-//! browser, for the loops and for whole training runs).
+//! path, the scalar path (tiles of `f32` lanes in arrays, which LLVM keeps in SSE registers
+//! natively) and every tile shape give the same bits (tests/wasm.rs checks SIMD = scalar in
+//! Node and in the browser, for the loops and for whole training runs).
 
 use std::ops::Range;
 
 use crate::quant::lane::{self, Lane};
 use crate::quant::simd::{self, Op};
-
-/// A few `f32` lanes the products compute on together: one `f32`, an array of packs, or a
-/// WASM `f32x4`. Only lane-wise `+` and `×`, so every width computes the same bits.
-trait Pack: Copy {
-    /// Lanes in the pack.
-    const WIDTH: usize;
-    fn splat(v: f32) -> Self;
-    /// The first `WIDTH` values of `s`.
-    fn load(s: &[f32]) -> Self;
-    /// Into the first `WIDTH` values of `s`.
-    fn store(self, s: &mut [f32]);
-    fn add(self, o: Self) -> Self;
-    fn mul(self, o: Self) -> Self;
-}
-
-impl Pack for f32 {
-    const WIDTH: usize = 1;
-    #[inline(always)]
-    fn splat(v: f32) -> Self {
-        v
-    }
-    #[inline(always)]
-    fn load(s: &[f32]) -> Self {
-        s[0]
-    }
-    #[inline(always)]
-    fn store(self, s: &mut [f32]) {
-        s[0] = self;
-    }
-    #[inline(always)]
-    fn add(self, o: Self) -> Self {
-        self + o
-    }
-    #[inline(always)]
-    fn mul(self, o: Self) -> Self {
-        self * o
-    }
-}
-
-/// `B` packs side by side (independent lanes: more sums in flight per loaded coefficient).
-impl<P: Pack, const B: usize> Pack for [P; B] {
-    const WIDTH: usize = B * P::WIDTH;
-    #[inline(always)]
-    fn splat(v: f32) -> Self {
-        [P::splat(v); B]
-    }
-    #[inline(always)]
-    fn load(s: &[f32]) -> Self {
-        // One bounds check for the block; the constant offsets below need none.
-        let s = &s[..Self::WIDTH];
-        std::array::from_fn(|l| P::load(&s[l * P::WIDTH..]))
-    }
-    #[inline(always)]
-    fn store(self, s: &mut [f32]) {
-        let s = &mut s[..Self::WIDTH];
-        for (l, p) in self.into_iter().enumerate() {
-            p.store(&mut s[l * P::WIDTH..]);
-        }
-    }
-    #[inline(always)]
-    fn add(self, o: Self) -> Self {
-        std::array::from_fn(|l| self[l].add(o[l]))
-    }
-    #[inline(always)]
-    fn mul(self, o: Self) -> Self {
-        std::array::from_fn(|l| self[l].mul(o[l]))
-    }
-}
-
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-impl Pack for lane::F32x4 {
-    const WIDTH: usize = 4;
-    #[inline(always)]
-    fn splat(v: f32) -> Self {
-        <Self as Lane>::splat(v)
-    }
-    #[inline(always)]
-    fn load(s: &[f32]) -> Self {
-        lane::F32x4::load(s)
-    }
-    #[inline(always)]
-    fn store(self, s: &mut [f32]) {
-        lane::F32x4::store(self, s)
-    }
-    #[inline(always)]
-    fn add(self, o: Self) -> Self {
-        self + o
-    }
-    #[inline(always)]
-    fn mul(self, o: Self) -> Self {
-        self * o
-    }
-}
-
-/// The pack of the scalar path: four lanes in an array (SSE natively, four plain operations
-/// in a WASM build without `simd128`).
-type Scalar4 = [f32; 4];
 
 /// Where the coefficients of a product's output rows come from: output row `i` is
 /// `Σ_p coef(i, p)·b[p]` over the `k` rows of `b`.
@@ -169,39 +73,49 @@ impl Coefs for Ones {
     }
 }
 
-/// One tile: `R` output rows × `P::WIDTH` columns from column `j`, `Σ_p coef_p[r]·b[p][j..]`
-/// (+ `bias[j..]`), each sum from 0 in order of p, kept in registers. `b` is row-major with
-/// rows of `n`.
+/// One tile: `R` output rows × `C` lane values (`C·V::WIDTH` columns) from column `j`,
+/// `Σ_p coef_p[r]·b[p][j..]` (+ `bias[j..]`), each sum from 0 in order of p, kept in
+/// registers. `b` is row-major with rows of `n`.
 #[inline(always)]
-fn tile<P: Pack, const R: usize>(
+fn tile<V: Lane, const C: usize, const R: usize>(
     coefs: impl Iterator<Item = [f32; R]>,
     b: &[f32],
     n: usize,
     j: usize,
     bias: Option<&[f32]>,
-) -> [P; R] {
-    let mut acc = [P::splat(0.0); R];
+) -> [[V; C]; R] {
+    let mut acc = [[V::splat(0.0); C]; R];
     // b[p][j] is b[p·n + j]: an offset rather than `chunks_exact`, whose length costs an
     // integer division per tile.
     let mut at = j;
     for c in coefs {
-        let bp = P::load(&b[at..]);
+        let bp = load::<V, C>(&b[at..]);
         for r in 0..R {
-            acc[r] = acc[r].add(P::splat(c[r]).mul(bp));
+            let cr = V::splat(c[r]);
+            acc[r] = std::array::from_fn(|l| acc[r][l] + cr * bp[l]);
         }
         at += n;
     }
     if let Some(bias) = bias {
-        let bv = P::load(&bias[j..]);
-        acc = acc.map(|a| a.add(bv));
+        let bv = load::<V, C>(&bias[j..]);
+        acc = acc.map(|a| std::array::from_fn(|l| a[l] + bv[l]));
     }
     acc
 }
 
-/// Tiles of `R` rows × `P::WIDTH` columns across `out` (rows `i..i + R` of the product, `n`
+/// `C` lane values side by side from the start of `s` (independent lanes: more sums in flight
+/// per loaded coefficient).
+#[inline(always)]
+fn load<V: Lane, const C: usize>(s: &[f32]) -> [V; C] {
+    // One bounds check for the block; the constant offsets below need none.
+    let s = &s[..C * V::WIDTH];
+    std::array::from_fn(|l| V::load(&s[l * V::WIDTH..]))
+}
+
+/// Tiles of `R` rows × `C·V::WIDTH` columns across `out` (rows `i..i + R` of the product, `n`
 /// wide) from column `j` while they fit; returns the first column not done.
 #[inline(always)]
-fn tiles<P: Pack, const R: usize>(
+fn tiles<V: Lane, const C: usize, const R: usize>(
     coefs: impl Coefs,
     i: usize,
     b: &[f32],
@@ -210,21 +124,25 @@ fn tiles<P: Pack, const R: usize>(
     n: usize,
     mut j: usize,
 ) -> usize {
-    while j + P::WIDTH <= n {
-        let acc = tile::<P, R>(coefs.rows::<R>(i), b, n, j, bias);
+    let width = C * V::WIDTH;
+    while j + width <= n {
+        let acc = tile::<V, C, R>(coefs.rows::<R>(i), b, n, j, bias);
         for (r, a) in acc.into_iter().enumerate() {
-            a.store(&mut out[r * n + j..]);
+            let row = &mut out[r * n + j..][..width];
+            for (l, v) in a.into_iter().enumerate() {
+                v.store(&mut row[l * V::WIDTH..]);
+            }
         }
-        j += P::WIDTH;
+        j += width;
     }
     j
 }
 
 /// Output rows `i..` of `c = coef·b (+ bias)` (`c` is `m × n`), `R` at a time while they fit:
-/// columns in tiles of two packs and of one (8 and 4 lanes), then one by one (the same sums
-/// in the same order in every tile). Returns the first row not done.
+/// columns in tiles of `WIDE` and of `NARROW` lane values (8 and 4 columns), then one by one
+/// (the same sums in the same order in every tile). Returns the first row not done.
 #[inline(always)]
-fn row_blocks<P: Pack, const R: usize>(
+fn row_blocks<V: Lane, const WIDE: usize, const NARROW: usize, const R: usize>(
     coefs: impl Coefs,
     b: &[f32],
     bias: Option<&[f32]>,
@@ -235,30 +153,44 @@ fn row_blocks<P: Pack, const R: usize>(
 ) -> usize {
     while i + R <= m {
         let out = &mut c[i * n..(i + R) * n];
-        let j = tiles::<[P; 2], R>(coefs, i, b, bias, out, n, 0);
-        let j = tiles::<P, R>(coefs, i, b, bias, out, n, j);
-        tiles::<f32, R>(coefs, i, b, bias, out, n, j);
+        let j = tiles::<V, WIDE, R>(coefs, i, b, bias, out, n, 0);
+        let j = tiles::<V, NARROW, R>(coefs, i, b, bias, out, n, j);
+        tiles::<f32, 1, R>(coefs, i, b, bias, out, n, j);
         i += R;
     }
     i
 }
 
-/// `c = coef·b (+ bias on every row)` with pack `P`, for `c` of `m × n`: four rows at a
-/// time (each loaded row of `b` serves four), then two, then one (a batch of 10 is 4 + 4 + 2).
+/// `c = coef·b (+ bias on every row)` on lane `V`, for `c` of `m × n`, with column tiles of
+/// `WIDE` and `NARROW` lane values (8 and 4 columns): four rows at a time (each loaded row of
+/// `b` serves four), then two, then one (a batch of 10 is 4 + 4 + 2).
 #[inline(always)]
-fn product<P: Pack>(coefs: impl Coefs, b: &[f32], bias: Option<&[f32]>, c: &mut [f32], m: usize, n: usize) {
-    let i = row_blocks::<P, 4>(coefs, b, bias, c, m, n, 0);
-    let i = row_blocks::<P, 2>(coefs, b, bias, c, m, n, i);
-    row_blocks::<P, 1>(coefs, b, bias, c, m, n, i);
+fn product<V: Lane, const WIDE: usize, const NARROW: usize>(
+    coefs: impl Coefs,
+    b: &[f32],
+    bias: Option<&[f32]>,
+    c: &mut [f32],
+    m: usize,
+    n: usize,
+) {
+    debug_assert!(WIDE * V::WIDTH == 8 && NARROW * V::WIDTH == 4);
+    let i = row_blocks::<V, WIDE, NARROW, 4>(coefs, b, bias, c, m, n, 0);
+    let i = row_blocks::<V, WIDE, NARROW, 2>(coefs, b, bias, c, m, n, i);
+    row_blocks::<V, WIDE, NARROW, 1>(coefs, b, bias, c, m, n, i);
 }
 
-/// [`product`] on the f32x4 path where it runs, else on the scalar path.
+/// [`product`] on the f32x4 path where it runs.
 fn product_dispatch(coefs: impl Coefs, b: &[f32], bias: Option<&[f32]>, c: &mut [f32], m: usize, n: usize) {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     if simd::enabled() {
-        return product::<lane::F32x4>(coefs, b, bias, c, m, n);
+        return product::<lane::F32x4, 2, 1>(coefs, b, bias, c, m, n);
     }
-    product::<Scalar4>(coefs, b, bias, c, m, n);
+    product_scalar(coefs, b, bias, c, m, n);
+}
+
+/// [`product`] on the scalar path: the same tiles in `f32` lanes.
+fn product_scalar(coefs: impl Coefs, b: &[f32], bias: Option<&[f32]>, c: &mut [f32], m: usize, n: usize) {
+    product::<f32, 8, 4>(coefs, b, bias, c, m, n);
 }
 
 /// Checks the shapes of `c = a·b (+ bias)` (`a` m×k, `b` k×n, `c` m×n).
@@ -281,14 +213,6 @@ pub fn affine(a: &[f32], b: &[f32], bias: &[f32], c: &mut [f32], m: usize, k: us
     product_dispatch(Rows { a, k }, b, Some(bias), c, m, n);
 }
 
-/// [`matmul`] on the scalar path, whatever the build (the reference the SIMD path is
-/// tested against).
-#[cfg(test)]
-pub fn matmul_scalar(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
-    check_product(a, b, None, c, m, k, n);
-    product::<Scalar4>(Rows { a, k }, b, None, c, m, n);
-}
-
 /// `c = aᵀ·b` for row-major `a` (k×m), `b` (k×n): the weight gradient `xᵀ·δ` of a layer.
 /// Each element is summed over the k rows in order, from 0.
 pub fn matmul_at_b(a: &[f32], b: &[f32], c: &mut [f32], k: usize, m: usize, n: usize) {
@@ -306,9 +230,7 @@ pub fn column_sums(a: &[f32], sums: &mut [f32], m: usize, n: usize) {
 }
 
 /// `c = a·bᵀ` for row-major `a` (m×k), `b` (n×k): the input gradient `δ·Wᵀ` of a layer.
-/// Each element is a dot product summed in order (the reference the layer's transpose and
-/// product are tested against).
-#[cfg(test)]
+/// Each element is a dot product summed in order.
 pub fn matmul_a_bt(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
     assert!(a.len() == m * k && b.len() == n * k && c.len() == m * n, "matmul_a_bt: shapes");
     for i in 0..m {
@@ -348,7 +270,7 @@ fn transpose_part(a: &[f32], t: &mut [f32], m: usize, n: usize, rows: Range<usiz
 mod simd128 {
     use core::arch::wasm32::i32x4_shuffle;
 
-    use crate::quant::lane::F32x4;
+    use crate::quant::lane::{F32x4, Lane};
 
     /// The 4×4 blocks of [`super::transpose`]: rows `0..m4`, columns `0..n4` of `a` (m×n).
     pub fn transpose_blocks(a: &[f32], t: &mut [f32], m: usize, n: usize, m4: usize, n4: usize) {
@@ -375,14 +297,6 @@ mod simd128 {
             F32x4(i32x4_shuffle::<0, 1, 4, 5>(hi01, hi23)),
             F32x4(i32x4_shuffle::<2, 3, 6, 7>(hi01, hi23)),
         ]
-    }
-}
-
-/// `y += a·x` over a row.
-pub fn axpy(a: f32, x: &[f32], y: &mut [f32]) {
-    assert_eq!(x.len(), y.len());
-    for (yi, xi) in y.iter_mut().zip(x) {
-        *yi += a * xi;
     }
 }
 
@@ -439,18 +353,6 @@ mod ops {
     }
 }
 
-impl Op for Activation {
-    #[inline(always)]
-    fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        match self {
-            Activation::Linear => ops::Linear.eval(x),
-            Activation::Relu => ops::Relu.eval(x),
-            Activation::Tanh => ops::Tanh.eval(x),
-            Activation::Sigmoid => ops::Sigmoid.eval(x),
-        }
-    }
-}
-
 impl Activation {
     /// `y = f(x)` and, if asked, `f'(x)`, over a slice.
     pub fn apply(self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
@@ -466,6 +368,12 @@ impl Activation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`matmul`] on the scalar path, whatever the build.
+    fn matmul_scalar(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
+        check_product(a, b, None, c, m, k, n);
+        product_scalar(Rows { a, k }, b, None, c, m, n);
+    }
 
     fn naive(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
         let mut c = vec![0.0f32; m * n];

@@ -33,10 +33,7 @@ impl Op for SoftRound {
 }
 
 impl Kernel for SoftRound {
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        simd::run(self, x, y, dydx);
-        Report::default()
-    }
+    simd::op_apply!();
 
     fn levels(&self, _: &Report) -> Levels {
         Levels::Grid { step: 1.0 }
@@ -77,10 +74,7 @@ impl Op for SoftRoundAT {
 }
 
 impl Kernel for SoftRoundAT {
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        simd::run(self, x, y, dydx);
-        Report::default()
-    }
+    simd::op_apply!();
 
     fn levels(&self, _: &Report) -> Levels {
         if self.hard { Levels::Grid { step: 1.0 } } else { Levels::Continuous }
@@ -108,10 +102,7 @@ impl Op for IdentitySte {
 }
 
 impl Kernel for IdentitySte {
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        simd::run(self, x, y, dydx);
-        Report::default()
-    }
+    simd::op_apply!();
 
     fn levels(&self, _: &Report) -> Levels {
         Levels::Grid { step: self.step as f32 }
@@ -152,10 +143,7 @@ impl Kernel for ClippedSte {
         Ok(())
     }
 
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        simd::run(self, x, y, dydx);
-        Report::default()
-    }
+    simd::op_apply!();
 
     fn levels(&self, _: &Report) -> Levels {
         let s = self.step;

@@ -1,9 +1,13 @@
 //! One element or four: the arithmetic a kernel needs, written once for both.
 //!
 //! A kernel's math is a generic function over [`Lane`]; it runs on `f32` (the scalar
-//! path, and the tail of every slice) and on [`F32x4`] (WASM SIMD, `f32x4` v128 ops).
-//! Every operation is the same IEEE operation in both (round-half-even `nearest`,
-//! `floor`, `div`, comparisons, NaN-passing `clip`), so the two paths are bit-identical.
+//! path, the tail of every slice, and every scalar computation of the kernels) and on
+//! [`F32x4`] (WASM SIMD, `f32x4` v128 ops). Every operation is the same IEEE operation in
+//! both (round-half-even `nearest`, `floor`, `div`, comparisons, NaN-passing `clip`), so
+//! the two paths are bit-identical. The rounding and sign rules below (`clip`, `sgn0`,
+//! `ste_blend`, …) are the only definitions: scalar code calls them at `f32`. This is the
+//! crate's one SIMD abstraction — the elementwise drivers ([`super::simd`]) and the dense
+//! layer products (`nn::linalg`) both compute on it.
 
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 
@@ -14,7 +18,14 @@ pub trait Lane:
     /// Per-lane booleans.
     type Mask: Copy + BitAnd<Output = Self::Mask> + BitOr<Output = Self::Mask> + Not<Output = Self::Mask>;
 
+    /// Lanes in one value (1 for `f32`).
+    const WIDTH: usize;
+
     fn splat(v: f32) -> Self;
+    /// The first `WIDTH` values of `s` (`s.len() ≥ WIDTH`).
+    fn load(s: &[f32]) -> Self;
+    /// Into the first `WIDTH` values of `s` (`s.len() ≥ WIDTH`).
+    fn store(self, s: &mut [f32]);
     /// Round half to even (`tf.round`).
     fn nearest(self) -> Self;
     fn floor(self) -> Self;
@@ -36,10 +47,19 @@ pub trait Lane:
 
 impl Lane for f32 {
     type Mask = bool;
+    const WIDTH: usize = 1;
 
     #[inline(always)]
     fn splat(v: f32) -> Self {
         v
+    }
+    #[inline(always)]
+    fn load(s: &[f32]) -> Self {
+        s[0]
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [f32]) {
+        s[0] = self;
     }
     #[inline(always)]
     fn nearest(self) -> Self {
@@ -94,34 +114,38 @@ impl Lane for f32 {
     }
 }
 
-/// `clip(v, lo, hi) = min(max(v, lo), hi)` with NaN passing through (`tf.clip_by_value`).
+/// Keras `clip` / `tf.clip_by_value`: `min(max(v, lo), hi)`; NaN passes through.
 #[inline(always)]
 pub fn clip<V: Lane>(v: V, lo: V, hi: V) -> V {
     let a = V::select(v.lt(lo), lo, v);
     V::select(a.gt(hi), hi, a)
 }
 
-/// 1 on `[lo, hi]` (inclusive), else 0; NaN → 0.
+/// Gradient mask of `clip`: 1 on `[lo, hi]` (both ends inclusive), else 0 (NaN → 0).
 #[inline(always)]
 pub fn inside<V: Lane>(v: V, lo: V, hi: V) -> V {
     V::select(v.ge(lo) & v.le(hi), V::splat(1.0), V::splat(0.0))
 }
 
-/// Sign with 0 ↦ +1 (Larq's `sign`); NaN stays NaN.
+/// Sign with zero mapped to +1 (Larq's `sign`, QKeras' 1-bit paths); NaN stays NaN.
 #[inline(always)]
 pub fn sgn_plus<V: Lane>(v: V) -> V {
     V::select(v.lt(V::splat(0.0)), V::splat(-1.0), V::select(v.ge(V::splat(0.0)), V::splat(1.0), v))
 }
 
-/// `tf.sign`: −1, 0 (keeping ±0) or +1; NaN stays NaN.
+/// `tf.sign`: −1, 0 (keeping ±0) or +1; NaN stays NaN (`v·0` keeps NaN and the zero's sign).
 #[inline(always)]
 pub fn sgn0<V: Lane>(v: V) -> V {
     let zero_or_nan = v * V::splat(0.0);
     V::select(v.gt(V::splat(0.0)), V::splat(1.0), V::select(v.lt(V::splat(0.0)), V::splat(-1.0), zero_or_nan))
 }
 
-/// QKeras' `x + stop_gradient(q·(xq − x))` in float32, with the intended value where the
-/// library's expression is an artefact (|x| > 2^20, ±inf); see `round::ste_blend`.
+/// QKeras' straight-through combination `x + stop_gradient(q·(xq − x))`, evaluated in
+/// float32 as the library does, so values agree to the bit.
+///
+/// Where that expression is an artefact — `|x| > 2^20`, where `xq` is lost to
+/// cancellation, and ±inf, where it gives NaN — qscope returns the intended value
+/// `(1 − q)·x + q·xq` instead (see README, "Where qscope differs").
 #[inline(always)]
 pub fn ste_blend<V: Lane>(x: V, xq: V, q: f32) -> V {
     let lib = x + V::splat(q) * (xq - x);
@@ -129,7 +153,8 @@ pub fn ste_blend<V: Lane>(x: V, xq: V, q: f32) -> V {
     V::select(x.abs().le(V::splat(1_048_576.0)), lib, far)
 }
 
-/// QKeras' `use_ste=False` combination `(1 − q)·x + stop_gradient(q·xq)`.
+/// QKeras' `use_ste=False` combination `(1 − q)·x + stop_gradient(q·xq)`;
+/// `one_minus_q` is `1 − q` as Python computes it before casting to float32.
 #[inline(always)]
 pub fn no_ste_blend<V: Lane>(x: V, xq: V, q: f32, one_minus_q: f32) -> V {
     if q == 1.0 { xq } else { V::splat(one_minus_q) * x + V::splat(q) * xq }
@@ -239,24 +264,6 @@ mod simd128 {
     #[derive(Clone, Copy, Debug)]
     pub struct M32x4(pub v128);
 
-    impl F32x4 {
-        /// Loads four values from the start of `s` (`s.len() ≥ 4`).
-        #[inline(always)]
-        pub fn load(s: &[f32]) -> Self {
-            assert!(s.len() >= 4);
-            // SAFETY: four f32 are in bounds; v128 loads need no alignment.
-            F32x4(unsafe { v128_load(s.as_ptr() as *const v128) })
-        }
-
-        /// Stores four values at the start of `s` (`s.len() ≥ 4`).
-        #[inline(always)]
-        pub fn store(self, s: &mut [f32]) {
-            assert!(s.len() >= 4);
-            // SAFETY: four f32 are in bounds; v128 stores need no alignment.
-            unsafe { v128_store(s.as_mut_ptr() as *mut v128, self.0) }
-        }
-    }
-
     macro_rules! binop {
         ($tr:ident, $f:ident, $op:ident) => {
             impl $tr for F32x4 {
@@ -307,10 +314,23 @@ mod simd128 {
 
     impl Lane for F32x4 {
         type Mask = M32x4;
+        const WIDTH: usize = 4;
 
         #[inline(always)]
         fn splat(v: f32) -> Self {
             F32x4(f32x4_splat(v))
+        }
+        #[inline(always)]
+        fn load(s: &[f32]) -> Self {
+            assert!(s.len() >= 4);
+            // SAFETY: four f32 are in bounds; v128 loads need no alignment.
+            F32x4(unsafe { v128_load(s.as_ptr() as *const v128) })
+        }
+        #[inline(always)]
+        fn store(self, s: &mut [f32]) {
+            assert!(s.len() >= 4);
+            // SAFETY: four f32 are in bounds; v128 stores need no alignment.
+            unsafe { v128_store(s.as_mut_ptr() as *mut v128, self.0) }
         }
         #[inline(always)]
         fn nearest(self) -> Self {
@@ -432,6 +452,29 @@ mod tests {
         assert_eq!(sigmoid(20.0f32), 1.0);
         assert_eq!(sigmoid(f32::NEG_INFINITY), 0.0);
         assert!(sigmoid(f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn sgn_plus_maps_zero_to_one_and_keeps_nan() {
+        assert_eq!(sgn_plus(0.0), 1.0);
+        assert_eq!(sgn_plus(-0.0), 1.0);
+        assert_eq!(sgn_plus(-3.0), -1.0);
+        assert!(sgn_plus(f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn sgn0_maps_zero_to_zero() {
+        assert_eq!(sgn0(0.0), 0.0);
+        assert_eq!(sgn0(-2.0), -1.0);
+        assert!(sgn0(f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn ste_blend_is_the_library_expression_in_range() {
+        let (x, xq) = (0.3f32, 0.25f32);
+        assert_eq!(ste_blend(x, xq, 1.0), x + (xq - x));
+        assert_eq!(ste_blend(1e8, 0.875, 1.0), 0.875);
+        assert_eq!(ste_blend(f32::INFINITY, 0.875, 1.0), 0.875);
     }
 
     #[test]

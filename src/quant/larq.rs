@@ -81,10 +81,7 @@ impl Op for ApproxSign {
 }
 
 impl Kernel for ApproxSign {
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        simd::run(self, x, y, dydx);
-        Report::default()
-    }
+    simd::op_apply!();
 
     fn levels(&self, _: &Report) -> Levels {
         Levels::set(vec![-1.0, 1.0])
@@ -116,10 +113,7 @@ impl Op for SwishSign {
 }
 
 impl Kernel for SwishSign {
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        simd::run(self, x, y, dydx);
-        Report::default()
-    }
+    simd::op_apply!();
 
     fn levels(&self, _: &Report) -> Levels {
         Levels::set(vec![-1.0, 1.0])
@@ -149,10 +143,7 @@ impl Op for SteHeaviside {
 }
 
 impl Kernel for SteHeaviside {
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        simd::run(self, x, y, dydx);
-        Report::default()
-    }
+    simd::op_apply!();
 
     fn levels(&self, _: &Report) -> Levels {
         Levels::set(vec![0.0, 1.0])
@@ -331,10 +322,7 @@ impl Op for NoOp {
 }
 
 impl Kernel for NoOp {
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        simd::run(self, x, y, dydx);
-        Report::default()
-    }
+    simd::op_apply!();
 
     fn levels(&self, _: &Report) -> Levels {
         Levels::Continuous

@@ -1,55 +1,28 @@
-//! Rounding and sign primitives, written once and shared by every family.
+//! Scalar helpers with no lane form, shared by every family: random draws (stochastic
+//! rounding), reductions over a tensor (sums and means in TensorFlow's order, max |x|),
+//! exact powers of two, Keras' ε.
 //!
 //! All arithmetic is `f32`, as in TensorFlow and PyTorch, so results agree to the bit.
-//! The libraries round half to even (`tf.round`, `torch.round`); Rust's `f32::round`
-//! rounds half away from zero and must never be used for them.
+//! The elementwise rounding and sign rules (`clip`, `inside`, `sgn0`, `sgn_plus`,
+//! `ste_blend`, `no_ste_blend`, round half to even) are defined once, generically, in
+//! [`super::lane`], and re-exported here for scalar code, which calls them at `f32`: the
+//! SIMD and the scalar paths cannot drift apart. The libraries round half to even
+//! (`tf.round`, `torch.round`); Rust's `f32::round` rounds half away from zero and must
+//! never be used for them.
 
 use rand::Rng;
+
+use super::lane::Lane;
+pub use super::lane::{clip, inside, no_ste_blend, sgn_plus, sgn0, ste_blend};
 
 /// Keras' `epsilon()`.
 pub const EPS: f32 = 1e-7;
 
-/// Round half to even, as `tf.round` / `torch.round` / `np.round`.
+/// Round half to even, as `tf.round` / `torch.round` / `np.round`: [`Lane::nearest`] at
+/// `f32`, the scalar name of the one definition.
 #[inline(always)]
 pub fn rhe(v: f32) -> f32 {
-    v.round_ties_even()
-}
-
-/// `tf.sign`: −1, 0 or +1; NaN stays NaN.
-#[inline(always)]
-pub fn sgn0(v: f32) -> f32 {
-    if v > 0.0 {
-        1.0
-    } else if v < 0.0 {
-        -1.0
-    } else {
-        v * 0.0 // keeps NaN, maps ±0 to ±0
-    }
-}
-
-/// Sign with zero mapped to +1 (Larq's `sign`, QKeras' 1-bit paths); NaN stays NaN.
-#[inline(always)]
-pub fn sgn_plus(v: f32) -> f32 {
-    if v < 0.0 {
-        -1.0
-    } else if v >= 0.0 {
-        1.0
-    } else {
-        v
-    }
-}
-
-/// Keras `clip` / `tf.clip_by_value`: `min(max(v, lo), hi)`; NaN passes through.
-#[inline(always)]
-pub fn clip(v: f32, lo: f32, hi: f32) -> f32 {
-    let a = if v < lo { lo } else { v };
-    if a > hi { hi } else { a }
-}
-
-/// Gradient mask of `clip`: 1 on `[lo, hi]` (both ends inclusive), else 0 (NaN → 0).
-#[inline(always)]
-pub fn inside(v: f32, lo: f32, hi: f32) -> f32 {
-    if v >= lo && v <= hi { 1.0 } else { 0.0 }
+    v.nearest()
 }
 
 /// A uniform draw in `[0, 1)` with 24 random bits, as `tf.random.uniform` produces.
@@ -71,31 +44,8 @@ pub fn stochastic_round<R: Rng + ?Sized>(x: f32, precision: f32, rng: &mut R) ->
     r / scale
 }
 
-/// QKeras' straight-through combination `x + stop_gradient(q·(xq − x))`, evaluated in
-/// float32 as the library does, so values agree to the bit.
-///
-/// Where that expression is an artefact — `|x| > 2^20`, where `xq` is lost to
-/// cancellation, and ±inf, where it gives NaN — qscope returns the intended value
-/// `(1 − q)·x + q·xq` instead (see README, "Where qscope differs").
-#[inline(always)]
-pub fn ste_blend(x: f32, xq: f32, q: f32) -> f32 {
-    if x.abs() <= 1_048_576.0 {
-        x + q * (xq - x)
-    } else if q == 1.0 {
-        xq
-    } else {
-        (1.0 - q) * x + q * xq
-    }
-}
-
-/// QKeras' `use_ste=False` combination `(1 − q)·x + stop_gradient(q·xq)`;
-/// `one_minus_q` is `1 − q` as Python computes it before casting to float32.
-#[inline(always)]
-pub fn no_ste_blend(x: f32, xq: f32, q: f32, one_minus_q: f32) -> f32 {
-    if q == 1.0 { xq } else { one_minus_q * x + q * xq }
-}
-
-/// `2^e` for an integer exponent, exact over the whole f32 range (subnormals included).
+/// `2^e` for an integer exponent, exact over the whole f32 range (subnormals included;
+/// [`Lane::pow2`] flushes below 2^−126, as the kernels' TensorFlow arithmetic does).
 #[inline]
 pub fn pow2i(e: i32) -> f32 {
     if e > 127 {
@@ -180,34 +130,11 @@ mod tests {
     }
 
     #[test]
-    fn sgn_plus_maps_zero_to_one_and_keeps_nan() {
-        assert_eq!(sgn_plus(0.0), 1.0);
-        assert_eq!(sgn_plus(-0.0), 1.0);
-        assert_eq!(sgn_plus(-3.0), -1.0);
-        assert!(sgn_plus(f32::NAN).is_nan());
-    }
-
-    #[test]
-    fn sgn0_maps_zero_to_zero() {
-        assert_eq!(sgn0(0.0), 0.0);
-        assert_eq!(sgn0(-2.0), -1.0);
-        assert!(sgn0(f32::NAN).is_nan());
-    }
-
-    #[test]
     fn pow2i_is_exact_across_the_range() {
         for e in -149..=127 {
             assert_eq!(pow2i(e), 2f64.powi(e) as f32, "2^{e}");
         }
         assert_eq!(pow2i(128), f32::INFINITY);
         assert_eq!(pow2i(-150), 0.0);
-    }
-
-    #[test]
-    fn ste_blend_is_the_library_expression_in_range() {
-        let (x, xq) = (0.3f32, 0.25f32);
-        assert_eq!(ste_blend(x, xq, 1.0), x + (xq - x));
-        assert_eq!(ste_blend(1e8, 0.875, 1.0), 0.875);
-        assert_eq!(ste_blend(f32::INFINITY, 0.875, 1.0), 0.875);
     }
 }

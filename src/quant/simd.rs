@@ -1,7 +1,11 @@
-//! Slice drivers for elementwise kernels: WASM SIMD (`f32x4`) with an explicit scalar
-//! tail where `simd128` is enabled, the plain scalar loop everywhere else. A kernel's
-//! math is one generic [`Op::eval`] over [`Lane`], so both paths compute the same bits
-//! (tests/wasm.rs checks it in the browser).
+//! Slice drivers for elementwise kernels: `Lane::WIDTH` elements at a time with an explicit
+//! scalar tail on the f32x4 path where `simd128` is enabled, the plain scalar loop everywhere
+//! else. A kernel's math is one generic [`Op::eval`] over [`Lane`], and the scalar loop is
+//! the same `eval` at `f32`, so both paths compute the same bits (tests/wasm.rs checks it in
+//! the browser).
+//!
+//! A quantizer that is its own [`Op`] takes its [`super::Kernel::apply`] from
+//! [`op_apply!`]: a new elementwise quantizer writes only its op (and its levels).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -12,6 +16,25 @@ pub trait Op {
     /// `(q(x), ∂q/∂x)` per lane.
     fn eval<V: Lane>(&self, x: V) -> (V, V);
 }
+
+/// The [`super::Kernel::apply`] of a quantizer that is its own [`Op`] and reports nothing:
+/// [`run`] over the slice. Invoked inside the `impl Kernel` block, beside the quantizer's
+/// other kernel methods.
+macro_rules! op_apply {
+    () => {
+        fn apply(
+            &self,
+            x: &[f32],
+            y: &mut [f32],
+            dydx: Option<&mut [f32]>,
+            _: &mut $crate::quant::Ctx,
+        ) -> $crate::quant::Report {
+            $crate::quant::simd::run(self, x, y, dydx);
+            $crate::quant::Report::default()
+        }
+    };
+}
+pub(crate) use op_apply;
 
 static FORCE_SCALAR: AtomicBool = AtomicBool::new(false);
 
@@ -35,64 +58,44 @@ pub fn enabled() -> bool {
 pub fn run<O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     if enabled() {
-        return simd128::run(op, x, y, dydx);
+        return run_lanes::<super::lane::F32x4, O>(op, x, y, dydx);
     }
     run_scalar(op, x, y, dydx)
 }
 
-/// The plain loop, one element at a time.
+/// The plain loop, one element at a time: [`Op::eval`] at `f32`.
 #[inline]
 pub fn run_scalar<O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
     super::elementwise(x, y, dydx, |v| op.eval(v));
 }
 
+/// `V::WIDTH` elements at a time over the longest prefix that fills whole lanes, then the
+/// tail on the scalar path ([`run_scalar`]). `x`, `y` and `dydx` have the same length.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-mod simd128 {
-    use core::arch::wasm32::{v128, v128_load, v128_store};
-
-    use super::Op;
-    use crate::quant::lane::F32x4;
-
-    /// Four lanes at a time, then the scalar tail. Raw pointers keep bounds checks out of the
-    /// loop (the lengths are checked once, above it).
-    #[inline]
-    pub fn run<O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
-        let n = x.len();
-        assert_eq!(n, y.len());
-        let body = n / 4 * 4;
-        let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
-        match dydx {
-            Some(d) => {
-                assert_eq!(n, d.len());
-                let dp = d.as_mut_ptr();
-                let mut i = 0;
-                while i < body {
-                    // SAFETY: i + 4 ≤ body ≤ n = len of x, y and d; v128 access needs no alignment.
-                    unsafe {
-                        let (v, g) = op.eval(F32x4(v128_load(xp.add(i) as *const v128)));
-                        v128_store(yp.add(i) as *mut v128, v.0);
-                        v128_store(dp.add(i) as *mut v128, g.0);
-                    }
-                    i += 4;
-                }
-                for i in body..n {
-                    (y[i], d[i]) = op.eval(x[i]);
-                }
+#[inline]
+fn run_lanes<V: Lane, O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
+    let n = x.len();
+    assert_eq!(n, y.len());
+    let body = n - n % V::WIDTH;
+    let (x, x_tail) = x.split_at(body);
+    let (y, y_tail) = y.split_at_mut(body);
+    let lanes = x.chunks_exact(V::WIDTH).zip(y.chunks_exact_mut(V::WIDTH));
+    match dydx {
+        Some(d) => {
+            assert_eq!(n, d.len());
+            let (d, d_tail) = d.split_at_mut(body);
+            for ((xs, ys), ds) in lanes.zip(d.chunks_exact_mut(V::WIDTH)) {
+                let (v, g) = op.eval(V::load(xs));
+                v.store(ys);
+                g.store(ds);
             }
-            None => {
-                let mut i = 0;
-                while i < body {
-                    // SAFETY: as above, for x and y.
-                    unsafe {
-                        let v = op.eval(F32x4(v128_load(xp.add(i) as *const v128))).0;
-                        v128_store(yp.add(i) as *mut v128, v.0);
-                    }
-                    i += 4;
-                }
-                for i in body..n {
-                    y[i] = op.eval(x[i]).0;
-                }
+            run_scalar(op, x_tail, y_tail, Some(d_tail));
+        }
+        None => {
+            for (xs, ys) in lanes {
+                op.eval(V::load(xs)).0.store(ys);
             }
+            run_scalar(op, x_tail, y_tail, None);
         }
     }
 }

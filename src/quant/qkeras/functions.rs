@@ -134,10 +134,7 @@ macro_rules! clipped_linear {
         }
 
         impl Kernel for $ty {
-            fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-                simd::run(self, x, y, dydx);
-                Report::default()
-            }
+            simd::op_apply!();
 
             fn levels(&self, _: &Report) -> Levels {
                 Levels::Continuous
@@ -196,10 +193,7 @@ impl Op for BinarySigmoid {
 }
 
 impl Kernel for BinarySigmoid {
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        simd::run(self, x, y, dydx);
-        Report::default()
-    }
+    simd::op_apply!();
 
     fn levels(&self, _: &Report) -> Levels {
         Levels::set(vec![0.0, 1.0])
@@ -225,10 +219,7 @@ impl Op for BinaryTanh {
 }
 
 impl Kernel for BinaryTanh {
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        simd::run(self, x, y, dydx);
-        Report::default()
-    }
+    simd::op_apply!();
 
     fn levels(&self, _: &Report) -> Levels {
         Levels::set(vec![-1.0, 1.0])

@@ -458,10 +458,7 @@ impl Kernel for QuantizedUlaw {
         integer_fits(self.integer, self.bits)
     }
 
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        simd::run(self, x, y, dydx);
-        Report::default()
-    }
+    simd::op_apply!();
 
     fn levels(&self, _: &Report) -> Levels {
         let m = pow2i(self.bits - 1);
