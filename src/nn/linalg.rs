@@ -1,6 +1,6 @@
 //! The dense-layer loops of a small MLP: row-major matrix products and elementwise
-//! activations, on the kernels' SIMD abstraction ([`Lane`]): an f32x4 path where WASM SIMD is
-//! compiled in, the same code at `f32` elsewhere.
+//! activations, on the kernels' one SIMD abstraction ([`Lane`]): an f32x4 path where WASM
+//! SIMD is compiled in, four `f32` lanes elsewhere.
 //!
 //! The products are register-blocked: the output is computed in tiles of 4, 2 or 1 rows × 8,
 //! 4 or 1 columns, the tile's running sums staying in registers while the inner loop runs over
@@ -9,14 +9,18 @@
 //! reload, which costs more than the arithmetic at these sizes (batches of 10, layers of 8).
 //! Each output element is still summed in one fixed order on every path — from 0, over the
 //! summed index upward, then `+ bias` — with one rounding per `×` and per `+`, so the f32x4
-//! path, the scalar path (tiles of `f32` lanes in arrays, which LLVM keeps in SSE registers
+//! path, the scalar path (`Scalar4`: four `f32` lanes, which LLVM keeps in SSE registers
 //! natively) and every tile shape give the same bits (tests/wasm.rs checks SIMD = scalar in
 //! Node and in the browser, for the loops and for whole training runs).
 
 use std::ops::Range;
 
-use crate::quant::lane::{self, Lane};
+use crate::quant::lane::{self, Lane, Wide};
 use crate::quant::simd::{self, Op};
+
+/// The lanes of the scalar path: four `f32` side by side (SSE natively, four plain operations
+/// in a WASM build without `simd128`).
+type Scalar4 = Wide<f32, 4>;
 
 /// Where the coefficients of a product's output rows come from: output row `i` is
 /// `Σ_p coef(i, p)·b[p]` over the `k` rows of `b`.
@@ -73,49 +77,39 @@ impl Coefs for Ones {
     }
 }
 
-/// One tile: `R` output rows × `C` lane values (`C·V::WIDTH` columns) from column `j`,
-/// `Σ_p coef_p[r]·b[p][j..]` (+ `bias[j..]`), each sum from 0 in order of p, kept in
-/// registers. `b` is row-major with rows of `n`.
+/// One tile: `R` output rows × `P::WIDTH` columns from column `j`, `Σ_p coef_p[r]·b[p][j..]`
+/// (+ `bias[j..]`), each sum from 0 in order of p, kept in registers. `b` is row-major with
+/// rows of `n`.
 #[inline(always)]
-fn tile<V: Lane, const C: usize, const R: usize>(
+fn tile<P: Lane, const R: usize>(
     coefs: impl Iterator<Item = [f32; R]>,
     b: &[f32],
     n: usize,
     j: usize,
     bias: Option<&[f32]>,
-) -> [[V; C]; R] {
-    let mut acc = [[V::splat(0.0); C]; R];
+) -> [P; R] {
+    let mut acc = [P::splat(0.0); R];
     // b[p][j] is b[p·n + j]: an offset rather than `chunks_exact`, whose length costs an
     // integer division per tile.
     let mut at = j;
     for c in coefs {
-        let bp = load::<V, C>(&b[at..]);
+        let bp = P::load(&b[at..]);
         for r in 0..R {
-            let cr = V::splat(c[r]);
-            acc[r] = std::array::from_fn(|l| acc[r][l] + cr * bp[l]);
+            acc[r] = acc[r] + P::splat(c[r]) * bp;
         }
         at += n;
     }
     if let Some(bias) = bias {
-        let bv = load::<V, C>(&bias[j..]);
-        acc = acc.map(|a| std::array::from_fn(|l| a[l] + bv[l]));
+        let bv = P::load(&bias[j..]);
+        acc = acc.map(|a| a + bv);
     }
     acc
 }
 
-/// `C` lane values side by side from the start of `s` (independent lanes: more sums in flight
-/// per loaded coefficient).
-#[inline(always)]
-fn load<V: Lane, const C: usize>(s: &[f32]) -> [V; C] {
-    // One bounds check for the block; the constant offsets below need none.
-    let s = &s[..C * V::WIDTH];
-    std::array::from_fn(|l| V::load(&s[l * V::WIDTH..]))
-}
-
-/// Tiles of `R` rows × `C·V::WIDTH` columns across `out` (rows `i..i + R` of the product, `n`
+/// Tiles of `R` rows × `P::WIDTH` columns across `out` (rows `i..i + R` of the product, `n`
 /// wide) from column `j` while they fit; returns the first column not done.
 #[inline(always)]
-fn tiles<V: Lane, const C: usize, const R: usize>(
+fn tiles<P: Lane, const R: usize>(
     coefs: impl Coefs,
     i: usize,
     b: &[f32],
@@ -124,25 +118,21 @@ fn tiles<V: Lane, const C: usize, const R: usize>(
     n: usize,
     mut j: usize,
 ) -> usize {
-    let width = C * V::WIDTH;
-    while j + width <= n {
-        let acc = tile::<V, C, R>(coefs.rows::<R>(i), b, n, j, bias);
+    while j + P::WIDTH <= n {
+        let acc = tile::<P, R>(coefs.rows::<R>(i), b, n, j, bias);
         for (r, a) in acc.into_iter().enumerate() {
-            let row = &mut out[r * n + j..][..width];
-            for (l, v) in a.into_iter().enumerate() {
-                v.store(&mut row[l * V::WIDTH..]);
-            }
+            a.store(&mut out[r * n + j..]);
         }
-        j += width;
+        j += P::WIDTH;
     }
     j
 }
 
 /// Output rows `i..` of `c = coef·b (+ bias)` (`c` is `m × n`), `R` at a time while they fit:
-/// columns in tiles of `WIDE` and of `NARROW` lane values (8 and 4 columns), then one by one
-/// (the same sums in the same order in every tile). Returns the first row not done.
+/// columns in tiles of two `P` and of one (8 and 4 lanes), then one by one (the same sums in
+/// the same order in every tile). Returns the first row not done.
 #[inline(always)]
-fn row_blocks<V: Lane, const WIDE: usize, const NARROW: usize, const R: usize>(
+fn row_blocks<P: Lane, const R: usize>(
     coefs: impl Coefs,
     b: &[f32],
     bias: Option<&[f32]>,
@@ -153,44 +143,30 @@ fn row_blocks<V: Lane, const WIDE: usize, const NARROW: usize, const R: usize>(
 ) -> usize {
     while i + R <= m {
         let out = &mut c[i * n..(i + R) * n];
-        let j = tiles::<V, WIDE, R>(coefs, i, b, bias, out, n, 0);
-        let j = tiles::<V, NARROW, R>(coefs, i, b, bias, out, n, j);
-        tiles::<f32, 1, R>(coefs, i, b, bias, out, n, j);
+        let j = tiles::<Wide<P, 2>, R>(coefs, i, b, bias, out, n, 0);
+        let j = tiles::<P, R>(coefs, i, b, bias, out, n, j);
+        tiles::<f32, R>(coefs, i, b, bias, out, n, j);
         i += R;
     }
     i
 }
 
-/// `c = coef·b (+ bias on every row)` on lane `V`, for `c` of `m × n`, with column tiles of
-/// `WIDE` and `NARROW` lane values (8 and 4 columns): four rows at a time (each loaded row of
-/// `b` serves four), then two, then one (a batch of 10 is 4 + 4 + 2).
+/// `c = coef·b (+ bias on every row)` on lanes `P`, for `c` of `m × n`: four rows at a
+/// time (each loaded row of `b` serves four), then two, then one (a batch of 10 is 4 + 4 + 2).
 #[inline(always)]
-fn product<V: Lane, const WIDE: usize, const NARROW: usize>(
-    coefs: impl Coefs,
-    b: &[f32],
-    bias: Option<&[f32]>,
-    c: &mut [f32],
-    m: usize,
-    n: usize,
-) {
-    debug_assert!(WIDE * V::WIDTH == 8 && NARROW * V::WIDTH == 4);
-    let i = row_blocks::<V, WIDE, NARROW, 4>(coefs, b, bias, c, m, n, 0);
-    let i = row_blocks::<V, WIDE, NARROW, 2>(coefs, b, bias, c, m, n, i);
-    row_blocks::<V, WIDE, NARROW, 1>(coefs, b, bias, c, m, n, i);
+fn product<P: Lane>(coefs: impl Coefs, b: &[f32], bias: Option<&[f32]>, c: &mut [f32], m: usize, n: usize) {
+    let i = row_blocks::<P, 4>(coefs, b, bias, c, m, n, 0);
+    let i = row_blocks::<P, 2>(coefs, b, bias, c, m, n, i);
+    row_blocks::<P, 1>(coefs, b, bias, c, m, n, i);
 }
 
-/// [`product`] on the f32x4 path where it runs.
+/// [`product`] on the f32x4 path where it runs, else on the scalar path.
 fn product_dispatch(coefs: impl Coefs, b: &[f32], bias: Option<&[f32]>, c: &mut [f32], m: usize, n: usize) {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     if simd::enabled() {
-        return product::<lane::F32x4, 2, 1>(coefs, b, bias, c, m, n);
+        return product::<lane::F32x4>(coefs, b, bias, c, m, n);
     }
-    product_scalar(coefs, b, bias, c, m, n);
-}
-
-/// [`product`] on the scalar path: the same tiles in `f32` lanes.
-fn product_scalar(coefs: impl Coefs, b: &[f32], bias: Option<&[f32]>, c: &mut [f32], m: usize, n: usize) {
-    product::<f32, 8, 4>(coefs, b, bias, c, m, n);
+    product::<Scalar4>(coefs, b, bias, c, m, n);
 }
 
 /// Checks the shapes of `c = a·b (+ bias)` (`a` m×k, `b` k×n, `c` m×n).
@@ -372,7 +348,7 @@ mod tests {
     /// [`matmul`] on the scalar path, whatever the build.
     fn matmul_scalar(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
         check_product(a, b, None, c, m, k, n);
-        product_scalar(Rows { a, k }, b, None, c, m, n);
+        product::<Scalar4>(Rows { a, k }, b, None, c, m, n);
     }
 
     fn naive(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {

@@ -11,6 +11,9 @@
 
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 
+mod wide;
+pub use wide::Wide;
+
 /// A vector of `f32` lanes (or a single `f32`).
 pub trait Lane:
     Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self>

@@ -5,7 +5,7 @@
 //! the browser).
 //!
 //! A quantizer that is its own [`Op`] takes its [`super::Kernel::apply`] from
-//! [`op_apply!`]: a new elementwise quantizer writes only its op (and its levels).
+//! `op_apply!`: a new elementwise quantizer writes only its op (and its levels).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -60,6 +60,10 @@ pub fn run<O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
     if enabled() {
         return run_lanes::<super::lane::F32x4, O>(op, x, y, dydx);
     }
+    #[cfg(test)]
+    if tests::FOUR_LANES.get() {
+        return run_lanes::<super::lane::Wide<f32, 4>, O>(op, x, y, dydx);
+    }
     run_scalar(op, x, y, dydx)
 }
 
@@ -71,7 +75,8 @@ pub fn run_scalar<O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f3
 
 /// `V::WIDTH` elements at a time over the longest prefix that fills whole lanes, then the
 /// tail on the scalar path ([`run_scalar`]). `x`, `y` and `dydx` have the same length.
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+/// (Natively the unit tests run it on `Wide<f32, 4>`, the portable twin of `F32x4`.)
+#[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline]
 fn run_lanes<V: Lane, O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
     let n = x.len();
@@ -96,6 +101,38 @@ fn run_lanes<V: Lane, O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut
                 op.eval(V::load(xs)).0.store(ys);
             }
             run_scalar(op, x_tail, y_tail, None);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use crate::quant::{Ctx, ENTRIES};
+
+    thread_local! {
+        /// Makes [`super::run`] take the four-lane driver on `Wide<f32, 4>` (this thread only).
+        pub(super) static FOUR_LANES: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// The SIMD = scalar check of tests/wasm.rs, natively: the lane-generic driver with its
+    /// scalar tail gives the scalar loop's bits for every quantizer, ties and specials included.
+    #[test]
+    fn four_lanes_and_the_scalar_loop_agree_for_every_quantizer() {
+        let specials = [0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e-9, -1e-9, 3e6, -3e6, 0.5];
+        let x: Vec<f32> = (-600..=600).map(|k| k as f32 / 128.0).chain(specials).collect();
+        assert_ne!(x.len() % 4, 0, "a tail to run");
+        for q in ENTRIES.iter().map(|e| (e.default)()) {
+            for training in [false, true].into_iter().filter(|&t| !q.is_stochastic(t)) {
+                let [lanes, scalar] = [true, false].map(|four| {
+                    FOUR_LANES.set(four);
+                    let (y, g, _) = q.eval(&x, &mut Ctx { training, ..Ctx::new(1) });
+                    FOUR_LANES.set(false);
+                    [y, g].map(|v| v.into_iter().map(f32::to_bits).collect::<Vec<_>>())
+                });
+                assert_eq!(lanes, scalar, "{q} (training: {training})");
+            }
         }
     }
 }
