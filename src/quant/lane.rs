@@ -5,9 +5,10 @@
 //! [`F32x4`] (WASM SIMD, `f32x4` v128 ops). Every operation is the same IEEE operation in
 //! both (round-half-even `nearest`, `floor`, `div`, comparisons, NaN-passing `clip`), so
 //! the two paths are bit-identical. The rounding and sign rules below (`clip`, `sgn0`,
-//! `ste_blend`, …) are the only definitions: scalar code calls them at `f32`. This is the
-//! crate's one SIMD abstraction — the elementwise drivers ([`super::simd`]) and the dense
-//! layer products (`nn::linalg`) both compute on it.
+//! `ste_blend`, …) are the only definitions: scalar code calls them at `f32`. [`Wide`] puts
+//! several lanes side by side as one (the products' wide tiles; `Wide<f32, 4>` is the portable
+//! four-lane twin of `F32x4`). This is the crate's one SIMD abstraction — the elementwise
+//! drivers ([`super::simd`]) and the dense layer products (`nn::linalg`) both compute on it.
 
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 
