@@ -206,7 +206,9 @@ pub fn column_sums(a: &[f32], sums: &mut [f32], m: usize, n: usize) {
 }
 
 /// `c = a·bᵀ` for row-major `a` (m×k), `b` (n×k): the input gradient `δ·Wᵀ` of a layer.
-/// Each element is a dot product summed in order.
+/// Each element is a dot product summed in order (the reference the layer's transpose and
+/// product are tested against).
+#[cfg(test)]
 pub fn matmul_a_bt(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
     assert!(a.len() == m * k && b.len() == n * k && c.len() == m * n, "matmul_a_bt: shapes");
     for i in 0..m {
@@ -345,7 +347,8 @@ impl Activation {
 mod tests {
     use super::*;
 
-    /// [`matmul`] on the scalar path, whatever the build.
+    /// [`matmul`] on the scalar path, whatever the build (the reference the SIMD path is
+    /// tested against).
     fn matmul_scalar(a: &[f32], b: &[f32], c: &mut [f32], m: usize, k: usize, n: usize) {
         check_product(a, b, None, c, m, k, n);
         product::<Scalar4>(Rows { a, k }, b, None, c, m, n);
