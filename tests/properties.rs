@@ -272,3 +272,54 @@ fn po2_levels_stop_at_max_value() {
     assert_eq!((lo, hi), (-1.0, 1.0));
     assert!(y.iter().all(|v| v.abs() <= 1.0));
 }
+
+/// `(outputs, levels)` of `spec` on `n` copies of `x`, in training.
+fn trained_draws(spec: &str, x: f32, n: usize) -> (Vec<f32>, Levels) {
+    let q = parse(spec).unwrap();
+    let (y, _, report) = q.eval(&vec![x; n], &mut Ctx::new(7));
+    (y, q.levels(&report))
+}
+
+// QKeras clips |x| to max_value and then draws the exponent of sqrt(0.428) = 0.654 from
+// {−1, 0}: x = 0.6076 gives 2^(2·0) = 1 with probability 0.31, above the rounded level 0.25.
+#[test]
+fn stochastic_po2_levels_include_the_draw_above_max_value() {
+    let spec = "qkeras.quantized_po2(max_value=0.4281420154746005, use_stochastic_rounding=True, \
+                quadratic_approximation=True, use_ste=False)";
+    let (y, levels) = trained_draws(spec, 0.607_553_36, 400);
+    assert!(y.contains(&1.0) && y.contains(&0.25), "{y:?}");
+    assert!(y.iter().all(|&v| levels.contains(v)), "{levels:?}");
+    assert_eq!(levels.bounds(), Some((-1.0, 1.0)));
+    let q = parse(spec).unwrap();
+    let (_, _, report) = q.eval(&[0.607_553_36], &mut Ctx::inference(7));
+    assert_eq!(q.levels(&report).bounds(), Some((-0.25, 0.25)), "inference rounds to 2^−2");
+}
+
+#[test]
+fn stochastic_relu_po2_levels_include_the_draw_above_max_value() {
+    let spec = "qkeras.quantized_relu_po2(max_value=0.4281420154746005, use_stochastic_rounding=True, \
+                quadratic_approximation=True)";
+    let (y, levels) = trained_draws(spec, 0.607_553_36, 400);
+    assert!(y.contains(&1.0) && y.contains(&0.25), "{y:?}");
+    assert!(y.iter().all(|&v| levels.contains(v)), "{levels:?}");
+    assert_eq!(levels.bounds().map(|b| b.1), Some(1.0));
+}
+
+// At max_value = 2^k the draw is 2^k unless the uniform in [2^k, 2^(k+1)) is exactly 2^k.
+#[test]
+fn stochastic_po2_levels_at_a_power_of_two_max_value_reach_one_power_above() {
+    let (y, levels) = trained_draws("qkeras.quantized_po2(4, 0.5, use_stochastic_rounding=True)", 3.0, 400);
+    assert!(y.iter().all(|&v| v == 0.5), "{y:?}");
+    assert_eq!(levels.bounds(), Some((-1.0, 1.0)));
+}
+
+// Without stochastic rounding the cap is max_value's own level, also below ε (use_ste=False
+// keeps `x + (q − x)` from cancelling to 0 at x = 1).
+#[test]
+fn po2_levels_cap_at_max_value_below_epsilon() {
+    let q = parse("qkeras.quantized_po2(max_value=1e-8, use_ste=False)").unwrap();
+    let (y, _, report) = q.eval(&[1.0, 1e-9], &mut Ctx::inference(0));
+    assert_eq!(y[0], 2f32.powi(-27));
+    assert!(y.iter().all(|&v| q.levels(&report).contains(v)), "{y:?} {:?}", q.levels(&report));
+    assert_eq!(q.levels(&report).bounds().map(|b| b.1), Some(2f32.powi(-27)));
+}

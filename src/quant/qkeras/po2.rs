@@ -26,15 +26,28 @@ fn exp2(e: f32) -> f32 {
     if e.fract() == 0.0 { e.pow2() } else { e.exp2() }
 }
 
+/// The two exponents `stochastic_round_po2` draws between for `y = |x|`: `lo` and `lo + 1`,
+/// with `2^lo ≤ y < 2^(lo+1)` (unless y is below ε).
+fn po2_bracket(y: f32) -> (f32, f32) {
+    let e0 = rhe(lane::log(y + EPS) / LN2);
+    if exp2(e0) > y { (e0 - 1.0, e0) } else { (e0, e0 + 1.0) }
+}
+
 /// QKeras `stochastic_round_po2`: a random exponent `e` with `E[2^e] = |x|`.
 pub(crate) fn stochastic_round_po2<R: Rng + ?Sized>(x: f32, rng: &mut R) -> f32 {
     let y = x.abs();
-    let e0 = rhe(lane::log(y + EPS) / LN2);
-    let po2 = exp2(e0);
-    let (lo, hi) = if po2 > y { (e0 - 1.0, e0) } else { (e0, e0 + 1.0) };
+    let (lo, hi) = po2_bracket(y);
     let (a, b) = (exp2(lo), exp2(hi));
     let v = a + (b - a) * uniform(rng);
     if y < v { lo } else { hi }
+}
+
+/// The largest exponent `stochastic_round_po2` can return for `y`: `hi` whenever
+/// `2^lo ≤ y`, as the draw `v ∈ [2^lo, 2^hi)` may fall at or below y (even at y = 2^lo,
+/// where v = 2^lo has probability 2^−24).
+fn stochastic_po2_top(y: f32) -> f32 {
+    let (lo, hi) = po2_bracket(y);
+    if y >= exp2(lo) { hi } else { lo }
 }
 
 /// Exponent range and rounding shared by both po2 quantizers (`_clip_power_of_two`).
@@ -109,14 +122,26 @@ impl Po2Rule {
         let hi = self.min_exp.max(self.max_exp).ceil() as i32 + 1;
         let mut v = vec![exp2(self.min_exp)];
         v.extend((lo..=hi).map(|e| exp2(f * (e as f32).max(self.min_exp).min(self.max_exp))));
-        // |x| ≥ max_value is quantized as max_value: nothing above its own level (one power
-        // more when stochastic rounding may round it up).
-        if let Some(mv) = self.max_value {
-            let top = self.exponent_rnd(mv) + if self.stochastic { f } else { 0.0 };
-            let cap = exp2(top.min(f * self.max_exp).max(self.min_exp));
+        // Every |x| ≥ ε is quantized as min(|x|, max_value) and the exponent rises with it,
+        // so nothing lies above the level of max_value itself.
+        if self.max_value.is_some() {
+            let cap = exp2(self.top_exponent().max(self.min_exp));
             v.retain(|&l| l <= cap);
         }
         v
+    }
+
+    /// The exponent of inputs at or above max_value: the rounded one, or when stochastic the
+    /// largest draw, which may be one power above it (QKeras clips |x| to max_value before
+    /// `stochastic_round_po2`, not after).
+    fn top_exponent(&self) -> f32 {
+        match self.max_value {
+            Some(mv) if self.stochastic => {
+                let (t, f) = if self.quadratic { (mv.sqrt(), 2.0) } else { (mv, 1.0) };
+                f * lane::clip(stochastic_po2_top(t), self.min_exp, self.max_exp)
+            }
+            _ => self.exponent_rnd(f32::INFINITY),
+        }
     }
 }
 
@@ -212,11 +237,13 @@ impl Kernel for QuantizedPo2 {
         Report::default()
     }
 
-    fn levels(&self, _: &Report) -> Levels {
+    fn levels(&self, report: &Report) -> Levels {
         if self.qnoise_factor != 1.0 {
             return Levels::Continuous;
         }
-        let pos = self.rule(false).levels();
+        // Stochastic exactly when this evaluation drew (training with stochastic rounding): a
+        // drawn exponent may reach one power above max_value's rounded level.
+        let pos = self.rule(report.stochastic).levels();
         let mut all: Vec<f32> = pos.iter().map(|v| -v).collect();
         all.extend(pos);
         Levels::set(all)
@@ -336,11 +363,13 @@ impl Kernel for QuantizedReluPo2 {
         Report::default()
     }
 
-    fn levels(&self, _: &Report) -> Levels {
+    fn levels(&self, report: &Report) -> Levels {
         if self.qnoise_factor != 1.0 {
             return Levels::Continuous;
         }
-        let pos = self.rule(false).levels();
+        // Stochastic exactly when this evaluation drew (training with stochastic rounding): a
+        // drawn exponent may reach one power above max_value's rounded level.
+        let pos = self.rule(report.stochastic).levels();
         let mut all = pos.clone();
         if self.negative_slope != 0.0 {
             all.extend(pos.iter().map(|v| -v));
