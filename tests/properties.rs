@@ -323,3 +323,13 @@ fn po2_levels_cap_at_max_value_below_epsilon() {
     assert!(y.iter().all(|&v| q.levels(&report).contains(v)), "{y:?} {:?}", q.levels(&report));
     assert_eq!(q.levels(&report).bounds().map(|b| b.1), Some(2f32.powi(-27)));
 }
+
+// quantized_po2(1) has exponent bounds ±½; quadratic_approximation makes max_exp
+// 2·(−½ // 2) = −2 and Keras' K.clip raises it back to −½: 2^(2·−½) = 0.5, and 2^−½ below ε.
+#[test]
+fn one_bit_quadratic_po2_clips_as_keras_does() {
+    let q = parse("qkeras.quantized_po2(1, quadratic_approximation=True)").unwrap();
+    let (y, _, report) = q.eval(&[0.0, 0.1, 3.0, -2.0], &mut Ctx::inference(0));
+    assert_eq!(y, [std::f32::consts::FRAC_1_SQRT_2, 0.5, 0.5, -0.5]);
+    assert_eq!(q.levels(&report).bounds(), Some((-std::f32::consts::FRAC_1_SQRT_2, std::f32::consts::FRAC_1_SQRT_2)));
+}

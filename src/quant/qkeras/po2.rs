@@ -68,6 +68,9 @@ impl Po2Rule {
         if quadratic {
             max_exp = 2.0 * (max_exp / 2.0).floor();
         }
+        // Keras' `K.clip(x, lo, hi)` raises `hi` to `lo` when `hi < lo`. Only quantized_po2(1)
+        // with quadratic_approximation gets there: bounds ±½, and max_exp 2·⌊−½/2⌋ = −2.
+        max_exp = max_exp.max(min_exp);
         Po2Rule {
             min_exp: min_exp as f32,
             max_exp: max_exp as f32,
