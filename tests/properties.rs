@@ -333,3 +333,34 @@ fn one_bit_quadratic_po2_clips_as_keras_does() {
     assert_eq!(y, [std::f32::consts::FRAC_1_SQRT_2, 0.5, 0.5, -0.5]);
     assert_eq!(q.levels(&report).bounds(), Some((-std::f32::consts::FRAC_1_SQRT_2, std::f32::consts::FRAC_1_SQRT_2)));
 }
+
+/// The distinct outputs of `spec` over a dyadic sweep of [−4, 4] (hits every rounding tie).
+fn swept_outputs(spec: &str) -> (Vec<f32>, Levels) {
+    let q = parse(spec).unwrap();
+    let x: Vec<f32> = (-(1 << 14)..=(1 << 14)).map(|k| k as f32 / 4096.0).collect();
+    let (mut y, _, report) = q.eval(&x, &mut Ctx::inference(0));
+    y.sort_by(f32::total_cmp);
+    y.dedup();
+    (y, q.levels(&report))
+}
+
+// QKeras adds quantized_relu's negative part to the positive one for every x when
+// use_sigmoid is set: bits 3, ns 7/64 gives 0.5 − 7/64 = 0.390625 at x = 0.595.
+#[test]
+fn sigmoid_relu_with_a_negative_slope_levels_are_the_sums_it_outputs() {
+    let spec = "qkeras.quantized_relu(bits=3, use_sigmoid=True, negative_slope=0.109375, \
+                relu_upper_bound=4.848636496591416)";
+    let q = parse(spec).unwrap();
+    let (y, _, report) = q.eval(&[0.595_162_87], &mut Ctx::inference(0));
+    assert_eq!(y[0], 0.390625);
+    assert!(q.levels(&report).contains(0.390625));
+    for ns in ["0.109375", "0.25", "0.5", "1.0", "0.3"] {
+        for (bits, integer) in [(3, 0), (4, 1), (5, 0)] {
+            let spec = format!(
+                "qkeras.quantized_relu({bits}, {integer}, use_sigmoid=True, negative_slope={ns}, use_ste=False)"
+            );
+            let (y, levels) = swept_outputs(&spec);
+            assert_eq!(levels.list(1000), Some(y), "{spec}");
+        }
+    }
+}

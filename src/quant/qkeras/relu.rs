@@ -213,29 +213,51 @@ impl Kernel for QuantizedRelu {
         }
         let mi = pow2i(self.integer);
         let ns = self.negative_slope as f32;
+        // mi·clip(2k/m − 1, 0, 1 − 1/m): the code of the hard sigmoid.
+        let sigmoid_code = |k: i64| mi * clip(2.0 * (k as f32 / m as f32) - 1.0, 0.0, 1.0 - 1.0 / m as f32);
+        if self.use_sigmoid && self.negative_slope > 0.0 {
+            return Levels::set(self.sigmoid_sums(m, mi, sigmoid_code));
+        }
         let mut v: Vec<f32> = if self.use_sigmoid {
-            // mi·clip(2k/m − 1, 0, 1 − 1/m)
-            (0..=m).map(|k| mi * clip(2.0 * (k as f32 / m as f32) - 1.0, 0.0, 1.0 - 1.0 / m as f32)).collect()
+            (0..=m).map(sigmoid_code).collect()
         } else {
             (0..m).map(|k| k as f32 * step).collect()
         };
         if self.negative_slope > 0.0 {
-            let nsm = self.negative_slope * m as f64;
-            if self.use_sigmoid {
-                // mi·ns·(2r/(ns·m) − 1) for the codes r that land in [−1, 0].
-                let nf = (1.0 / nsm) as f32;
-                v.extend(
-                    (0..=(nsm / 2.0).floor() as i64).map(|r| mi * ns * clip(2.0 * (r as f32 * nf) - 1.0, -1.0, 0.0)),
-                );
-            } else {
-                v.extend((1..=nsm.floor() as i64).map(|j| -(j as f32) * step));
-                v.push(-ns * mi);
-            }
+            v.extend((1..=(self.negative_slope * m as f64).floor() as i64).map(|j| -(j as f32) * step));
+            v.push(-ns * mi);
         }
         if self.use_sigmoid || self.negative_slope > 0.0 {
             return Levels::set(v);
         }
         Levels::codes(0, m - 1, step)
+    }
+}
+
+impl QuantizedRelu {
+    /// The outputs of use_sigmoid with a negative slope. QKeras adds the negative part
+    /// `mi·ns·clip(2r/(ns·m) − 1, −1, 0)` to the positive one for EVERY x, both coded from
+    /// the same `p = m·σ(x/mi) ∈ [0, m]` (`k = round(p)`, `r = round(ns·p)`), so the levels
+    /// are the sums over the pairs (k, r) one p gives (e.g. bits 3, ns 7/64: 0.5 − ns).
+    fn sigmoid_sums(&self, m: i64, mi: f32, sigmoid_code: impl Fn(i64) -> f32) -> Vec<f32> {
+        let ns = self.negative_slope;
+        let nf = (1.0 / (ns * m as f64)) as f32;
+        let negative = |r: i64| mi * ns as f32 * clip(2.0 * (r as f32 * nf) - 1.0, -1.0, 0.0);
+        let mut v = Vec::new();
+        let ns = ns as f32 as f64;
+        for k in 0..=m {
+            // The p that round (half to even) to k: [k − ½, k + ½] ∩ [0, m], each end only
+            // if it rounds to k itself. ns·p rounds to every r between the ends' roundings
+            // (an excluded end counts as its limit from inside).
+            let kf = k as f64;
+            let (lo, hi) = ((kf - 0.5).max(0.0), (kf + 0.5).min(m as f64));
+            let lo_in = k == 0 || (kf - 0.5).round_ties_even() == kf;
+            let hi_in = k == m || (kf + 0.5).round_ties_even() == kf;
+            let r_lo = if lo_in { (lo * ns).round_ties_even() } else { (lo * ns + 0.5).floor() };
+            let r_hi = if hi_in { (hi * ns).round_ties_even() } else { (hi * ns - 0.5).ceil() };
+            v.extend((r_lo as i64..=r_hi as i64).map(|r| sigmoid_code(k) + negative(r)));
+        }
+        v
     }
 }
 
