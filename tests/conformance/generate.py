@@ -616,6 +616,8 @@ def qkeras_cases():
               "quantized_po2(4)", "quantized_po2(4,1)", "quantized_po2(4,0.5)",
               "quantized_po2(4,3)", "quantized_po2(5,4)", "quantized_po2(6,16)",
               "quantized_po2(4,quadratic_approximation=True)",
+              "quantized_po2(1,quadratic_approximation=True)",
+              "quantized_po2(2,quadratic_approximation=True)",
               "quantized_po2(5,4,quadratic_approximation=True)",
               "quantized_po2(4,log2_rounding='floor')",
               "quantized_po2(4,2,log2_rounding='floor')",
