@@ -23,6 +23,9 @@ pub enum Framework {
 }
 
 impl Framework {
+    /// Every framework, in the order the explorer offers them.
+    pub const ALL: [Framework; 4] = [Framework::QKeras, Framework::Larq, Framework::PyTorch, Framework::Cli];
+
     /// The name shown on a copy button.
     pub fn name(self) -> &'static str {
         match self {
@@ -32,6 +35,69 @@ impl Framework {
             Framework::Cli => "qscope CLI",
         }
     }
+
+    /// The key `qscope code --lang` takes: `pytorch`, `qkeras`, `larq`, `cli`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Framework::QKeras => "qkeras",
+            Framework::Larq => "larq",
+            Framework::PyTorch => "pytorch",
+            Framework::Cli => "cli",
+        }
+    }
+
+    /// The framework with this [`key`](Framework::key), if any.
+    pub fn parse(key: &str) -> Option<Framework> {
+        Framework::ALL.into_iter().find(|f| f.key() == key)
+    }
+
+    /// The spec's own library: QKeras or Larq for their quantizers, PyTorch for the rest
+    /// (shok, torch's fake quantization and the papers' STEs are PyTorch code).
+    pub fn native(q: &Quantizer) -> Framework {
+        match q.info().family {
+            Family::QKeras => Framework::QKeras,
+            Family::Larq => Framework::Larq,
+            Family::Beyond => Framework::PyTorch,
+        }
+    }
+}
+
+/// How a snippet's numbers relate to qscope's on the same input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agreement {
+    /// Bit for bit: values, input gradient and learnable-parameter gradients.
+    Exact,
+    /// Within `ulps` units in the last place: the framework's transcendental function (`why`)
+    /// is not the one qscope follows.
+    Ulps { ulps: u32, why: &'static str },
+    /// The same distribution from another random stream (`why`): means agree, draws do not.
+    Distribution { why: &'static str },
+}
+
+/// How `framework`'s snippet of `q` agrees with qscope; None where there is no snippet.
+pub fn agreement(q: &Quantizer, framework: Framework) -> Option<Agreement> {
+    snippet_in(q, framework).ok()?;
+    Some(match framework {
+        Framework::Cli => Agreement::Exact,
+        _ if q.is_stochastic(true) => Agreement::Distribution { why: "the framework's random stream is not qscope's" },
+        _ => Agreement::Exact,
+    })
+}
+
+/// The snippet of `q` in `framework`, or a one-line reason why that framework cannot
+/// express it.
+pub fn snippet_in(q: &Quantizer, framework: Framework) -> Result<String, String> {
+    snippet(q).into_iter().find(|(f, _)| *f == framework).map(|(_, t)| t).ok_or_else(|| match framework {
+        Framework::QKeras | Framework::Larq => {
+            format!(
+                "{} is not a {} quantizer; try --lang {}",
+                q.info().qualified(),
+                framework.name(),
+                Framework::native(q).key()
+            )
+        }
+        _ => format!("{} cannot express {} yet", framework.name(), spec::print(q)),
+    })
 }
 
 /// Every snippet that expresses `q`: its library's (QKeras or Larq), PyTorch where torch can
