@@ -36,7 +36,7 @@ pub struct Workload {
 impl Workload {
     pub fn new(spec: &str, n: usize) -> Result<Workload, String> {
         let q = parse(spec).map_err(|e| e.message)?;
-        Ok(Workload { q, x: inputs(n), y: vec![0.0; n], g: vec![0.0; n], ctx: Ctx::new(0) })
+        Ok(Workload { q, x: inputs(n), y: vec![0.0; n], g: vec![0.0; n], ctx: Ctx::training(0) })
     }
 
     /// `y = q(x)`.

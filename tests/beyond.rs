@@ -4,7 +4,7 @@
 use qscope::quant::{Ctx, parse};
 
 fn eval(spec: &str, x: &[f32]) -> (Vec<f32>, Vec<f32>, qscope::quant::Report) {
-    parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}")).eval(x, &mut Ctx::new(0))
+    parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}")).eval(x, &mut Ctx::training(0))
 }
 
 #[test]

@@ -29,7 +29,7 @@ fn check_stochastic(c: &Case) -> Vec<String> {
         Ok(q) => q,
         Err(e) => return vec![format!("line {}: {}: does not parse: {e}", c.line, c.spec)],
     };
-    let mut ctx = if c.training { Ctx::new(7) } else { Ctx::inference(7) };
+    let mut ctx = if c.training { Ctx::training(7) } else { Ctx::inference(7) };
     let n = c.x.len();
     let m = c.samples.max(1000);
     let (mut sy, mut syy, mut sg, mut sgg) = (vec![0.0f64; n], vec![0.0f64; n], vec![0.0f64; n], vec![0.0f64; n]);

@@ -15,7 +15,7 @@ fn q(spec: &str) -> Quantizer {
 }
 
 fn ctx(training: bool) -> Ctx {
-    if training { Ctx::new(7) } else { Ctx::inference(7) }
+    if training { Ctx::training(7) } else { Ctx::inference(7) }
 }
 
 /// Bit-equal slices (any NaN equals any NaN).
@@ -397,7 +397,7 @@ fn an_explanation_ends_with_the_kernels_y_and_dydx() {
         let report = report_for(quant);
         for x in [-2.0f32, -0.4375, -0.0, 0.1875, 0.3, 1.0, 2.5, f32::NAN, f32::INFINITY] {
             let e = explain(quant, &report, x);
-            let mut c = if e.training { Ctx::new(0) } else { Ctx::inference(0) };
+            let mut c = if e.training { Ctx::training(0) } else { Ctx::inference(0) };
             let (y, g) = if quant.is_data_dependent() {
                 quant.freeze(&report).eval(&[x], &mut c)
             } else {

@@ -438,7 +438,7 @@ fn the_traced_weight_agrees_with_the_trainers_state() {
                 assert_eq!(w.grad_total, w.grad_w + l1 * w.latent_before.signum());
             }
             let mut requantized = vec![0.0; before.len()];
-            wq.apply(layer.weights(), &mut requantized, None, &mut Ctx::new(0));
+            wq.apply(layer.weights(), &mut requantized, None, &mut Ctx::training(0));
             assert_eq!((w.q_after, layer.quantized()[i]), (requantized[i], requantized[i]));
             assert_eq!(w.flipped, w.q_before != w.q_after);
             flips += usize::from(w.flipped);

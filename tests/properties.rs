@@ -79,7 +79,7 @@ proptest! {
     fn outputs_lie_on_the_reported_levels(index in 0usize..1000, seed in any::<u64>(), training in any::<bool>()) {
         if let Some(q) = random_instance(index, seed) {
             let x = inputs(seed, 64);
-            let mut ctx = if training { Ctx::new(seed) } else { Ctx::inference(seed) };
+            let mut ctx = if training { Ctx::training(seed) } else { Ctx::inference(seed) };
             let (y, _, report) = q.eval(&x, &mut ctx);
             let levels = q.levels(&report);
             for (xi, yi) in x.iter().zip(&y) {
@@ -113,8 +113,8 @@ proptest! {
     fn same_seed_same_numbers(index in 0usize..1000, seed in any::<u64>()) {
         if let Some(q) = random_instance(index, seed) {
             let x = inputs(seed, 32);
-            let a = q.eval(&x, &mut Ctx::new(seed));
-            let b = q.eval(&x, &mut Ctx::new(seed));
+            let a = q.eval(&x, &mut Ctx::training(seed));
+            let b = q.eval(&x, &mut Ctx::training(seed));
             prop_assert_eq!(format!("{:?}", a), format!("{:?}", b));
         }
     }
@@ -123,9 +123,9 @@ proptest! {
     fn forward_only_equals_forward_backward(index in 0usize..1000, seed in any::<u64>()) {
         if let Some(q) = random_instance(index, seed) {
             let x = inputs(seed, 40);
-            let (y, _, _) = q.eval(&x, &mut Ctx::new(seed));
+            let (y, _, _) = q.eval(&x, &mut Ctx::training(seed));
             let mut y2 = vec![0.0; x.len()];
-            q.apply(&x, &mut y2, None, &mut Ctx::new(seed));
+            q.apply(&x, &mut y2, None, &mut Ctx::training(seed));
             prop_assert_eq!(format!("{:?}", y), format!("{:?}", y2));
         }
     }
@@ -147,7 +147,7 @@ fn same_bits(a: &[f32], b: &[f32]) -> bool {
 }
 
 fn ctx(training: bool, seed: u64) -> Ctx {
-    if training { Ctx::new(seed) } else { Ctx::inference(seed) }
+    if training { Ctx::training(seed) } else { Ctx::inference(seed) }
 }
 
 /// The two fits that draw random numbers themselves (their frozen forms draw from the same
@@ -276,7 +276,7 @@ fn po2_levels_stop_at_max_value() {
 /// `(outputs, levels)` of `spec` on `n` copies of `x`, in training.
 fn trained_draws(spec: &str, x: f32, n: usize) -> (Vec<f32>, Levels) {
     let q = parse(spec).unwrap();
-    let (y, _, report) = q.eval(&vec![x; n], &mut Ctx::new(7));
+    let (y, _, report) = q.eval(&vec![x; n], &mut Ctx::training(7));
     (y, q.levels(&report))
 }
 

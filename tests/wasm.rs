@@ -21,7 +21,7 @@ fn deterministic_cases() -> Vec<Case> {
 fn both_paths(q: &Quantizer, x: &[f32], training: bool) -> [(Vec<f32>, Vec<f32>); 2] {
     let run = |scalar: bool| {
         force_scalar(scalar);
-        let mut ctx = if training { Ctx::new(1) } else { Ctx::inference(1) };
+        let mut ctx = if training { Ctx::training(1) } else { Ctx::inference(1) };
         let (y, g, _) = q.eval(x, &mut ctx);
         force_scalar(false);
         (y, g)

@@ -12,7 +12,7 @@ pub use crate::plot::svg::Figure;
 pub use crate::plot::{Curve, Panel, Reading, describe_levels, fmt_number};
 
 use crate::explore::state::State;
-use crate::plot::{self, Crosshair, Style, Theme, View};
+use crate::plot::{self, Crosshair, Style, Theme, Viewport};
 
 /// The value and gradient of every visible curve at `x`.
 pub fn read_at(curves: &[Curve], x: f32) -> Vec<Reading> {
@@ -30,12 +30,12 @@ pub struct Frame {
 }
 
 impl Frame {
-    fn view(&self) -> View {
-        View {
+    fn view(&self) -> Viewport {
+        Viewport {
             x: Some(self.x),
             crosshair: self.crosshair.map(|x| Crosshair { x }),
             emphasis: self.emphasis,
-            ..View::default()
+            ..Viewport::default()
         }
     }
 
@@ -162,7 +162,7 @@ pub fn export(size: (u32, u32), curves: &[Curve], frame: &Frame, state: &State, 
     Figure {
         specs: curves.iter().filter(|c| !c.hidden).map(|c| c.label.clone()).collect(),
         curves: curves.to_vec(),
-        view: View { x: Some(frame.x), ..View::default() },
+        view: Viewport { x: Some(frame.x), ..Viewport::default() },
         infer: !state.mode.training(),
         seed: state.seed,
         link,

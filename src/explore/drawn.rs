@@ -12,7 +12,7 @@ pub const DRAWS: usize = crate::plot::DRAWS;
 
 /// The random stream and mode of an evaluation: training (seeded) or inference.
 pub fn context(training: bool, seed: u64) -> Ctx {
-    if training { Ctx::new(seed) } else { Ctx::inference(seed) }
+    if training { Ctx::training(seed) } else { Ctx::inference(seed) }
 }
 
 /// The form of `q` the figure evaluates over x, with the numbers in use: a data-dependent

@@ -11,7 +11,7 @@ use super::drawn::{context, frozen_on};
 use super::sample::SampleSpec;
 use super::state::{Mode, Slot, State};
 use crate::plot::svg::{Figure, MAX_CURVES};
-use crate::plot::{Curve, DRAWS, SAMPLES, Theme, View};
+use crate::plot::{Curve, DRAWS, SAMPLES, Theme, Viewport};
 use crate::quant::{Levels, Quantizer, Report, parse};
 
 /// What every curve of a figure shares: the x range, the mode, the seed and the sample tensor.
@@ -174,7 +174,7 @@ pub fn from_specs(specs: &[String], x: (f32, f32), mode: Mode, seed: u64) -> Res
     }
     let specs = slots.iter().map(|s| s.quantizer.to_string()).collect();
     let link = State { slots, x, mode, seed, ..State::default() }.to_hash();
-    let view = View { x: Some(x), ..View::default() };
+    let view = Viewport { x: Some(x), ..Viewport::default() };
     Ok(Figure { specs, curves, view, infer: !training, seed, link, size: (720, 640), theme: Theme::LIGHT })
 }
 

@@ -11,7 +11,7 @@
 use super::config::Act;
 use super::learnable;
 use super::linalg::{affine, column_sums, matmul, matmul_at_b, transpose};
-use super::optim::{OptimizerState, Step};
+use super::optim::{OptimizerState, Update};
 use crate::quant::{Ctx, Levels, Quantizer, Report};
 
 /// Which of a layer's two quantizers: the one on its weights or the one on its activations.
@@ -373,13 +373,13 @@ impl Layer {
         &self.dwq
     }
 
-    /// What the last [`Layer::update`] added to latent weight `i` (see [`Step::delta`]).
-    pub(crate) fn weight_update(&self, step: &Step, i: usize) -> f32 {
+    /// What the last [`Layer::update`] added to latent weight `i` (see [`Update::delta`]).
+    pub(crate) fn weight_update(&self, step: &Update, i: usize) -> f32 {
         step.delta(&self.sw, i)
     }
 
     /// One optimizer step on weights (with penalties), biases and learnable parameters.
-    pub(crate) fn update(&mut self, step: &Step) -> Result<(), String> {
+    pub(crate) fn update(&mut self, step: &Update) -> Result<(), String> {
         step.apply(&mut self.w, &self.gw, &mut self.sw);
         let plain = step.unregularized();
         plain.apply(&mut self.b, &self.gb, &mut self.sb);

@@ -39,7 +39,7 @@ mod tests {
     fn values_are_read_set_clamped_and_frozen() {
         let mut q = parse("lsq(4)").unwrap();
         assert!(value(&q, "step").is_nan());
-        let (_, _, r) = q.eval(&[0.3, -1.2, 2.5, 0.0], &mut Ctx::new(0));
+        let (_, _, r) = q.eval(&[0.3, -1.2, 2.5, 0.0], &mut Ctx::training(0));
         assert!(q.init_learnable(&r));
         assert_eq!(value(&q, "step"), r.scale.unwrap());
         assert!(!q.init_learnable(&r));

@@ -8,7 +8,7 @@ use super::config::{Act, Config, Init};
 use super::layer::{Layer, QuantizedTensor};
 use super::linalg::Activation;
 use super::loss::Loss;
-use super::optim::Step;
+use super::optim::Update;
 use crate::quant::Ctx;
 
 pub(crate) struct Network {
@@ -138,7 +138,7 @@ impl Network {
     }
 
     /// One optimizer step on every layer.
-    pub(crate) fn update(&mut self, step: &Step) -> Result<(), String> {
+    pub(crate) fn update(&mut self, step: &Update) -> Result<(), String> {
         self.layers.iter_mut().try_for_each(|l| l.update(step))
     }
 }

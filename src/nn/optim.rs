@@ -74,7 +74,7 @@ impl OptimizerState {
 
 /// One training step's optimizer settings: built once per step, applied to every tensor.
 #[derive(Clone, Copy, Debug)]
-pub struct Step {
+pub struct Update {
     rule: Optimizer,
     /// SGD: the learning rate; Adam: the bias-corrected rate.
     rate: f32,
@@ -98,7 +98,7 @@ impl Default for Clock {
 
 impl Clock {
     /// Advances to the next step and returns its settings.
-    pub fn tick(&mut self, rule: Optimizer, lr: f32, l1: f32, l2: f32) -> Step {
+    pub fn tick(&mut self, rule: Optimizer, lr: f32, l1: f32, l2: f32) -> Update {
         self.t += 1;
         let rate = match rule {
             Optimizer::Sgd { .. } => lr,
@@ -108,14 +108,14 @@ impl Clock {
                 lr * (1.0 - self.b2t).sqrt() / (1.0 - self.b1t)
             }
         };
-        Step { rule, rate, l1, l2 }
+        Update { rule, rate, l1, l2 }
     }
 }
 
-impl Step {
+impl Update {
     /// This step without regularization (biases, quantizer parameters).
-    pub fn unregularized(self) -> Step {
-        Step { l1: 0.0, l2: 0.0, ..self }
+    pub fn unregularized(self) -> Update {
+        Update { l1: 0.0, l2: 0.0, ..self }
     }
 
     /// The gradient the optimizer follows for weight `w` with data gradient `g`: `g` plus the
@@ -125,7 +125,7 @@ impl Step {
         if l1 != 0.0 || l2x2 != 0.0 { penalized(w, g, l1, l2x2) } else { g }
     }
 
-    /// What [`Step::apply`] added to element `i` of its tensor, read back from the state it left
+    /// What [`Update::apply`] added to element `i` of its tensor, read back from the state it left
     /// in `s`: exactly, so `w_before + delta == w_after` in float32.
     pub fn delta(&self, s: &OptimizerState, i: usize) -> f32 {
         match self.rule {
@@ -159,7 +159,7 @@ impl Step {
     }
 }
 
-/// `g + l1·sign(w) + 2·l2·w` (one expression for [`Step::apply`] and [`Step::gradient`]).
+/// `g + l1·sign(w) + 2·l2·w` (one expression for [`Update::apply`] and [`Update::gradient`]).
 #[inline(always)]
 fn penalized(w: f32, g: f32, l1: f32, l2x2: f32) -> f32 {
     g + l1 * sign(w) + l2x2 * w

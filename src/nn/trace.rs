@@ -9,7 +9,7 @@
 //! does nothing, so it pays nothing and allocates nothing.
 
 use super::layer::Layer;
-use super::optim::Step;
+use super::optim::Update;
 use super::trainer::Trainer;
 
 /// Looks at a training step from inside (see the module docs).
@@ -19,7 +19,7 @@ pub(crate) trait Probe {
     fn gradients(&mut self, layers: &[Layer]);
     /// After the update and the re-quantization: `∂L/∂W` in [`Layer::weight_grad`], the new
     /// latent and quantized weights.
-    fn stepped(&mut self, layers: &[Layer], step: &Step);
+    fn stepped(&mut self, layers: &[Layer], step: &Update);
 }
 
 /// The ordinary step's probe: looks at nothing.
@@ -27,7 +27,7 @@ impl Probe for () {
     #[inline(always)]
     fn gradients(&mut self, _: &[Layer]) {}
     #[inline(always)]
-    fn stepped(&mut self, _: &[Layer], _: &Step) {}
+    fn stepped(&mut self, _: &[Layer], _: &Update) {}
 }
 
 /// Which weight to follow through a step.
@@ -132,7 +132,7 @@ impl Probe for Recorder {
         });
     }
 
-    fn stepped(&mut self, layers: &[Layer], step: &Step) {
+    fn stepped(&mut self, layers: &[Layer], step: &Update) {
         let Some(t) = &mut self.trace else { return };
         let layer = &layers[t.layer];
         t.grad_w = layer.weight_grad()[t.index];

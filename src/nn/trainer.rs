@@ -103,7 +103,7 @@ impl Trainer {
             cursor: 0,
             epoch: 0,
             shuffler: StdRng::seed_from_u64(stream(c.seed, SHUFFLE)),
-            ctx: Ctx::new(stream(c.seed, TRAIN)),
+            ctx: Ctx::training(stream(c.seed, TRAIN)),
             history: Vec::new(),
             epoch_flips: vec![0; c.hidden.len() + 1],
             epoch_steps: 0,

@@ -45,7 +45,7 @@ pub struct Item {
 /// frozen as `post_training_scale` (QKeras' own way to fix an 'auto' scale).
 pub fn frozen_auto_bits() -> Result<String, String> {
     let mut q = parse("qkeras.quantized_bits(4,0,1,alpha='auto')").map_err(|e| e.to_string())?;
-    let (_, _, report) = q.eval(&sample_tensor(), &mut Ctx::new(0));
+    let (_, _, report) = q.eval(&sample_tensor(), &mut Ctx::training(0));
     let scale = report.scale.ok_or("quantized_bits(alpha='auto') reported no scale")?;
     q.set("post_training_scale", &Literal::Float(scale as f64))?;
     Ok(q.to_string())

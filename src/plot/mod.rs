@@ -229,7 +229,7 @@ pub fn x_range(curves: &[Curve]) -> (f32, f32) {
 
 /// What a figure shows besides the curves: the x window, a crosshair, reference lines.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct View {
+pub struct Viewport {
     /// The x range shown (zoom and pan are the caller's); None: the curves' sampled range.
     pub x: Option<(f32, f32)>,
     /// A vertical line with every curve's value marked (see [`read_at`] for the numbers).
@@ -240,8 +240,8 @@ pub struct View {
     pub emphasis: Option<usize>,
 }
 
-impl View {
-    /// The x range drawn: [`View::x`] when it is a finite, non-empty range, else [`x_range`].
+impl Viewport {
+    /// The x range drawn: [`Viewport::x`] when it is a finite, non-empty range, else [`x_range`].
     pub fn x_range(&self, curves: &[Curve]) -> (f32, f32) {
         match self.x {
             Some((lo, hi)) if lo.is_finite() && hi.is_finite() && hi > lo => (lo, hi),
@@ -262,7 +262,7 @@ pub fn draw_panel<DB: DrawingBackend>(
     curves: &[Curve],
     style: &Style,
 ) -> DrawResult<DB> {
-    draw_panel_with(area, panel, curves, &View::default(), style)
+    draw_panel_with(area, panel, curves, &Viewport::default(), style)
 }
 
 /// Draws one panel (title, legend, axes, grid, every visible curve) filling `area`, with the
@@ -271,7 +271,7 @@ pub fn draw_panel_with<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: Panel,
     curves: &[Curve],
-    view: &View,
+    view: &Viewport,
     style: &Style,
 ) -> DrawResult<DB> {
     panel::draw(area, panel, curves, view, style)?;
@@ -286,7 +286,7 @@ pub fn draw_figure<DB: DrawingBackend>(
     curves: &[Curve],
     style: &Style,
 ) -> DrawResult<DB> {
-    draw_figure_with(area, curves, &View::default(), style)
+    draw_figure_with(area, curves, &Viewport::default(), style)
 }
 
 /// Both panels, forward above backward, filling `area` (for one-image exports), with the x
@@ -294,7 +294,7 @@ pub fn draw_figure<DB: DrawingBackend>(
 pub fn draw_figure_with<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     curves: &[Curve],
-    view: &View,
+    view: &Viewport,
     style: &Style,
 ) -> DrawResult<DB> {
     let (_, h) = area.dim_in_pixel();

@@ -13,7 +13,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::geometry::{Frame, Px, clip, dash, simplify, to_backend};
 use super::legend::{self, Entry, Swatch};
 use super::{
-    BAND_PERCENTILES, Curve, DrawResult, Jump, PLOT_INSET, Panel, Style, TRUE_DERIVATIVE_DASH, View,
+    BAND_PERCENTILES, Curve, DrawResult, Jump, PLOT_INSET, Panel, Style, TRUE_DERIVATIVE_DASH, Viewport,
     dash as curve_dash, fmt_number, runs,
 };
 
@@ -153,7 +153,7 @@ impl<DB: DrawingBackend> Pen<'_, DB> {
 }
 
 /// The legend: every visible curve, then the marks this panel uses.
-fn entries(panel: Panel, curves: &[Curve], cuts: &[(usize, Cut)], view: &View, style: &Style) -> Vec<Entry> {
+fn entries(panel: Panel, curves: &[Curve], cuts: &[(usize, Cut)], view: &Viewport, style: &Style) -> Vec<Entry> {
     let th = &style.theme;
     let mut out: Vec<Entry> = cuts
         .iter()
@@ -209,7 +209,7 @@ pub(super) fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: Panel,
     curves: &[Curve],
-    view: &View,
+    view: &Viewport,
     style: &Style,
 ) -> DrawResult<DB> {
     let th = &style.theme;
@@ -365,11 +365,16 @@ fn in_window(c: &Curve, r: &Range<usize>, (lo, hi): (f32, f32)) -> bool {
 }
 
 /// How much thicker curve `i` is drawn: twice when a lesson points at it.
-fn emphasis(view: &View, i: usize) -> f64 {
+fn emphasis(view: &Viewport, i: usize) -> f64 {
     if view.emphasis == Some(i) { 2.0 } else { 1.0 }
 }
 
-fn forward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)], view: &View) -> DrawResult<DB> {
+fn forward<DB: DrawingBackend>(
+    pen: &Pen<DB>,
+    curves: &[Curve],
+    cuts: &[(usize, Cut)],
+    view: &Viewport,
+) -> DrawResult<DB> {
     let (th, style, win) = (&pen.style.theme, pen.style, pen.frame.x);
     for (i, _) in cuts {
         let c = &curves[*i];
@@ -410,7 +415,12 @@ fn forward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, 
     Ok(())
 }
 
-fn backward<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)], view: &View) -> DrawResult<DB> {
+fn backward<DB: DrawingBackend>(
+    pen: &Pen<DB>,
+    curves: &[Curve],
+    cuts: &[(usize, Cut)],
+    view: &Viewport,
+) -> DrawResult<DB> {
     let (th, style, win) = (&pen.style.theme, pen.style, pen.frame.x);
     // The pass-band: the area between the gradient and 0, shaded (lighter when several overlap).
     let alpha = PASS_ALPHA / (cuts.iter().filter(|(i, _)| passes(&curves[*i])).count().max(1) as f64).sqrt();

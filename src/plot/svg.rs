@@ -10,7 +10,7 @@
 use plotters::prelude::*;
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
 
-use super::{Curve, Style, Theme, View, draw_figure_with};
+use super::{Curve, Style, Theme, Viewport, draw_figure_with};
 
 /// The most curves a figure compares (one per Okabe–Ito colour).
 pub const MAX_CURVES: usize = 6;
@@ -27,7 +27,7 @@ pub struct Figure {
     pub specs: Vec<String>,
     pub curves: Vec<Curve>,
     /// The x range shown, crosshair and reference lines.
-    pub view: View,
+    pub view: Viewport,
     pub infer: bool,
     pub seed: u64,
     /// The link that opens the figure in the explorer: the explorer state's own hash

@@ -20,7 +20,7 @@ use crate::quant::{Ctx, parse};
 
 pub(super) fn curve(spec: &str) -> Curve {
     let q = parse(spec).expect("spec parses");
-    Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::new(0)).0
+    Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::training(0)).0
 }
 
 fn panel_runs(c: &Curve, panel: Panel) -> Vec<std::ops::Range<usize>> {

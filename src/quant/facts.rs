@@ -131,7 +131,7 @@ mod tests {
         let x = inputs();
         for spec in ["lsq(bits=4, step=0.1)", "lsq(3, step=0.3, signed=False)", "lsq(4)", "pact(4, alpha=1.5)"] {
             let q = parse(spec).unwrap();
-            let (_, _, report) = q.eval(&x, &mut Ctx::new(0));
+            let (_, _, report) = q.eval(&x, &mut Ctx::training(0));
             let (name, want) = report.param_grads[0];
             assert_eq!(q.learnable(), [name]);
             let got = q.weighted_grad(name, &x, &vec![1.0; x.len()]);
@@ -149,7 +149,7 @@ mod tests {
             g[i] = 2.0;
             for q in [&q, &lsq] {
                 // The one-element tensor has the same per-element term (no grad_scale here).
-                let (_, _, r) = q.eval(&x[i..=i], &mut Ctx::new(0));
+                let (_, _, r) = q.eval(&x[i..=i], &mut Ctx::training(0));
                 assert_eq!(q.weighted_grad(q.learnable()[0], &x, &g), 2.0 * r.param_grads[0].1, "{q} at {}", x[i]);
             }
         }

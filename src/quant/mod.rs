@@ -43,7 +43,7 @@ pub struct Ctx {
 
 impl Ctx {
     /// Training mode (the libraries' default for QAT), seeded.
-    pub fn new(seed: u64) -> Self {
+    pub fn training(seed: u64) -> Self {
         Ctx { training: true, rng: StdRng::seed_from_u64(seed) }
     }
 

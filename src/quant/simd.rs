@@ -127,7 +127,7 @@ mod tests {
             for training in [false, true].into_iter().filter(|&t| !q.is_stochastic(t)) {
                 let [lanes, scalar] = [true, false].map(|four| {
                     FOUR_LANES.set(four);
-                    let (y, g, _) = q.eval(&x, &mut Ctx { training, ..Ctx::new(1) });
+                    let (y, g, _) = q.eval(&x, &mut Ctx { training, ..Ctx::training(1) });
                     FOUR_LANES.set(false);
                     [y, g].map(|v| v.into_iter().map(f32::to_bits).collect::<Vec<_>>())
                 });

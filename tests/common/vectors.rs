@@ -99,7 +99,7 @@ pub fn forward_tolerance(spec: &str) -> u64 {
 ///   library's value must be qscope's value at a neighbouring float.
 pub fn check_case(q: &qscope::quant::Quantizer, c: &Case) -> Vec<String> {
     use qscope::quant::Ctx;
-    let ctx = || if c.training { Ctx::new(1) } else { Ctx::inference(1) };
+    let ctx = || if c.training { Ctx::training(1) } else { Ctx::inference(1) };
     let (y, g, _) = q.eval(&c.x, &mut ctx());
     let tol = forward_tolerance(&c.spec);
     let single = |x: f32| q.eval(&[x], &mut ctx()).0[0];

@@ -2,14 +2,14 @@
 //! quantizers and on the trainer's figures.
 
 use super::*;
-use qscope::explore::lesson::task::{Clause, Measure, Op, TrainObservation, explorer_value, weight_levels};
+use qscope::explore::lesson::task::{Clause, Comparison, Measure, TrainObservation, explorer_value, weight_levels};
 
 #[test]
 fn a_condition_is_clauses_joined_by_and() {
     let c = condition("test_acc >= 90% and weight_levels == 2");
     let want = [
-        Clause { measure: Measure::TestAcc, op: Op::Ge, number: 90.0, percent: true },
-        Clause { measure: Measure::WeightLevels, op: Op::Eq, number: 2.0, percent: false },
+        Clause { measure: Measure::TestAcc, op: Comparison::Ge, number: 90.0, percent: true },
+        Clause { measure: Measure::WeightLevels, op: Comparison::Eq, number: 2.0, percent: false },
     ];
     assert_eq!(c.clauses, want);
     assert_eq!(c.clauses[0].threshold(), 0.9);
@@ -184,7 +184,14 @@ fn measure() -> impl Strategy<Value = Measure> {
 }
 
 fn clause() -> impl Strategy<Value = Clause> {
-    let op = prop::sample::select(vec![Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge]);
+    let op = prop::sample::select(vec![
+        Comparison::Eq,
+        Comparison::Ne,
+        Comparison::Lt,
+        Comparison::Le,
+        Comparison::Gt,
+        Comparison::Ge,
+    ]);
     let number = prop_oneof![
         any::<f64>().prop_filter("finite", |v| v.is_finite()),
         -1e3f64..1e3,

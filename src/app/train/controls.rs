@@ -30,7 +30,7 @@ impl Train {
 }
 
 #[component]
-pub fn Controls(train: Train) -> impl IntoView {
+pub fn TrainControls(train: Train) -> impl IntoView {
     let params = train.params;
     let set = move |f: Edit| train.rebuild_with(f);
     let hidden_text = move || {

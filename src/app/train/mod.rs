@@ -247,7 +247,7 @@ pub fn TrainView() -> impl IntoView {
         <HashBanner notices=train.notices />
         <main class="explorer train-view">
             <div class="column left">
-                <controls::Controls train=train />
+                <controls::TrainControls train=train />
             </div>
             <div class="column middle train-middle card">
                 <panels::Toolbar train=train />

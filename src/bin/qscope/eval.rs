@@ -63,7 +63,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut input = String::new();
     io::stdin().read_to_string(&mut input).map_err(|e| format!("reading stdin: {e}"))?;
     let x = input.split_whitespace().enumerate().map(|(i, t)| parse_number(t, i)).collect::<Result<Vec<f32>, _>>()?;
-    let mut ctx = if o.infer { Ctx::inference(o.seed) } else { Ctx::new(o.seed) };
+    let mut ctx = if o.infer { Ctx::inference(o.seed) } else { Ctx::training(o.seed) };
     let (y, g, report) = q.eval(&x, &mut ctx);
     let mut out = BufWriter::new(io::stdout().lock());
     for i in 0..x.len() {

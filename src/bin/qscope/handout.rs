@@ -17,7 +17,7 @@ use qscope::explore::train::{Net, TrainParams};
 use qscope::nn::Trainer;
 use qscope::plot::boundary::{Boundary, RES, boundary_svg};
 use qscope::plot::export::{Figure, software};
-use qscope::plot::{Crosshair, Theme, View, read_at};
+use qscope::plot::{Crosshair, Theme, Viewport, read_at};
 use qscope::quant::spec::fmt_f32;
 
 /// Epochs a trainer step's net trains before its boundary is drawn.
@@ -118,7 +118,7 @@ fn explorer_figure(state: &State) -> Result<(String, String), String> {
     let fig = Figure {
         specs: state.slots.iter().map(|s| s.quantizer.to_string()).collect(),
         curves: curves(&state.slots, &evaluated),
-        view: View { x: Some(state.x), crosshair: state.pin.map(|x| Crosshair { x }), ..View::default() },
+        view: Viewport { x: Some(state.x), crosshair: state.pin.map(|x| Crosshair { x }), ..Viewport::default() },
         infer: !training,
         seed: state.seed,
         link: state.to_hash(),

@@ -53,7 +53,7 @@ pub struct Explanation {
 /// none were, training otherwise. Random draws use seed 0.
 pub fn explain(q: &Quantizer, report: &Report, x: f32) -> Explanation {
     let training = (report.stochastic || !q.is_stochastic(true)) && q.unsupported(true).is_none();
-    let mut ctx = if training { Ctx::new(0) } else { Ctx::inference(0) };
+    let mut ctx = if training { Ctx::training(0) } else { Ctx::inference(0) };
     let frozen = q.freeze(report);
     let (y, g) = frozen.eval(&[x], &mut ctx);
     let (y, g) = (y[0], g[0]);

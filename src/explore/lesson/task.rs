@@ -101,7 +101,7 @@ impl fmt::Display for Measure {
 
 /// A comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
+pub enum Comparison {
     Eq,
     Ne,
     Lt,
@@ -110,27 +110,27 @@ pub enum Op {
     Ge,
 }
 
-impl Op {
+impl Comparison {
     pub fn symbol(self) -> &'static str {
         match self {
-            Op::Eq => "==",
-            Op::Ne => "!=",
-            Op::Lt => "<",
-            Op::Le => "<=",
-            Op::Gt => ">",
-            Op::Ge => ">=",
+            Comparison::Eq => "==",
+            Comparison::Ne => "!=",
+            Comparison::Lt => "<",
+            Comparison::Le => "<=",
+            Comparison::Gt => ">",
+            Comparison::Ge => ">=",
         }
     }
 
     /// `a op b`; false when either is NaN (except `!=`).
     pub fn test(self, a: f64, b: f64) -> bool {
         match self {
-            Op::Eq => a == b,
-            Op::Ne => a != b,
-            Op::Lt => a < b,
-            Op::Le => a <= b,
-            Op::Gt => a > b,
-            Op::Ge => a >= b,
+            Comparison::Eq => a == b,
+            Comparison::Ne => a != b,
+            Comparison::Lt => a < b,
+            Comparison::Le => a <= b,
+            Comparison::Gt => a > b,
+            Comparison::Ge => a >= b,
         }
     }
 }
@@ -139,7 +139,7 @@ impl Op {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Clause {
     pub measure: Measure,
-    pub op: Op,
+    pub op: Comparison,
     /// The number as written (90 in `90%`).
     pub number: f64,
     /// Written with `%`: the threshold is `number / 100`.
@@ -207,7 +207,7 @@ enum Token {
     Word(String),
     /// The value, and the text as written (in ASCII) for a float32 argument.
     Number(f64, String),
-    Op(Op),
+    Comparison(Comparison),
     Open,
     Close,
     Percent,
@@ -217,7 +217,7 @@ fn describe(t: &Token) -> String {
     match t {
         Token::Word(w) => format!("'{w}'"),
         Token::Number(_, text) => format!("the number {text}"),
-        Token::Op(op) => format!("'{}'", op.symbol()),
+        Token::Comparison(op) => format!("'{}'", op.symbol()),
         Token::Open => "'('".into(),
         Token::Close => "')'".into(),
         Token::Percent => "'%'".into(),
@@ -233,20 +233,20 @@ fn tokens(text: &str) -> Result<Vec<(usize, Token)>, String> {
         let next = chars.get(i + 1).copied();
         let two = |op| (op, 2);
         let op = match (c, next) {
-            ('=', Some('=')) => Some(two(Op::Eq)),
-            ('!', Some('=')) => Some(two(Op::Ne)),
-            ('<', Some('=')) => Some(two(Op::Le)),
-            ('>', Some('=')) => Some(two(Op::Ge)),
-            ('<', _) => Some((Op::Lt, 1)),
-            ('>', _) => Some((Op::Gt, 1)),
-            ('≠', _) => Some((Op::Ne, 1)),
-            ('≤', _) => Some((Op::Le, 1)),
-            ('≥', _) => Some((Op::Ge, 1)),
+            ('=', Some('=')) => Some(two(Comparison::Eq)),
+            ('!', Some('=')) => Some(two(Comparison::Ne)),
+            ('<', Some('=')) => Some(two(Comparison::Le)),
+            ('>', Some('=')) => Some(two(Comparison::Ge)),
+            ('<', _) => Some((Comparison::Lt, 1)),
+            ('>', _) => Some((Comparison::Gt, 1)),
+            ('≠', _) => Some((Comparison::Ne, 1)),
+            ('≤', _) => Some((Comparison::Le, 1)),
+            ('≥', _) => Some((Comparison::Ge, 1)),
             ('=', _) => return Err(format!("'=' at character {at}: compare with '=='")),
             _ => None,
         };
         if let Some((op, len)) = op {
-            out.push((at, Token::Op(op)));
+            out.push((at, Token::Comparison(op)));
             i += len;
         } else if c.is_whitespace() {
             i += 1;
@@ -416,7 +416,7 @@ fn clause(it: &mut Tokens) -> Result<Clause, String> {
         },
     };
     let op = match it.next() {
-        Some((_, Token::Op(op))) => op,
+        Some((_, Token::Comparison(op))) => op,
         Some((at, t)) => {
             return Err(format!(
                 "expected a comparison ({OPS}) after '{measure}' at character {at}, found {}",

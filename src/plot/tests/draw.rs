@@ -6,18 +6,18 @@ use super::super::*;
 use super::{CURVE_W, Log, curve, is_color, record, record_sized};
 use crate::quant::{Ctx, parse};
 
-fn forward(curves: &[Curve], view: &View) -> Log {
+fn forward(curves: &[Curve], view: &Viewport) -> Log {
     record(|area| draw_panel_with(area, Panel::Forward, curves, view, &Style::default()).unwrap())
 }
 
-fn backward(curves: &[Curve], view: &View) -> Log {
+fn backward(curves: &[Curve], view: &Viewport) -> Log {
     record(|area| draw_panel_with(area, Panel::Backward, curves, view, &Style::default()).unwrap())
 }
 
 #[test]
 fn a_jump_is_a_gap_between_a_filled_and_an_open_dot() {
     let c = curve("qkeras.quantized_bits(4,0,1)");
-    let rec = forward(std::slice::from_ref(&c), &View::default());
+    let rec = forward(std::slice::from_ref(&c), &Viewport::default());
     let blue = OKABE_ITO[0];
     let (filled, open) = (rec.dots_in(blue, true), rec.dots_in(blue, false));
     assert_eq!((filled.len(), open.len()), (14, 14), "one of each per jump");
@@ -51,7 +51,7 @@ fn a_jump_is_a_gap_between_a_filled_and_an_open_dot() {
 fn crowded_jumps_get_no_dots() {
     // 63 levels over the panel: the steps are still drawn apart, the dots would overlap.
     let c = curve("qkeras.quantized_bits(7,0,1)");
-    let rec = forward(std::slice::from_ref(&c), &View::default());
+    let rec = forward(std::slice::from_ref(&c), &Viewport::default());
     assert!(rec.dots_in(OKABE_ITO[0], true).is_empty());
     assert!(!rec.has_text("filled: q(x) at a jump"));
 }
@@ -59,7 +59,7 @@ fn crowded_jumps_get_no_dots() {
 #[test]
 fn the_backward_panel_shades_and_labels_the_pass_band_and_dashes_the_true_derivative() {
     let c = curve("larq.ste_sign");
-    let rec = backward(std::slice::from_ref(&c), &View::default());
+    let rec = backward(std::slice::from_ref(&c), &Viewport::default());
     let blue = OKABE_ITO[0];
     // Shaded (translucent, never opaque) under the gradient, and named twice: in the band
     // and in the legend.
@@ -83,7 +83,7 @@ fn the_backward_panel_shades_and_labels_the_pass_band_and_dashes_the_true_deriva
 #[test]
 fn compared_curves_differ_by_colour_and_dash_and_hidden_ones_keep_their_slot() {
     let mut curves = vec![curve("larq.ste_sign"), curve("larq.ApproxSign"), curve("qkeras.binary_tanh")];
-    let rec = forward(&curves, &View::default());
+    let rec = forward(&curves, &Viewport::default());
     let long = |rec: &Log, i: usize| {
         rec.paths_in(OKABE_ITO[i]).iter().filter(|p| p.width == CURVE_W && p.length() > 8.0).count()
     };
@@ -91,7 +91,7 @@ fn compared_curves_differ_by_colour_and_dash_and_hidden_ones_keep_their_slot() {
     assert_eq!(long(&rec, 0), 2 + 1);
     assert!(long(&rec, 1) > 20);
     curves[1].hidden = true;
-    let rec = forward(&curves, &View::default());
+    let rec = forward(&curves, &Viewport::default());
     assert_eq!(long(&rec, 1), 0);
     assert!(!rec.has_text(&curves[1].label));
     assert!(long(&rec, 2) > 2, "the third curve keeps its colour");
@@ -101,7 +101,7 @@ fn compared_curves_differ_by_colour_and_dash_and_hidden_ones_keep_their_slot() {
 #[test]
 fn the_x_window_is_the_callers_and_nothing_leaves_the_plot() {
     let c = curve("qkeras.quantized_bits(4,0,1)");
-    let view = View { x: Some((0.0, 0.5)), ..View::default() };
+    let view = Viewport { x: Some((0.0, 0.5)), ..Viewport::default() };
     let rec = forward(std::slice::from_ref(&c), &view);
     for t in ["0", "0.1", "0.5"] {
         assert!(rec.has_text(t), "no tick {t} in {:?}", rec.text());
@@ -121,7 +121,7 @@ fn the_x_window_is_the_callers_and_nothing_leaves_the_plot() {
 #[test]
 fn a_crosshair_marks_every_curve_and_reads_exact_values() {
     let curves = [curve("qkeras.quantized_bits(4,0,1)"), curve("larq.ste_sign")];
-    let view = View { crosshair: Some(Crosshair { x: 0.1875 }), ..View::default() };
+    let view = Viewport { crosshair: Some(Crosshair { x: 0.1875 }), ..Viewport::default() };
     let rec = forward(&curves, &view);
     assert!(rec.has_text("x = 0.1875"));
     // One open marker per curve on the line (beside the jump dots).
@@ -137,8 +137,8 @@ fn a_crosshair_marks_every_curve_and_reads_exact_values() {
 #[test]
 fn the_identity_line_is_optional() {
     let c = curve("qkeras.quantized_bits(2,0,1)");
-    assert!(!forward(std::slice::from_ref(&c), &View::default()).has_text("y = x"));
-    let rec = forward(std::slice::from_ref(&c), &View { identity: true, ..View::default() });
+    assert!(!forward(std::slice::from_ref(&c), &Viewport::default()).has_text("y = x"));
+    let rec = forward(std::slice::from_ref(&c), &Viewport { identity: true, ..Viewport::default() });
     assert!(rec.has_text("y = x"));
     let grey = Theme::LIGHT.muted;
     assert!(rec.paths.iter().filter(|p| p.color.rgb == (grey.0, grey.1, grey.2) && p.color.alpha < 1.0).count() > 20);
@@ -147,8 +147,8 @@ fn the_identity_line_is_optional() {
 #[test]
 fn a_stochastic_curve_is_a_mean_inside_a_translucent_band() {
     let q = parse("qkeras.stochastic_round").unwrap();
-    let (c, _) = Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::new(0));
-    let rec = forward(std::slice::from_ref(&c), &View::default());
+    let (c, _) = Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::training(0));
+    let rec = forward(std::slice::from_ref(&c), &Viewport::default());
     assert!(rec.has_text(&format!("10–90 % of {DRAWS} draws")), "{:?}", rec.text());
     assert!(rec.has_text(&format!("{} (mean of {DRAWS} draws)", c.label)));
     let blue = OKABE_ITO[0];
@@ -179,7 +179,7 @@ fn four_curves_of_2000_points_reach_the_backend_in_bounded_work() {
 fn the_old_entry_points_draw_the_sampled_range() {
     let c = curve("qkeras.quantized_bits(4,0,1)");
     let old = record(|area| draw_panel(area, Panel::Forward, std::slice::from_ref(&c), &Style::default()).unwrap());
-    let new = forward(std::slice::from_ref(&c), &View { x: Some((-2.0, 2.0)), ..View::default() });
+    let new = forward(std::slice::from_ref(&c), &Viewport { x: Some((-2.0, 2.0)), ..Viewport::default() });
     assert_eq!(old.text(), new.text());
     assert_eq!(old.paths.len(), new.paths.len());
     assert!(is_color(old.paths_in(OKABE_ITO[0])[0].color, OKABE_ITO[0]));

@@ -8,14 +8,14 @@ use crate::quant::{Ctx, parse};
 fn sampled(spec: &str) -> Curve {
     let q = parse(spec).expect("spec parses");
     Curve::sample(q.to_string(), -2.0, 2.0, SAMPLES, |x| {
-        let (y, g, _) = q.eval(x, &mut Ctx::new(0));
+        let (y, g, _) = q.eval(x, &mut Ctx::training(0));
         (y, g)
     })
 }
 
 /// `q` at one point.
 fn at(spec: &str, x: f32) -> f32 {
-    parse(spec).unwrap().eval(&[x], &mut Ctx::new(0)).0[0]
+    parse(spec).unwrap().eval(&[x], &mut Ctx::training(0)).0[0]
 }
 
 fn next_up(v: f32) -> f32 {
@@ -154,12 +154,12 @@ fn data_dependent_quantizers_get_jumps_only_once_frozen() {
     // Evaluated as one tensor, alpha='auto' takes its scale from the sweep: no point-by-point
     // evaluation, no located jumps.
     let q = parse("qkeras.quantized_bits(4,0,1,alpha='auto')").unwrap();
-    let (c, report) = Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::new(0));
+    let (c, report) = Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::training(0));
     assert!(c.jumps.is_empty() && c.true_dydx.is_empty());
     // The same scale frozen as QKeras' post_training_scale computes point by point.
     let frozen = format!("qkeras.quantized_bits(4,0,1,alpha='auto',post_training_scale={})", report.scale.unwrap());
     let q = parse(&frozen).unwrap();
-    let (f, _) = Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::new(0));
+    let (f, _) = Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::training(0));
     assert_eq!(f.y, c.y);
     assert_eq!(f.jumps.len(), 14);
 }

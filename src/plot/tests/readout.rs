@@ -36,7 +36,7 @@ fn readings_interpolate_continuous_curves_and_skip_hidden_and_out_of_range_ones(
 #[test]
 fn random_curves_are_means_with_a_percentile_band() {
     let q = parse("qkeras.stochastic_round").unwrap();
-    let (c, report) = Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::new(0));
+    let (c, report) = Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::training(0));
     assert!(report.stochastic);
     let s = c.spread.as_ref().expect("a band");
     assert_eq!(s.draws, DRAWS);
@@ -52,7 +52,7 @@ fn random_curves_are_means_with_a_percentile_band() {
     let i = c.x.iter().position(|&x| x == 0.25).unwrap();
     assert_eq!((s.lo[i], s.hi[i]), (0.0, 0.5));
     // The same seed gives the same curve.
-    let (again, _) = Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::new(0));
+    let (again, _) = Curve::evaluate(&q, -2.0, 2.0, SAMPLES, &mut Ctx::training(0));
     assert_eq!(again, c);
 }
 
