@@ -1,7 +1,7 @@
 //! The app's only door into [`crate::plot`]: drawing a panel on a canvas, drawing the whole
-//! figure at 2× for export, the figure as an exported document, mapping a pointer to x, and
-//! the colours and dash patterns the legend uses (curves are evaluated by
-//! [`crate::explore::figure`]). Everything else in the app goes through these functions, so a
+//! figure at 2× for export, the figure as an exported document, mapping a pointer to x, the
+//! theme every canvas draws with, and the colours and dash patterns the legend uses (curves
+//! are evaluated by [`crate::explore::figure`]). Everything else in the app goes through these functions, so a
 //! change of the plot API is absorbed here.
 
 use plotters::prelude::{IntoDrawingArea, RGBColor};
@@ -44,7 +44,10 @@ impl Frame {
     }
 }
 
-fn theme(dark: bool) -> Theme {
+/// The theme every canvas of the app draws with (the explorer's panels, the sample
+/// histogram, the Train view): high contrast in presenter mode (whose page is always light),
+/// else dark or light as the page.
+pub fn theme(dark: bool) -> Theme {
     if super::modes::root_has_class("presenter") {
         Theme::HIGH_CONTRAST
     } else if dark {
@@ -133,12 +136,6 @@ pub fn colour(i: usize, dark: bool) -> String {
 /// A colour as CSS, `#rrggbb`.
 pub fn css(c: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
-}
-
-/// The colours of a panel drawn on a plain canvas (the sample tensor's histogram): the
-/// figure's light or dark theme.
-pub fn plain_theme(dark: bool) -> Theme {
-    if dark { Theme::DARK } else { Theme::LIGHT }
 }
 
 /// The SVG `stroke-dasharray` of the `i`-th curve ("none" for a solid line).

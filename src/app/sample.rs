@@ -150,7 +150,7 @@ fn draw(canvas: &HtmlCanvasElement, x: &[f32], y: &[f32], threshold: Option<f32>
         return;
     };
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    let theme = figure::plain_theme(dark);
+    let theme = figure::theme(dark);
     let (bg, ink, muted, bars) =
         (figure::css(theme.background), figure::css(theme.text), figure::css(theme.muted), figure::css(theme.bars));
     ctx.set_fill_style_str(&bg);

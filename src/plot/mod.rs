@@ -17,6 +17,7 @@ mod legend;
 mod panel;
 mod readout;
 mod sample;
+mod theme;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod export;
@@ -32,75 +33,10 @@ pub use sample::{
     BAND_PERCENTILES, Curve, DRAWS, ISOLATED, SAMPLES, STEEP, Spread, describe_levels, finite_bounds, fmt_number,
     is_pointwise, linspace, padded_range, runs,
 };
+pub use theme::{OKABE_ITO, OKABE_ITO_ON_DARK, Theme, TrainColours};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-
-/// The Okabe–Ito categorical colours (colour-blind safe), in the order curves take them.
-pub const OKABE_ITO: [RGBColor; 6] = [
-    RGBColor(0x00, 0x72, 0xB2), // blue
-    RGBColor(0xD5, 0x5E, 0x00), // vermillion
-    RGBColor(0x00, 0x9E, 0x73), // bluish green
-    RGBColor(0xCC, 0x79, 0xA7), // reddish purple
-    RGBColor(0xE6, 0x9F, 0x00), // orange
-    RGBColor(0x56, 0xB4, 0xE9), // sky blue
-];
-
-/// The same colours for dark backgrounds: Okabe–Ito's blue is too dark to read on them, so the
-/// first curve takes a lighter blue (still well apart from the sky blue of the sixth).
-pub const OKABE_ITO_ON_DARK: [RGBColor; 6] =
-    [RGBColor(0x3D, 0x9A, 0xDB), OKABE_ITO[1], OKABE_ITO[2], OKABE_ITO[3], OKABE_ITO[4], OKABE_ITO[5]];
-
-/// Colours of everything that is not a curve.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Theme {
-    pub background: RGBColor,
-    pub text: RGBColor,
-    pub muted: RGBColor,
-    pub axis: RGBColor,
-    pub grid: RGBColor,
-    /// Bars behind a curve's colour (the sample tensor's histogram before quantization).
-    pub bars: RGBColor,
-    pub palette: [RGBColor; 6],
-}
-
-impl Theme {
-    pub const LIGHT: Theme = Theme {
-        background: RGBColor(0xFF, 0xFF, 0xFF),
-        text: RGBColor(0x1F, 0x23, 0x28),
-        muted: RGBColor(0x5C, 0x63, 0x6E),
-        axis: RGBColor(0x8C, 0x93, 0x9D),
-        grid: RGBColor(0xE6, 0xE8, 0xEB),
-        bars: RGBColor(0xC4, 0xCA, 0xD1),
-        palette: OKABE_ITO,
-    };
-    pub const DARK: Theme = Theme {
-        background: RGBColor(0x1A, 0x1D, 0x22),
-        text: RGBColor(0xE6, 0xE8, 0xEB),
-        muted: RGBColor(0xA4, 0xAB, 0xB5),
-        axis: RGBColor(0x6E, 0x76, 0x81),
-        grid: RGBColor(0x2E, 0x33, 0x3A),
-        bars: RGBColor(0x5A, 0x62, 0x6D),
-        palette: OKABE_ITO_ON_DARK,
-    };
-
-    /// For a projector (presenter mode): black on white, darker axes and grid, the same
-    /// Okabe–Ito order.
-    pub const HIGH_CONTRAST: Theme = Theme {
-        background: RGBColor(0xFF, 0xFF, 0xFF),
-        text: RGBColor(0x00, 0x00, 0x00),
-        muted: RGBColor(0x1F, 0x23, 0x28),
-        axis: RGBColor(0x3A, 0x3F, 0x45),
-        grid: RGBColor(0xC4, 0xC8, 0xCE),
-        bars: RGBColor(0xC4, 0xCA, 0xD1),
-        palette: OKABE_ITO,
-    };
-
-    /// The colour of the `i`-th curve.
-    pub fn curve(&self, i: usize) -> RGBColor {
-        self.palette[i % self.palette.len()]
-    }
-}
 
 /// How a figure is drawn on a given device.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,20 +1,19 @@
 //! Drawing the Train view's canvases by hand: the decision boundary (an ImageData heatmap in
-//! a diverging blue/orange, with the points on top) and the loss/accuracy curves. The weights'
-//! drawings are in [`super::draw_weights`].
+//! a diverging blue/orange, with the points on top) and the loss/accuracy curves, in the
+//! theme's [`TrainColours`]. The weights' drawings are in [`super::draw_weights`].
 
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use crate::app::figure::css;
 use crate::explore::runs::Mark;
 use crate::nn::{Metrics, Point};
+use crate::plot::TrainColours;
 /// The plane shown, in data units: the same as the handout's boundary figure.
 pub use crate::plot::boundary::{HI, LO};
 
 /// Grid cells per axis of the heatmap.
 pub const RES: usize = 100;
-
-const BLUE: [f32; 3] = [0.0, 114.0, 178.0];
-const ORANGE: [f32; 3] = [230.0, 159.0, 0.0];
 
 pub fn context(canvas: &HtmlCanvasElement, w: u32, h: u32) -> Option<CanvasRenderingContext2d> {
     if canvas.width() != w || canvas.height() != h {
@@ -24,13 +23,15 @@ pub fn context(canvas: &HtmlCanvasElement, w: u32, h: u32) -> Option<CanvasRende
     canvas.get_context("2d").ok().flatten()?.dyn_into().ok()
 }
 
-/// A score in [−1, 1] as an RGBA pixel: orange for −1, white at 0, blue for +1.
-fn shade(s: f32, dark: bool) -> [u8; 4] {
+/// A score in [−1, 1] as an RGBA pixel: from the neutral colour at 0 three quarters of the
+/// way to the negative end at −1 or to the positive end at +1.
+fn shade(s: f32, colours: &TrainColours) -> [u8; 4] {
     let t = if s.is_finite() { s.clamp(-1.0, 1.0) } else { 0.0 };
-    let end = if t >= 0.0 { BLUE } else { ORANGE };
-    let base = if dark { 34.0 } else { 255.0 };
+    let end = if t >= 0.0 { colours.positive } else { colours.negative };
+    let (end, base) = ([end.0, end.1, end.2], colours.neutral);
+    let base = [base.0, base.1, base.2];
     let a = t.abs() * 0.75;
-    let c = |i: usize| (base + (end[i] - base) * a) as u8;
+    let c = |i: usize| (base[i] as f32 + (end[i] as f32 - base[i] as f32) * a) as u8;
     [c(0), c(1), c(2), 255]
 }
 
@@ -51,7 +52,7 @@ fn put_pixels(ctx: &CanvasRenderingContext2d, pixels: &[u8], w: u32, h: u32) -> 
 pub const SIZE: u32 = (RES * 3) as u32;
 
 /// The heatmap of `scores` (`RES²`, rows of rising x2).
-pub fn heatmap(canvas: &HtmlCanvasElement, scores: &[f32], dark: bool) {
+pub fn heatmap(canvas: &HtmlCanvasElement, scores: &[f32], colours: &TrainColours) {
     let Some(ctx) = context(canvas, SIZE, SIZE) else { return };
     if scores.len() != RES * RES {
         return;
@@ -61,7 +62,7 @@ pub fn heatmap(canvas: &HtmlCanvasElement, scores: &[f32], dark: bool) {
     for (y, row) in px.chunks_exact_mut(size * 4).enumerate() {
         let j = RES - 1 - y / 3;
         for (i, cell) in row.chunks_exact_mut(12).enumerate() {
-            let rgba = shade(scores[j * RES + i], dark);
+            let rgba = shade(scores[j * RES + i], colours);
             for p in cell.chunks_exact_mut(4) {
                 p.copy_from_slice(&rgba);
             }
@@ -71,21 +72,22 @@ pub fn heatmap(canvas: &HtmlCanvasElement, scores: &[f32], dark: bool) {
 }
 
 /// The data over a heatmap, on its own transparent canvas (drawn once per dataset): train
-/// points filled, test points ringed.
-pub fn points(canvas: &HtmlCanvasElement, train: &[Point], test: &[Point]) {
+/// points filled (in a ring), test points ringed in their class' colour.
+pub fn points(canvas: &HtmlCanvasElement, train: &[Point], test: &[Point], colours: &TrainColours) {
     let Some(ctx) = context(canvas, SIZE, SIZE) else { return };
     ctx.clear_rect(0.0, 0.0, SIZE as f64, SIZE as f64);
     let to_px = |v: f32| ((v - LO) / (HI - LO) * SIZE as f32) as f64;
+    let ([positive, negative], ring) = (colours.classes.map(css), css(colours.ring));
     for (points, filled) in [(train, true), (test, false)] {
         for p in points {
             let (x, y) = (to_px(p.x1), SIZE as f64 - to_px(p.x2));
-            let colour = if p.label > 0.0 { "#0072B2" } else { "#D55E00" };
+            let colour = if p.label > 0.0 { &positive } else { &negative };
             ctx.begin_path();
             let _ = ctx.arc(x, y, 3.5, 0.0, std::f64::consts::TAU);
             if filled {
                 ctx.set_fill_style_str(colour);
                 ctx.fill();
-                ctx.set_stroke_style_str("#ffffff");
+                ctx.set_stroke_style_str(&ring);
             } else {
                 ctx.set_stroke_style_str(colour);
                 ctx.set_line_width(1.8);
@@ -113,7 +115,8 @@ impl Axes {
     const BOTTOM: f64 = 18.0;
 
     /// Clears `w × h`, draws the frame with `top_label` at the top of the y axis, `0` at its
-    /// foot and `last_label` under the x axis' end.
+    /// foot and `last_label` under the x axis' end; leaves the label colour as the fill and
+    /// the frame colour as the stroke (the swap markers take them).
     #[allow(clippy::too_many_arguments)]
     pub fn draw(
         ctx: &CanvasRenderingContext2d,
@@ -123,16 +126,16 @@ impl Axes {
         top: f64,
         top_label: &str,
         last_label: &str,
-        dark: bool,
+        colours: &TrainColours,
     ) -> Axes {
         let a = Axes { left, w: w as f64, h: h as f64, n: n.max(2), top };
         ctx.clear_rect(0.0, 0.0, a.w, a.h);
-        ctx.set_fill_style_str(if dark { "#bbb" } else { "#555" });
+        ctx.set_fill_style_str(&css(colours.label));
         ctx.set_font("11px system-ui, sans-serif");
         let _ = ctx.fill_text(top_label, 2.0, Self::TOP + 8.0);
         let _ = ctx.fill_text("0", 2.0, a.h - Self::BOTTOM);
         let _ = ctx.fill_text(last_label, a.w - 70.0, a.h - 4.0);
-        ctx.set_stroke_style_str(if dark { "#666" } else { "#bbb" });
+        ctx.set_stroke_style_str(&css(colours.frame));
         ctx.stroke_rect(left, Self::TOP, a.w - left - Self::RIGHT, a.h - Self::TOP - Self::BOTTOM);
         a
     }
@@ -171,21 +174,21 @@ impl Axes {
     }
 }
 
-/// Curves of a metric over epochs: for each run train solid, test dashed; `marks` as grey
-/// vertical lines, the last one labelled.
+/// Curves of a metric over epochs: for each run (its history and colour) train solid, test
+/// dashed; `marks` as vertical lines in the frame's colour, the last one labelled.
 pub fn curves(
     canvas: &HtmlCanvasElement,
     runs: &[(&[Metrics], &str)],
     marks: &[Mark],
     metric: impl Fn(&Metrics, bool) -> f64,
-    dark: bool,
+    colours: &TrainColours,
 ) {
     let size = (360u32, 160u32);
     let Some(ctx) = context(canvas, size.0, size.1) else { return };
     let values = runs.iter().flat_map(|(m, _)| m.iter().flat_map(|r| [metric(r, false), metric(r, true)]));
     let top = values.filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9);
     let n = runs.iter().map(|(m, _)| m.len()).max().unwrap_or(0).max(2);
-    let axes = Axes::draw(&ctx, size, 36.0, n, top, &format!("{top:.2}"), &format!("epoch {}", n - 1), dark);
+    let axes = Axes::draw(&ctx, size, 36.0, n, top, &format!("{top:.2}"), &format!("epoch {}", n - 1), colours);
     set_dash(&ctx, &[2.0, 2.0]);
     for (k, m) in marks.iter().enumerate() {
         // Epoch e's metrics sit at index e − 1 (the history starts after epoch 1).

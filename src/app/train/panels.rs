@@ -9,20 +9,21 @@ use leptos::prelude::*;
 use super::Train;
 use super::draw::{self, HI, LO, RES};
 use super::pace::{PaceSelect, StepBySelect};
+use crate::app::figure::{self, css};
 use crate::explore::pace::StepBy;
 use crate::explore::train::{Net, for_net};
 use crate::nn::Metrics;
+use crate::plot::TrainColours;
 
-/// Colours of the networks (Okabe–Ito): quantized, float twin, STE twin.
-pub const COLOURS: [&str; 3] = ["#0072B2", "#D55E00", "#009E73"];
-
-/// Dark when the page's theme (or else the system's) is dark.
-pub fn is_dark() -> bool {
-    match document().document_element().and_then(|e| e.get_attribute("data-theme")).as_deref() {
+/// The Train view's colours: the theme every canvas draws with ([`figure::theme`]), dark when
+/// the page's theme (or else the system's) is dark.
+pub fn colours() -> TrainColours {
+    let dark = match document().document_element().and_then(|e| e.get_attribute("data-theme")).as_deref() {
         Some("dark") => true,
         Some("light") => false,
         _ => window().match_media("(prefers-color-scheme: dark)").ok().flatten().is_some_and(|m| m.matches()),
-    }
+    };
+    figure::theme(dark).train
 }
 
 fn percent(v: Option<f64>) -> String {
@@ -121,19 +122,20 @@ fn Boundary(train: Train, net: Net, title: &'static str, suffix: &'static str) -
         if playing && train.frame.get_value() % if twin { 3 } else { 2 } != net as u64 {
             return;
         }
-        let dark = is_dark();
+        let colours = colours();
         train.runs.update_value(|r| {
             if let Some(t) = r.as_mut().and_then(|r| r.get_mut(net)) {
-                draw::heatmap(&c, &t.predict_grid(LO, HI, RES), dark);
+                draw::heatmap(&c, &t.predict_grid(LO, HI, RES), &colours);
             }
         });
     });
     Effect::new(move |_| {
         train.built.track();
         let Some(c) = dots.get() else { return };
+        let colours = colours();
         train.runs.with_value(|r| {
             if let Some(r) = r {
-                draw::points(&c, &r.q.dataset().train, &r.q.dataset().test);
+                draw::points(&c, &r.q.dataset().train, &r.q.dataset().test, &colours);
             }
         });
     });
@@ -144,7 +146,7 @@ fn Boundary(train: Train, net: Net, title: &'static str, suffix: &'static str) -
     };
     view! {
         <figure class="boundary">
-            <figcaption><span class="swatch" style=format!("background:{}", COLOURS[net as usize])></span>{title}" "
+            <figcaption><span class="swatch" style=format!("background:{}", css(colours().nets[net as usize]))></span>{title}" "
                 <span class="muted">{move || describe(train, net)}</span></figcaption>
             <div class="boundary-stack">
                 <canvas node_ref=heat data-testid=format!("train-boundary{suffix}") aria-label=format!("decision boundary: {title}")></canvas>
@@ -183,16 +185,17 @@ pub fn Curves(train: Train) -> impl IntoView {
     Effect::new(move |_| {
         train.tick.track();
         let (Some(lc), Some(ac)) = (loss.get(), acc.get()) else { return };
-        let dark = is_dark();
+        let colours = colours();
         train.runs.with_value(|r| {
             let Some(r) = r else { return };
-            let mut runs = vec![(r.q.history(), COLOURS[0]), (r.f.history(), COLOURS[1])];
-            if let Some(t) = &r.t {
-                runs.push((t.history(), COLOURS[2]));
+            let [q, f, t] = colours.nets.map(css);
+            let mut runs = vec![(r.q.history(), q.as_str()), (r.f.history(), f.as_str())];
+            if let Some(twin) = &r.t {
+                runs.push((twin.history(), t.as_str()));
             }
-            draw::curves(&lc, &runs, &r.marks, |m, test| if test { m.test_loss } else { m.train_loss }, dark);
+            draw::curves(&lc, &runs, &r.marks, |m, test| if test { m.test_loss } else { m.train_loss }, &colours);
             let a = |m: &Metrics, test: bool| if test { m.test_acc } else { m.train_acc }.unwrap_or(0.0);
-            draw::curves(&ac, &runs, &r.marks, a, dark);
+            draw::curves(&ac, &runs, &r.marks, a, &colours);
         });
     });
     let marks = move || {

@@ -7,7 +7,7 @@
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use super::panels::is_dark;
+use super::panels::colours;
 use super::{Train, draw_weights, now};
 use crate::nn::Layer;
 
@@ -70,7 +70,7 @@ fn Diagram(train: Train) -> impl IntoView {
     throttled(train, move || {
         let latent = train.latent.get();
         let Some(c) = canvas.get() else { return };
-        let dark = is_dark();
+        let colours = colours();
         train.runs.with_value(|r| {
             let Some(r) = r else { return };
             let layers: Vec<(usize, usize, &[f32])> =
@@ -81,7 +81,7 @@ fn Diagram(train: Train) -> impl IntoView {
                         (i, o, shown_weights(l, latent))
                     })
                     .collect();
-            draw_weights::diagram(&c, &layers, dark);
+            draw_weights::diagram(&c, &layers, &colours);
         });
     });
     view! {
@@ -98,11 +98,11 @@ fn LayerHistogram(train: Train, layer: usize, count: usize) -> impl IntoView {
     throttled(train, move || {
         let latent = train.latent.get();
         let Some(c) = canvas.get() else { return };
-        let dark = is_dark();
+        let colours = colours();
         train.runs.with_value(|r| {
             let Some(l) = r.as_ref().and_then(|r| r.q.layers().get(layer)) else { return };
             let levels = l.weight_levels().and_then(|lv| lv.list(64));
-            draw_weights::histogram(&c, shown_weights(l, latent), levels.as_deref(), dark);
+            draw_weights::histogram(&c, shown_weights(l, latent), levels.as_deref(), &colours);
             flips.set(l.weight_levels().map(|_| (l.flips(), l.weights().len())));
         });
     });
@@ -123,13 +123,13 @@ fn FlipChart(train: Train) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
     throttled(train, move || {
         let Some(c) = canvas.get() else { return };
-        let dark = is_dark();
+        let colours = colours();
         train.runs.with_value(|r| {
             let Some(r) = r else { return };
             let layers = r.q.layers();
             let shown: Vec<usize> = (0..layers.len()).filter(|&l| layers[l].weight_levels().is_some()).collect();
             let names: Vec<String> = shown.iter().map(|&l| layer_name(l, layers.len())).collect();
-            draw_weights::flips(&c, r.q.flip_history(), &shown, &names, dark);
+            draw_weights::flips(&c, r.q.flip_history(), &shown, &names, &colours);
         });
     });
     view! {
