@@ -9,7 +9,7 @@ use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
 pub use crate::plot::svg::Figure;
-pub use crate::plot::{Curve, Panel, Reading, describe_levels, fmt_number};
+pub use crate::plot::{Curve, Panel, Reading, TrainColours, describe_levels, fmt_number};
 
 use crate::explore::state::State;
 use crate::plot::{self, Crosshair, Style, Theme, Viewport};

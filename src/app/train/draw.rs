@@ -5,10 +5,9 @@
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::app::figure::css;
+use crate::app::figure::{TrainColours, css};
 use crate::explore::runs::Mark;
 use crate::nn::{Metrics, Point};
-use crate::plot::TrainColours;
 /// The plane shown, in data units: the same as the handout's boundary figure.
 pub use crate::plot::boundary::{HI, LO};
 
