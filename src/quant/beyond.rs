@@ -274,11 +274,23 @@ quantizer! {
     }
 }
 
+impl Pact {
+    /// The number of steps n = 2^bits − 1 across [0, α].
+    pub fn step_count(&self) -> i64 {
+        (1i64 << self.bits) - 1
+    }
+
+    /// Codes per unit of y, n/α (f32, as the kernel multiplies).
+    pub fn codes_per_unit(&self) -> f32 {
+        self.step_count() as f32 / self.alpha as f32
+    }
+}
+
 impl Op for Pact {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         let (zero, a) = (V::splat(0.0), V::splat(self.alpha as f32));
-        let k = V::splat(((1i64 << self.bits) - 1) as f32 / self.alpha as f32);
+        let k = V::splat(self.codes_per_unit());
         let pass = x.ge(zero) & x.lt(a);
         ((lane::clip(x, zero, a) * k).nearest() / k, V::select(pass, V::splat(1.0), zero))
     }
@@ -287,7 +299,7 @@ impl Op for Pact {
 impl Kernel for Pact {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
         let a = self.alpha as f32;
-        let n = ((1i64 << self.bits) - 1) as f32;
+        let n = self.step_count() as f32;
         let mut report = Report { scale: Some(a / n), ..Report::default() };
         if dydx.is_some() {
             // ∂(Σq)/∂α: one for every input clipped at α.
@@ -298,9 +310,8 @@ impl Kernel for Pact {
     }
 
     fn levels(&self, _: &Report) -> Levels {
-        let n = (1i64 << self.bits) - 1;
-        let k = n as f32 / self.alpha as f32;
-        Levels::set((0..=n).map(|c| c as f32 / k).collect())
+        let k = self.codes_per_unit();
+        Levels::set((0..=self.step_count()).map(|c| c as f32 / k).collect())
     }
 }
 

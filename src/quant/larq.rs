@@ -277,9 +277,16 @@ quantizer! {
     }
 }
 
+impl DoReFa {
+    /// The number of steps n = 2^k_bit − 1 (n + 1 levels).
+    pub fn step_count(&self) -> i64 {
+        (1i64 << self.k_bit) - 1
+    }
+}
+
 impl Kernel for DoReFa {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let n = ((1u64 << self.k_bit) - 1) as f32;
+        let n = self.step_count() as f32;
         match self.mode {
             DoReFaMode::Activations => {
                 simd::run(&DoReFaActivations { n }, x, y, dydx);
@@ -294,7 +301,7 @@ impl Kernel for DoReFa {
     }
 
     fn levels(&self, _: &Report) -> Levels {
-        let n = (1i64 << self.k_bit) - 1;
+        let n = self.step_count();
         match self.mode {
             DoReFaMode::Activations => Levels::codes(0, n, 1.0 / n as f32),
             DoReFaMode::Weights => Levels::set((0..=n).map(|k| 2.0 * (k as f32 / n as f32) - 1.0).collect()),

@@ -93,7 +93,7 @@ impl Explain for Lsq {
 impl Explain for Pact {
     fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
         let (x, a) = (at.x, self.alpha as f32);
-        let k = ((1i64 << self.bits) - 1) as f32 / a;
+        let k = self.codes_per_unit();
         let c = t.clip("clip to [0, α]", x, 0.0, a);
         t.add("y·n/α", n(c * k));
         let r = t.round(c * k);

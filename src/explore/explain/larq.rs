@@ -69,7 +69,7 @@ impl Explain for SteTern {
 impl Explain for DoReFa {
     fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
         let x = at.x;
-        let nn = ((1u64 << self.k_bit) - 1) as f32;
+        let nn = self.step_count() as f32;
         t.add("levels n = 2^k_bit − 1", n(nn));
         Some(match self.mode {
             DoReFaMode::Activations => {

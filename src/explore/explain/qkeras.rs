@@ -80,14 +80,14 @@ impl Explain for StochasticBinary {
 
 impl Explain for Ternary {
     fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
-        at.deterministic(self.use_stochastic_rounding).then(|| ternary(self.alpha, self.threshold, at, t))
+        at.deterministic(self.use_stochastic_rounding).then(|| ternary(self.alpha, at, t))
     }
 }
 
 impl Explain for StochasticTernary {
     /// Explained as the `ternary` it is when no draw was made (inference).
     fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
-        (!at.report.stochastic).then(|| ternary(self.alpha, self.threshold, at, t))
+        (!at.report.stochastic).then(|| ternary(self.alpha, at, t))
     }
 }
 
@@ -299,7 +299,7 @@ fn binary(b: &Binary, at: &At, t: &mut Trace) -> String {
     tanh_or_identity(b.alpha, xq, at, t)
 }
 
-fn ternary(alpha: Alpha, threshold: Option<f64>, at: &At, t: &mut Trace) -> String {
+fn ternary(alpha: Alpha, at: &At, t: &mut Trace) -> String {
     let x = at.x;
     let k = if alpha.is_auto() {
         let th = at.report.threshold.unwrap_or(f32::NAN);
@@ -311,7 +311,7 @@ fn ternary(alpha: Alpha, threshold: Option<f64>, at: &At, t: &mut Trace) -> Stri
         t.add("code: sign(x) where the rounded code is not 0 (|x| > threshold, strict)", n(k));
         k
     } else {
-        let th = threshold.unwrap_or(0.33) as f32;
+        let th = at.report.threshold.unwrap_or(f32::NAN);
         let k = if x.abs() >= th { sgn0(x) } else { 0.0 * sgn0(x) };
         t.add(format!("code: sign(x) where |x| ≥ {} (inclusive)", n(th)), n(k));
         k
