@@ -367,13 +367,12 @@ fn every_warning_is_one_sentence() {
 // ----------------------------------------------------------------------------------------
 
 /// The report an explanation of `quant` gets: the sample's for a data-dependent one.
+/// The report the explorer explains with: the sample's for a data-dependent quantizer, else
+/// the x sweep's (fixed numbers such as ternary's threshold are reported there too).
 fn report_for(quant: &Quantizer) -> Report {
-    if quant.is_data_dependent() {
-        let training = quant.unsupported(true).is_none();
-        quant.eval(&sample(), &mut ctx(training)).2
-    } else {
-        Report::default()
-    }
+    let training = quant.unsupported(true).is_none();
+    let input = if quant.is_data_dependent() { sample() } else { vec![-1.0, 0.0, 1.0] };
+    quant.eval(&input, &mut ctx(training)).2
 }
 
 #[test]
@@ -424,6 +423,8 @@ fn the_intermediate_q_of_x_is_the_kernels_output() {
         "qkeras.quantized_relu(3,1)",
         "qkeras.quantized_po2(5)",
         "qkeras.binary(alpha=0.5)",
+        "qkeras.ternary()",
+        "qkeras.ternary(alpha=2.0, threshold=0.25)",
         "qkeras.ternary(alpha='auto')",
         "larq.DoReFa(k_bit=3)",
         "larq.DoReFa(mode='weights')",
@@ -470,6 +471,15 @@ fn quantized_bits_auto_rounds_half_away_from_zero_with_the_sample_scale() {
     let text = step_values("qkeras.quantized_bits(4,0,1,alpha='auto')", 0.1);
     assert!(text.contains("of the sample: its largest |x| lands on the top code"), "{text}");
     assert!(text.contains("round half away from zero"), "{text}");
+}
+
+#[test]
+fn a_ternary_explains_with_the_threshold_the_kernel_used() {
+    assert!(
+        step_values("qkeras.ternary(alpha=2.0, threshold=0.25)", 0.25)
+            .contains("code: sign(x) where |x| ≥ 0.25 (inclusive): 1")
+    );
+    assert!(step_values("qkeras.ternary()", 0.3).contains("|x| ≥ 0.33 (inclusive): 0"));
 }
 
 #[test]
