@@ -107,3 +107,58 @@ fn bench_prints_one_json_row_per_measurement() {
         assert!(out.contains(key), "missing {key} in {out}");
     }
 }
+
+#[test]
+fn code_prints_the_snippet_of_the_specs_own_library_by_default() {
+    use qscope::explore::code::{Framework, snippet_in};
+    for (spec, native) in [("qkeras.quantized_bits(4,0,1)", "qkeras"), ("larq.SteSign", "larq"), ("lsq", "pytorch")] {
+        let q = qscope::quant::parse(spec).unwrap();
+        assert_eq!(Framework::native(&q).key(), native);
+        let o = qscope(&["code", spec], "");
+        assert!(o.status.success(), "{spec}: {}", stderr(&o));
+        assert_eq!(stdout(&o), format!("{}\n", snippet_in(&q, Framework::native(&q)).unwrap()), "{spec}");
+    }
+}
+
+#[test]
+fn code_prints_exactly_what_the_explorer_offers_in_each_language() {
+    use qscope::explore::code::snippet;
+    for spec in ["larq.SteSign", "lsq(bits=4, step=0.1)", "qkeras.binary"] {
+        let q = qscope::quant::parse(spec).unwrap();
+        for (lang, text) in snippet(&q) {
+            let o = qscope(&["code", spec, "--lang", lang.key()], "");
+            assert!(o.status.success(), "{spec} {}: {}", lang.key(), stderr(&o));
+            assert_eq!(stdout(&o), format!("{text}\n"), "{spec} {}", lang.key());
+        }
+    }
+}
+
+#[test]
+fn code_refuses_a_language_that_cannot_express_the_spec_with_one_line() {
+    let o = qscope(&["code", "larq.SteSign", "--lang", "qkeras"], "");
+    assert!(!o.status.success());
+    assert_eq!(stderr(&o), "qscope: larq.SteSign is not a QKeras quantizer; try --lang larq\n");
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn code_refuses_an_unknown_language_naming_the_known_ones() {
+    let o = qscope(&["code", "larq.SteSign", "--lang", "rust"], "");
+    assert!(!o.status.success());
+    assert_eq!(stderr(&o), "qscope: --lang rust: unknown language; expected qkeras, larq, pytorch or cli\n");
+}
+
+#[test]
+fn code_refuses_a_bad_spec_with_one_line() {
+    let o = qscope(&["code", "qkeras.quantized_bitz(4)"], "");
+    assert!(!o.status.success());
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("did you mean 'qkeras.quantized_bits'"), "{}", stderr(&o));
+}
+
+#[test]
+fn code_help_lists_the_languages() {
+    let o = qscope(&["code", "--help"], "");
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("--lang LANG  qkeras|larq|pytorch|cli;"), "{}", stdout(&o));
+}

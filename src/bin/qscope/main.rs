@@ -1,5 +1,5 @@
-//! `qscope`, the native command-line tool: evaluate, list and plot quantizers, train small
-//! quantized networks, check and export classroom lessons. One file per subcommand, each a
+//! `qscope`, the native command-line tool: evaluate, list and plot quantizers, print them as
+//! code, train small quantized networks, check and export classroom lessons. One file per subcommand, each a
 //! table of its options ([`args::Command`]) that parses its arguments and writes its `--help`.
 //!
 //! The tool is native; under wasm32 (where the test harness still builds every binary) it is
@@ -9,6 +9,8 @@
 mod args;
 #[cfg(not(target_arch = "wasm32"))]
 mod bench;
+#[cfg(not(target_arch = "wasm32"))]
+mod code;
 #[cfg(not(target_arch = "wasm32"))]
 mod eval;
 #[cfg(not(target_arch = "wasm32"))]
@@ -37,9 +39,10 @@ struct Subcommand {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-const SUBCOMMANDS: [Subcommand; 7] = [
+const SUBCOMMANDS: [Subcommand; 8] = [
     Subcommand { name: "eval", run: eval::run, usage: eval::USAGE, help: eval::help },
     Subcommand { name: "list", run: list::run, usage: list::USAGE, help: list::help },
+    Subcommand { name: "code", run: code::run, usage: code::USAGE, help: code::help },
     Subcommand { name: "plot", run: plot::run, usage: plot::USAGE, help: plot::help },
     Subcommand { name: "gallery", run: gallery::run, usage: gallery::USAGE, help: gallery::help },
     Subcommand { name: "bench", run: bench::run, usage: bench::USAGE, help: bench::help },
