@@ -1,5 +1,5 @@
-//! Reference-vector files (`tests/conformance/*.txt`): parsing and float comparison,
-//! shared by the native conformance test and the browser tests.
+//! Reference-vector files (`tests/conformance/*.txt`, `tests/snippets/*.txt`): parsing and
+//! float comparison, shared by the native conformance and snippet tests and the browser tests.
 #![allow(dead_code)]
 
 #[derive(Debug, Default)]
@@ -12,6 +12,14 @@ pub struct Case {
     pub y: Vec<f32>,
     pub yvar: Vec<f32>,
     pub dydx: Vec<f32>,
+    /// Snippet files: the language, framework version and hash of the snippet text…
+    pub lang: String,
+    pub version: String,
+    pub hash: String,
+    /// …what the snippet raised, if it did…
+    pub error: String,
+    /// …and d(Σy)/dθ per learnable parameter θ (means for a stochastic case).
+    pub grads: Vec<(String, Vec<f32>)>,
     pub line: usize,
 }
 
@@ -49,6 +57,14 @@ pub fn parse_cases(text: &str) -> Vec<Case> {
                     "y" => c.y = numbers(rest, line),
                     "yvar" => c.yvar = numbers(rest, line),
                     "dydx" => c.dydx = numbers(rest, line),
+                    "lang" => c.lang = rest.to_string(),
+                    "version" => c.version = rest.to_string(),
+                    "hash" => c.hash = rest.to_string(),
+                    "error" => c.error = rest.to_string(),
+                    "grad" => {
+                        let (name, values) = rest.split_once(' ').unwrap_or((rest, ""));
+                        c.grads.push((name.to_string(), numbers(values, line)));
+                    }
                     _ => panic!("line {line}: unknown key '{key}'"),
                 }
             }
@@ -121,6 +137,54 @@ pub fn check_case(q: &qscope::quant::Quantizer, c: &Case) -> Vec<String> {
         let grad_ok = grad_close(g[i], c.dydx[i]) || (x.is_infinite() && ok);
         if !grad_ok {
             errs.push(format!("line {}: {}: x={} dydx={} expected {}", c.line, c.spec, x, g[i], c.dydx[i]));
+        }
+    }
+    errs
+}
+
+/// Checks one stochastic case: qscope's means over at least 1000 draws (seed 7) of y, dydx
+/// and each parameter gradient (by qscope's name) within six standard errors of the library's
+/// means over `samples` draws; returns one message per disagreement.
+pub fn check_stochastic(q: &qscope::quant::Quantizer, c: &Case) -> Vec<String> {
+    use qscope::quant::Ctx;
+    let mut ctx = if c.training { Ctx::training(7) } else { Ctx::inference(7) };
+    let m = c.samples.max(1000);
+    let n = c.x.len();
+    // Running sums of value and square: y, dydx, then each parameter gradient.
+    let mut sums = vec![(0.0f64, 0.0f64); 2 * n + c.grads.len()];
+    for _ in 0..m {
+        let (y, g, report) = q.eval(&c.x, &mut ctx);
+        let params = c.grads.iter().map(|(name, _)| {
+            report.param_grads.iter().find(|(p, _)| p == name).map_or(f32::NAN, |(_, v)| *v)
+        });
+        for (s, v) in sums.iter_mut().zip(y.into_iter().chain(g).chain(params)) {
+            s.0 += v as f64;
+            s.1 += (v as f64).powi(2);
+        }
+    }
+    let moments = |i: usize| {
+        let mean = sums[i].0 / m as f64;
+        (mean, (sums[i].1 / m as f64 - mean * mean).max(0.0))
+    };
+    let s = c.samples.max(1) as f64;
+    let mut errs = Vec::new();
+    for i in 0..n {
+        let ((my, var_y), (mg, var_g)) = (moments(i), moments(n + i));
+        let lib_var = c.yvar.get(i).copied().unwrap_or(0.0) as f64;
+        let tol_y = 6.0 * (lib_var / s + var_y / m as f64).sqrt() + 1e-5 * (1.0 + my.abs());
+        let tol_g = 6.0 * (2.0 * var_g / m as f64).sqrt() + 1e-5 * (1.0 + mg.abs());
+        if (my - c.y[i] as f64).abs() > tol_y {
+            errs.push(format!("line {}: {}: x={} mean y={my} expected {} (±{tol_y})", c.line, c.spec, c.x[i], c.y[i]));
+        }
+        if (mg - c.dydx[i] as f64).abs() > tol_g {
+            errs.push(format!("line {}: {}: x={} mean dydx={mg} expected {}", c.line, c.spec, c.x[i], c.dydx[i]));
+        }
+    }
+    for (k, (name, want)) in c.grads.iter().enumerate() {
+        let (mean, var) = moments(2 * n + k);
+        let tol = 6.0 * (2.0 * var / m as f64).sqrt() + 1e-5 * (1.0 + mean.abs());
+        if want.len() != 1 || !((mean - want[0] as f64).abs() <= tol) {
+            errs.push(format!("line {}: {}: mean d(sum y)/d{name}={mean} expected {want:?}", c.line, c.spec));
         }
     }
     errs
