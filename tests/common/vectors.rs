@@ -154,9 +154,10 @@ pub fn check_stochastic(q: &qscope::quant::Quantizer, c: &Case) -> Vec<String> {
     let mut sums = vec![(0.0f64, 0.0f64); 2 * n + c.grads.len()];
     for _ in 0..m {
         let (y, g, report) = q.eval(&c.x, &mut ctx);
-        let params = c.grads.iter().map(|(name, _)| {
-            report.param_grads.iter().find(|(p, _)| p == name).map_or(f32::NAN, |(_, v)| *v)
-        });
+        let params = c
+            .grads
+            .iter()
+            .map(|(name, _)| report.param_grads.iter().find(|(p, _)| p == name).map_or(f32::NAN, |(_, v)| *v));
         for (s, v) in sums.iter_mut().zip(y.into_iter().chain(g).chain(params)) {
             s.0 += v as f64;
             s.1 += (v as f64).powi(2);
