@@ -169,18 +169,16 @@ fn check_bits(q: &Quantizer, c: &Case, n: u32) -> Vec<String> {
     // ±0 count as equal: the STE idiom x + (q − x) turns q = −0 into +0.
     let close = |a: f32, b: f32| if n == 0 { same_bits(a, b) || a == b } else { ulps(a, b) <= u64::from(n) };
     let mut errs = Vec::new();
-    let differ = |what: &str, x: f32, ours: f32, theirs: f32| {
-        (!close(ours, theirs)).then(|| format!("{}: x={x}: {what} {ours} (qscope) vs {theirs} (snippet)", label(c)))
+    let differ = |what: String, ours: f32, theirs: f32| {
+        (!close(ours, theirs)).then(|| format!("{}: {what} {ours} (qscope) vs {theirs} (snippet)", label(c)))
     };
     for i in 0..c.x.len() {
-        errs.extend(differ("y", c.x[i], y[i], c.y[i]));
-        errs.extend(differ("dydx", c.x[i], g[i], c.dydx[i]));
+        errs.extend(differ(format!("x={}: y", c.x[i]), y[i], c.y[i]));
+        errs.extend(differ(format!("x={}: dydx", c.x[i]), g[i], c.dydx[i]));
     }
     for (name, theirs) in &c.grads {
         match report.param_grads.iter().find(|(p, _)| p == name) {
-            Some((_, ours)) if theirs.len() == 1 => {
-                errs.extend(differ(&format!("d(sum y)/d{name}"), f32::NAN, *ours, theirs[0]))
-            }
+            Some((_, ours)) if theirs.len() == 1 => errs.extend(differ(format!("d(sum y)/d{name}"), *ours, theirs[0])),
             _ => errs.push(format!("{}: the snippet learns {name}, qscope does not", label(c))),
         }
     }
