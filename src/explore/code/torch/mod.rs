@@ -109,6 +109,18 @@ fn custom_grad(g: &str) -> String {
     }
 }
 
+/// `s = po2(s)` bounded by the optional exponents (auto_po2's least-squares refinement).
+pub(super) fn po2_bounded(s: &str, min_exp: Option<i32>, max_exp: Option<i32>) -> String {
+    let mut out = format!("po2({s})");
+    if let Some(lo) = min_exp {
+        out = format!("{out}.clamp(min={})", p2(lo));
+    }
+    if let Some(hi) = max_exp {
+        out = format!("{out}.clamp(max={})", p2(hi));
+    }
+    out
+}
+
 /// A float as Python text (shortest round trip).
 fn f(v: f64) -> String {
     crate::quant::schema::fmt_float(v)

@@ -3,24 +3,12 @@
 //! `quantized_relu`. Data-dependent scales ('auto', 'auto_po2') are per tensor: a 1-D `x` is
 //! one channel.
 
-use super::{PO2, PO2_TIE, RNG, STOCHASTIC_ROUND, Torch, f, p2, qkeras_blend};
+use super::{PO2, PO2_TIE, RNG, STOCHASTIC_ROUND, Torch, f, p2, po2_bounded, qkeras_blend};
 use crate::explore::code::Agreement;
 use crate::quant::qkeras::{
     QuantizedBits, QuantizedHswish, QuantizedLinear, QuantizedPo2, QuantizedRelu, QuantizedReluPo2,
 };
 use crate::quant::schema::{Alpha, Literal, Schema};
-
-/// `s = po2(s)` bounded by the optional exponents (auto_po2's least-squares refinement).
-fn po2_bounded(s: &str, min_exp: Option<i32>, max_exp: Option<i32>) -> String {
-    let mut out = format!("po2({s})");
-    if let Some(lo) = min_exp {
-        out = format!("{out}.clamp(min={})", p2(lo));
-    }
-    if let Some(hi) = max_exp {
-        out = format!("{out}.clamp(max={})", p2(hi));
-    }
-    out
-}
 
 impl QuantizedBits {
     /// Lines computing the detached `xq` from `v` (a tensor name), before QKeras' blend.
@@ -38,18 +26,20 @@ impl QuantizedBits {
                     2 * ((1i64 << (self.bits - 1)) - 1)
                 ),
             };
+            let mut prelude = String::new();
             if self.alpha == Alpha::AutoPo2 && self.post_training_scale.is_none() {
                 let ls = po2_bounded(
                     "(u * z).mean() / ((z * z).mean() + 1e-7)",
                     self.min_po2_exponent,
                     self.max_po2_exponent,
                 );
-                s = format!(
-                    "import math\n{PO2}{s}s = po2(s)\nfor _ in range(5):  # least-squares refinement\n    z = {code}\n    s = {ls}\n"
-                );
+                prelude = format!("import math\n{PO2}");
+                s.push_str(&format!(
+                    "s = po2(s)\nfor _ in range(5):  # least-squares refinement\n    z = {code}\n    s = {ls}\n"
+                ));
             }
             return format!(
-                "u = {v}.detach() / {mi}\n{s}z = {code}  # codes, half away from zero\nxq = (s * {}) * ({mi} * z / {})",
+                "{prelude}u = {v}.detach() / {mi}\n{s}z = {code}  # codes, half away from zero\nxq = (s * {}) * ({mi} * z / {})",
                 f(m),
                 f(m)
             );

@@ -2,7 +2,7 @@
 //! the binary, ternary and stochastic classes, and the functions (`_round_through`, the hard,
 //! smooth and binary sigmoids and tanhs, stochastic rounding).
 
-use super::{PO2, RNG, STOCHASTIC_ROUND, Torch, custom_grad, exp, f, log, p2, tanh};
+use super::{PO2, RNG, STOCHASTIC_ROUND, Torch, custom_grad, exp, f, log, p2, po2_bounded, tanh};
 use crate::explore::code::Agreement;
 use crate::quant::qkeras::{
     Bernoulli, Binary, BinarySigmoid, BinaryTanh, HardSigmoid, HardTanh, QuantizedSigmoid, QuantizedTanh,
@@ -99,14 +99,7 @@ fn least_squares(alpha: Alpha, t: &str, min_exp: Option<i32>, max_exp: Option<i3
     if alpha != Alpha::AutoPo2 {
         return s;
     }
-    let mut out = format!("po2({s})");
-    if let Some(lo) = min_exp {
-        out = format!("{out}.clamp(min={})", p2(lo));
-    }
-    if let Some(hi) = max_exp {
-        out = format!("{out}.clamp(max={})", p2(hi));
-    }
-    out
+    po2_bounded(&s, min_exp, max_exp)
 }
 
 /// The Python prelude a least-squares fit needs.
