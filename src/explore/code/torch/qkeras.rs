@@ -66,10 +66,7 @@ impl QuantizedBits {
         )
     }
 
-    fn agreement_codes(&self) -> Agreement {
-        if self.is_stochastic_text() { RNG } else { Agreement::Exact }
-    }
-
+    /// Whether the snippet draws (stochastic rounding of a fixed-scale code).
     fn is_stochastic_text(&self) -> bool {
         self.use_stochastic_rounding && !self.alpha.is_auto() && self.bits > self.keep_negative as i32
     }
@@ -81,7 +78,7 @@ impl Torch for QuantizedBits {
     }
 
     fn agreement(&self) -> Agreement {
-        self.agreement_codes()
+        if self.is_stochastic_text() { RNG } else { Agreement::Exact }
     }
 }
 
@@ -142,15 +139,7 @@ impl Torch for QuantizedLinear {
 
 impl Torch for QuantizedHswish {
     fn torch(&self) -> String {
-        let inner = QuantizedBits {
-            bits: self.bits,
-            integer: self.integer,
-            symmetric: self.symmetric,
-            alpha: self.alpha,
-            use_stochastic_rounding: self.use_stochastic_rounding,
-            qnoise_factor: self.qnoise_factor,
-            ..QuantizedBits::default()
-        };
+        let inner = self.inner();
         let (s, u) = (f(self.relu_shift), f(self.relu_upper_bound));
         format!(
             "r = torch.where(x + {s} <= {u}, torch.where(x + {s} > 0, x + {s}, 0.0), {u})  # min(relu(x + shift), upper)\n\
@@ -161,12 +150,7 @@ impl Torch for QuantizedHswish {
     }
 
     fn agreement(&self) -> Agreement {
-        QuantizedBits {
-            alpha: self.alpha,
-            use_stochastic_rounding: self.use_stochastic_rounding,
-            ..QuantizedBits::default()
-        }
-        .agreement_codes()
+        self.inner().agreement()
     }
 }
 

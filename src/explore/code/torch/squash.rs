@@ -188,14 +188,14 @@ fn ternary_fixed(alpha: Alpha, threshold: Option<f64>) -> String {
     )
 }
 
-/// QKeras' ternary 'auto' fit: `scale` from max |x|, then `unrolls` least-squares rounds.
-fn ternary_auto(alpha: Alpha, unrolls: i32, round: &str) -> String {
+/// QKeras' ternary 'auto' fit: `s` from max |x|, then `unrolls` least-squares rounds of the
+/// codes `sign(x)·1[|q| ≥ s/2]`, `q` the value compared (a Python expression of `s`).
+fn ternary_auto(alpha: Alpha, unrolls: i32, q: &str) -> String {
     let start =
         if alpha == Alpha::AutoPo2 { "po2(2 * x.detach().abs().max() / 3)" } else { "2 * x.detach().abs().max() / 3" };
     format!(
         "{}s = {start}\nfor _ in range({unrolls}):  # least-squares rounds\n    \
-         q = s * {round}\n    \
-         k = torch.where(q.abs() >= s / 2, torch.sign(x.detach()), 0.0)\n    \
+         k = torch.where(({q}).abs() >= s / 2, torch.sign(x.detach()), 0.0)\n    \
          s = {}\n",
         ls_prelude(alpha),
         least_squares(alpha, "x.detach()", None, None)
@@ -208,9 +208,9 @@ impl Torch for Ternary {
             return ternary_fixed(self.alpha, self.threshold);
         }
         let (setup, round) = if self.use_stochastic_rounding {
-            (STOCHASTIC_ROUND, "stochastic_round(x.detach() / s, 1 / 3)")
+            (STOCHASTIC_ROUND, "s * stochastic_round(x.detach() / s, 1 / 3)")
         } else {
-            ("", "torch.round(x.detach() / s)")
+            ("", "s * torch.round(x.detach() / s)")
         };
         format!(
             "{setup}{}xq = s * k\ny = x + (xq - x).detach()  # QKeras' STE",
@@ -244,18 +244,33 @@ fn std_eps(alpha: Alpha) -> &'static str {
 /// `+1` with probability `p`, else `-1`.
 const DRAW: &str = "torch.where(p - torch.rand_like(p) >= 0, 1.0, -1.0)";
 
+/// QKeras' stochastic binary draws: `+1` (or 1 with `to01`) with probability σ(T·x/sd),
+/// scaled by the least-squares fit of the sign codes for 'auto'.
+fn draw_binary(alpha: Alpha, real: bool, temperature: f64, to01: bool) -> String {
+    let sign = "torch.where(x.detach() >= 0, 1.0, -1.0)";
+    let (k, q, what) = if to01 {
+        (format!("({sign} + 1) / 2"), format!("({DRAW} + 1) / 2"), "1")
+    } else {
+        (sign.to_string(), DRAW.to_string(), "+1")
+    };
+    let s = if alpha.is_auto() {
+        format!("{}k = {k}\ns = {}\n", ls_prelude(alpha), least_squares(alpha, "x.detach()", None, None))
+    } else {
+        String::new()
+    };
+    format!(
+        "{}{}{s}p = sig({} * x.detach() / sd)\nxq = {}{q}  # {what} with probability p\n\
+         y = x + (xq - x).detach()  # QKeras' STE",
+        sigmoid(real),
+        std_eps(alpha),
+        f(temperature),
+        scale(alpha)
+    )
+}
+
 impl Torch for StochasticBinary {
     fn torch(&self) -> String {
-        format!(
-            "{}{}{}k = torch.where(x.detach() >= 0, 1.0, -1.0)\ns = {}\n\
-             p = sig({} * x.detach() / sd)\nxq = {}{DRAW}  # +1 with probability p\ny = x + (xq - x).detach()  # QKeras' STE",
-            ls_prelude(self.alpha),
-            sigmoid(self.use_real_sigmoid),
-            std_eps(self.alpha),
-            least_squares(self.alpha, "x.detach()", None, None),
-            f(self.temperature),
-            scale(self.alpha)
-        )
+        draw_binary(self.alpha, self.use_real_sigmoid, self.temperature, false)
     }
 
     fn agreement(&self) -> Agreement {
@@ -265,16 +280,7 @@ impl Torch for StochasticBinary {
 
 impl Torch for Bernoulli {
     fn torch(&self) -> String {
-        format!(
-            "{}{}{}k = (torch.where(x.detach() >= 0, 1.0, -1.0) + 1) / 2\ns = {}\n\
-             p = sig({} * x.detach() / sd)\nxq = {}({DRAW} + 1) / 2  # 1 with probability p\ny = x + (xq - x).detach()  # QKeras' STE",
-            ls_prelude(self.alpha),
-            sigmoid(self.use_real_sigmoid),
-            std_eps(self.alpha),
-            least_squares(self.alpha, "x.detach()", None, None),
-            f(self.temperature),
-            scale(self.alpha)
-        )
+        draw_binary(self.alpha, self.use_real_sigmoid, self.temperature, true)
     }
 
     fn agreement(&self) -> Agreement {
@@ -294,10 +300,9 @@ impl Torch for StochasticTernary {
              xq = s * ((q0 + q1) / 2)\ny = x + (xq - x).detach()  # QKeras' STE",
             sigmoid(self.use_real_sigmoid),
             std_eps(Alpha::Auto),
-            ternary_auto(self.alpha, self.number_of_unrolls, "x.detach() / s"),
+            ternary_auto(self.alpha, self.number_of_unrolls, "x.detach()"),
             temp = f(self.temperature),
         )
-        .replace("q = s * x.detach() / s\n    k = torch.where(q.abs()", "k = torch.where(x.detach().abs()")
     }
 
     fn agreement(&self) -> Agreement {
