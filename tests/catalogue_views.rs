@@ -1,52 +1,52 @@
 //! Every catalogue entry at its defaults through the explorer's per-quantizer views: the
 //! step-by-step explanation and the copy-as-code snippets. Each quantizer implements these
 //! views itself (`explore::explain`, `explore::code`); the golden table records which of
-//! them have a step-by-step account and a PyTorch snippet, so a change shows here.
+//! them have a step-by-step account, so a change shows here. Every entry has a PyTorch snippet.
 
 use qscope::explore::code::{Framework, snippet};
 use qscope::explore::explain::explain;
 use qscope::quant::{ENTRIES, Family, Report};
 
-/// `(name, explained step by step, has a PyTorch snippet)` at the defaults, in catalogue order.
-const GOLDEN: &[(&str, bool, bool)] = &[
-    ("quantized_bits", true, true),
-    ("quantized_linear", true, true),
-    ("quantized_po2", true, false),
-    ("quantized_relu_po2", false, false),
-    ("quantized_relu", true, true),
-    ("quantized_tanh", false, false),
-    ("quantized_sigmoid", false, false),
-    ("quantized_ulaw", false, false),
-    ("quantized_hswish", false, false),
-    ("binary", true, true),
-    ("stochastic_binary", false, false),
-    ("ternary", true, true),
-    ("stochastic_ternary", true, false),
-    ("bernoulli", false, false),
-    ("_round_through", true, true),
-    ("stochastic_round", false, false),
-    ("stochastic_round_po2", false, false),
-    ("hard_sigmoid", false, false),
-    ("hard_tanh", false, false),
-    ("smooth_sigmoid", false, false),
-    ("smooth_tanh", false, false),
-    ("binary_sigmoid", false, false),
-    ("binary_tanh", false, false),
-    ("SteSign", true, true),
-    ("ApproxSign", true, true),
-    ("SwishSign", true, false),
-    ("SteHeaviside", true, true),
-    ("MagnitudeAwareSign", true, true),
-    ("SteTern", true, true),
-    ("DoReFa", true, true),
-    ("NoOp", true, true),
-    ("softround", true, false),
-    ("soft_round", true, true),
-    ("ste", true, true),
-    ("clipped_ste", true, true),
-    ("lsq", true, true),
-    ("pact", true, true),
-    ("fake_quantize", true, true),
+/// `(name, explained step by step)` at the defaults, in catalogue order.
+const GOLDEN: &[(&str, bool)] = &[
+    ("quantized_bits", true),
+    ("quantized_linear", true),
+    ("quantized_po2", true),
+    ("quantized_relu_po2", false),
+    ("quantized_relu", true),
+    ("quantized_tanh", false),
+    ("quantized_sigmoid", false),
+    ("quantized_ulaw", false),
+    ("quantized_hswish", false),
+    ("binary", true),
+    ("stochastic_binary", false),
+    ("ternary", true),
+    ("stochastic_ternary", true),
+    ("bernoulli", false),
+    ("_round_through", true),
+    ("stochastic_round", false),
+    ("stochastic_round_po2", false),
+    ("hard_sigmoid", false),
+    ("hard_tanh", false),
+    ("smooth_sigmoid", false),
+    ("smooth_tanh", false),
+    ("binary_sigmoid", false),
+    ("binary_tanh", false),
+    ("SteSign", true),
+    ("ApproxSign", true),
+    ("SwishSign", true),
+    ("SteHeaviside", true),
+    ("MagnitudeAwareSign", true),
+    ("SteTern", true),
+    ("DoReFa", true),
+    ("NoOp", true),
+    ("softround", true),
+    ("soft_round", true),
+    ("ste", true),
+    ("clipped_ste", true),
+    ("lsq", true),
+    ("pact", true),
+    ("fake_quantize", true),
 ];
 
 #[test]
@@ -58,7 +58,7 @@ fn the_golden_table_lists_the_catalogue_in_order() {
 
 #[test]
 fn each_default_is_explained_step_by_step_where_the_golden_table_says() {
-    for (e, &(name, detailed, _)) in ENTRIES.iter().zip(GOLDEN) {
+    for (e, &(name, detailed)) in ENTRIES.iter().zip(GOLDEN) {
         let q = (e.default)();
         let steps = explain(&q, &Report::default(), 0.3).steps;
         // Without an account of its own, the last step gives the generic reason.
@@ -68,16 +68,15 @@ fn each_default_is_explained_step_by_step_where_the_golden_table_says() {
 }
 
 #[test]
-fn each_default_gets_its_library_pytorch_where_the_golden_table_says_and_the_cli() {
-    for (e, &(name, _, torch)) in ENTRIES.iter().zip(GOLDEN) {
+fn each_default_gets_its_library_pytorch_and_the_cli() {
+    for (e, &(name, _)) in ENTRIES.iter().zip(GOLDEN) {
         let got: Vec<Framework> = snippet(&(e.default)()).into_iter().map(|(f, _)| f).collect();
         let library = match e.info.family {
             Family::QKeras => Some(Framework::QKeras),
             Family::Larq => Some(Framework::Larq),
             Family::Beyond => None,
         };
-        let want: Vec<Framework> =
-            library.into_iter().chain(torch.then_some(Framework::PyTorch)).chain([Framework::Cli]).collect();
+        let want: Vec<Framework> = library.into_iter().chain([Framework::PyTorch, Framework::Cli]).collect();
         assert_eq!(got, want, "{name}");
     }
 }

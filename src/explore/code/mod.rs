@@ -75,13 +75,29 @@ pub enum Agreement {
 }
 
 /// How `framework`'s snippet of `q` agrees with qscope; None where there is no snippet.
+/// PyTorch's comes from the quantizer's own [`torch::Torch`] impl; QKeras and Larq snippets run
+/// the library qscope follows, so only their random draws differ.
 pub fn agreement(q: &Quantizer, framework: Framework) -> Option<Agreement> {
     snippet_in(q, framework).ok()?;
     Some(match framework {
+        Framework::PyTorch => torch::agreement(q),
         Framework::Cli => Agreement::Exact,
         _ if q.is_stochastic(true) => Agreement::Distribution { why: "the framework's random stream is not qscope's" },
         _ => Agreement::Exact,
     })
+}
+
+impl Agreement {
+    /// The comment a snippet carries for a non-exact agreement (None when exact).
+    pub fn note(self) -> Option<String> {
+        match self {
+            Agreement::Exact => None,
+            Agreement::Ulps { ulps, why } => Some(format!("# {why}: agrees with qscope to {ulps} ulp")),
+            Agreement::Distribution { why } => {
+                Some(format!("# {why}: the same distribution as qscope's draws, not the same draws"))
+            }
+        }
+    }
 }
 
 /// The snippet of `q` in `framework`, or a one-line reason why that framework cannot
@@ -100,8 +116,7 @@ pub fn snippet_in(q: &Quantizer, framework: Framework) -> Result<String, String>
     })
 }
 
-/// Every snippet that expresses `q`: its library's (QKeras or Larq), PyTorch where torch can
-/// express it, and always the CLI line.
+/// Every snippet that expresses `q`: its library's (QKeras or Larq), PyTorch, and the CLI line.
 pub fn snippet(q: &Quantizer) -> Vec<(Framework, String)> {
     let mut out = Vec::new();
     let name = q.info().name;
@@ -123,9 +138,8 @@ pub fn snippet(q: &Quantizer) -> Vec<(Framework, String)> {
         };
         out.push((Framework::Larq, format!("import larq as lq\nq = lq.quantizers.{call}{note}")));
     }
-    if let Some(body) = torch::snippet(q) {
-        out.push((Framework::PyTorch, format!("import torch\n# {}\n{body}", spec::print(q))));
-    }
+    let note = torch::agreement(q).note().map_or(String::new(), |n| n + "\n");
+    out.push((Framework::PyTorch, format!("import torch\n# {}\n{note}{}", spec::print(q), torch::snippet(q))));
     out.push((Framework::Cli, cli_line(q)));
     out
 }

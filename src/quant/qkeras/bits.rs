@@ -465,7 +465,7 @@ quantizer! {
 }
 
 impl QuantizedHswish {
-    fn inner(&self) -> QuantizedBits {
+    pub(crate) fn inner(&self) -> QuantizedBits {
         QuantizedBits {
             bits: self.bits,
             integer: self.integer,
