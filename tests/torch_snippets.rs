@@ -75,14 +75,10 @@ fn a_clipped_ste_writes_its_closed_window_with_torch_where_or_a_mask() {
 fn a_non_exact_agreement_is_stated_in_the_snippet() {
     for quant in all() {
         let text = torch(&quant);
-        match agreement(&quant, Framework::PyTorch).unwrap() {
-            Agreement::Exact => assert!(!text.contains("agrees with qscope to"), "{text}"),
-            Agreement::Ulps { ulps, why } => {
-                assert!(text.contains(&format!("# {why}: agrees with qscope to {ulps} ulp")), "{text}")
-            }
-            Agreement::Distribution { why } => {
-                assert!(text.contains(&format!("# {why}: the same distribution")), "{text}")
-            }
+        let agreement = agreement(&quant, Framework::PyTorch).unwrap();
+        match agreement.note() {
+            None => assert!(agreement == Agreement::Exact && !text.contains("agrees with qscope"), "{text}"),
+            Some(note) => assert!(text.contains(&note), "{text}"),
         }
     }
 }

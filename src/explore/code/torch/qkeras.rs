@@ -268,7 +268,12 @@ impl QuantizedReluPo2 {
 impl Torch for QuantizedReluPo2 {
     fn torch(&self) -> String {
         let ns = self.negative_slope;
-        let neg = if ns == 0.0 { "0.0".to_string() } else { format!("{} * x", f(ns)) };
+        // NaN stays NaN with the negative side's gradient (0 for the relu), as QKeras' where does.
+        let relu = if ns == 0.0 {
+            "torch.where(x > 0, x, torch.where(x.isnan(), x.detach(), 0.0))".to_string()
+        } else {
+            format!("torch.where(x > 0, x, {} * x)", f(ns))
+        };
         let cap = self
             .max_value
             .map_or(String::new(), |m| format!("xu = torch.where(x <= {0}, xu, {0})  # capped at max_value\n", f(m)));
@@ -281,7 +286,7 @@ impl Torch for QuantizedReluPo2 {
             format!("torch.where({xd} >= 0, {pos}, -{exp2}(exponent(torch.where({xd} < 0, -{xd}, 0.0) * {})))", f(ns))
         };
         format!(
-            "import math\n{}xu = torch.where(x > 0, x, {neg})  # the relu the STE passes through\n{cap}xq = {xq}\n{}",
+            "import math\n{}xu = {relu}  # the relu the STE passes through\n{cap}xq = {xq}\n{}",
             self.po2_text().def(),
             qkeras_blend("xu", self.qnoise_factor, self.use_ste)
         )

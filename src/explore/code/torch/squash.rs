@@ -2,7 +2,7 @@
 //! the binary, ternary and stochastic classes, and the functions (`_round_through`, the hard,
 //! smooth and binary sigmoids and tanhs, stochastic rounding).
 
-use super::{PO2, RNG, STOCHASTIC_ROUND, Torch, custom_grad, exp, f, log, p2, po2_bounded, tanh};
+use super::{PO2, RNG, STOCHASTIC_ROUND, Torch, custom_grad, exp, f, log, mean, p2, po2_bounded, tanh};
 use crate::explore::code::Agreement;
 use crate::quant::qkeras::{
     Bernoulli, Binary, BinarySigmoid, BinaryTanh, HardSigmoid, HardTanh, QuantizedSigmoid, QuantizedTanh,
@@ -83,7 +83,8 @@ impl Torch for QuantizedUlaw {
              rp = 2 * (torch.round(v.clamp(0, 1) * {sm}) / {sm}) - 1\n\
              l = torch.log(torch.tensor(1 + {u}))\nsg = torch.sign(rp)\n\
              c = sg * torch.log(1 + {u} * rp.abs()) / l  # mu-law\nq = {mi} * c.clamp({lo}, {hi})\n\
-             g = {mi} * ((c >= {lo}) & (c <= {hi})) / l * sg * (1 / (1 + {u} * rp.abs())) * {u} * sg * 2 / {sm} * {sm} * ds / {mi}\n{}",
+             g = {mi} * ((c >= {lo}) & (c <= {hi})) / l * sg * (1 / (1 + {u} * rp.abs())) * {u} * sg * 2 / {sm} * {sm} * ds / {mi}\n\
+             g = torch.where(ds > 0, g, 0.0)  # 0 outside the window, NaN included\n{}",
             custom_grad("g")
         )
     }
@@ -172,6 +173,8 @@ impl Torch for Binary {
             RNG
         } else if self.alpha == Alpha::None {
             tanh(384)
+        } else if self.alpha == Alpha::Auto {
+            mean(2)
         } else {
             Agreement::Exact
         }
@@ -222,6 +225,7 @@ impl Torch for Ternary {
         match self.alpha {
             _ if self.use_stochastic_rounding => RNG,
             Alpha::None => tanh(384),
+            Alpha::Auto => mean(2),
             _ => Agreement::Exact,
         }
     }
