@@ -96,6 +96,18 @@ async function phones(context, url, errors) {
     check(`explorer at ${tag}: nothing scrolls sideways`, e.scrollWidth <= e.innerWidth, `scrollWidth ${e.scrollWidth}, innerWidth ${e.innerWidth} ${e.wide.join(' ')}`);
     check(`explorer at ${tag}: the forward plot starts above the fold`, e.top !== null && e.top < size.height, `top ${e.top?.toFixed(0)} px`);
     check(`explorer at ${tag}: the plot is as wide as the screen allows`, e.width >= size.width - 40, `${e.width?.toFixed(0)} px`);
+    // plotters measures legend text in a span fixed below the viewport: wrapped at the screen's
+    // width it would measure a long entry short, and the next entry would be drawn over it.
+    const measured = await page.evaluate(() => {
+      const span = document.createElement('span');
+      span.textContent = 'qkeras.quantized_bits(bits=4, symmetric=True) qkeras.quantized_bits(bits=4)';
+      span.setAttribute('style', 'display: inline-block; font-family:sans-serif; font-style:normal; font-size: 24px; position: fixed; top: 100%');
+      document.body.appendChild(span);
+      const w = span.offsetWidth, h = span.offsetHeight;
+      span.remove();
+      return { w, h };
+    });
+    check(`explorer at ${tag}: legend text is measured on one line, wider than the screen`, measured.w > size.width && measured.h < 40, `${measured.w}×${measured.h} px`);
     await shot(page, `phone-explorer-${size.width}.png`, true);
 
     await page.goto(url + TRAIN, { waitUntil: 'load', timeout: TIMEOUT_MS });
