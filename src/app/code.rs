@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::dom::copy_text;
 use super::model::Model;
-use crate::explore::code::{Framework, snippet};
+use crate::explore::code::{Framework, agreement, snippet};
 
 /// What the last copy did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +33,11 @@ pub fn CodePanel(model: Model) -> impl IntoView {
         snippets.with(|s| s.iter().find(|(f, _)| *f == want).or(s.first()).cloned())
     });
     let text = move || shown.with(|s| s.as_ref().map(|(_, t)| t.clone()).unwrap_or_default());
+    // Where the snippet cannot promise qscope's bits, say so under it too (the comment may scroll).
+    let note = Memo::new(move |_| {
+        let framework = shown.with(|s| s.as_ref().map(|(f, _)| *f))?;
+        model.current.with(|q| agreement(q, framework))?.sentence()
+    });
     // The last text copied and how it went: a confirmation is about that text only.
     let last = RwSignal::new(None::<(String, Copied)>);
     let copied = Memo::new(move |_| last.with(|l| status(l, &text())));
@@ -84,6 +89,7 @@ pub fn CodePanel(model: Model) -> impl IntoView {
                 </span>
             </div>
             <pre class="code" data-testid="code"><code>{text}</code></pre>
+            {move || note.get().map(|n| view! { <p class="code-note" data-testid="code-note">{n}</p> })}
             <Show when=move || copied.get() == Copied::Refused>
                 <textarea class="fallback" node_ref=fallback readonly rows="4" aria-label="The code, selected: press Ctrl+C to copy" prop:value=text></textarea>
             </Show>

@@ -285,6 +285,15 @@ async function run(browser, url) {
   const clip = await page.evaluate(() => navigator.clipboard.readText()).catch((e) => `error: ${e}`);
   check('copy-code confirms visibly', /copied/.test(copied), JSON.stringify(copied));
   check('copy-code puts QKeras text on the clipboard', /from qkeras import quantized_bits/.test(clip) && /quantized_bits\(2, 0, 1\)/.test(clip), JSON.stringify(clip));
+  const exactNote = await page.locator('[data-testid="code-note"]').count();
+  check('an exact snippet carries no agreement note', exactNote === 0, `${exactNote} notes`);
+  await page.evaluate(() => { location.hash = '#q=qkeras.stochastic_round'; });
+  await until(() => text(page, 'canonical').catch(() => ''), (t) => t === 'qkeras.stochastic_round');
+  await page.locator('[data-testid="framework"]').selectOption('PyTorch');
+  const codeNote = await until(() => text(page, 'code-note').catch(() => ''), (t) => /random stream/.test(t));
+  const torchText = await text(page, 'code').catch(() => '');
+  check('a PyTorch snippet that cannot promise bits says so under the code', /torch's random stream is not qscope's/.test(codeNote), JSON.stringify(codeNote));
+  check('and in its own comment', torchText.includes(`# ${codeNote}`), JSON.stringify(torchText.slice(0, 200)));
 
   // ── a hash typed into the address bar (hashchange) ──
   await page.evaluate(() => { location.hash = '#q=larq.ste_sign&x=-1,1'; });

@@ -101,16 +101,21 @@ pub fn agreement(q: &Quantizer, framework: Framework) -> Option<Agreement> {
 impl Agreement {
     /// The comment a snippet carries for a non-exact agreement (None when exact).
     pub fn note(self) -> Option<String> {
+        self.sentence().map(|s| format!("# {s}"))
+    }
+
+    /// How the snippet differs from qscope, in words (None when exact): the note without `#`.
+    pub fn sentence(self) -> Option<String> {
         match self {
             Agreement::Exact => None,
             Agreement::Ulps { ulps, why } => {
-                Some(format!("# {why}: agrees with qscope to {ulps} ulp ({NEAR_ZERO:e} near 0)"))
+                Some(format!("{why}: agrees with qscope to {ulps} ulp ({NEAR_ZERO:e} near 0)"))
             }
             Agreement::Level { why } => {
-                Some(format!("# {why}: agrees with qscope bit for bit, but at such a tie it can land one level over"))
+                Some(format!("{why}: agrees with qscope bit for bit, but at such a tie it can land one level over"))
             }
             Agreement::Distribution { why } => {
-                Some(format!("# {why}: the same distribution as qscope's draws, not the same draws"))
+                Some(format!("{why}: the same distribution as qscope's draws, not the same draws"))
             }
         }
     }
