@@ -1,15 +1,16 @@
 //! Conformance against reference vectors generated from the real QKeras and Larq
 //! (`tests/conformance/generate.py`). Deterministic cases: forward values within 1 ulp,
 //! gradients equal up to the libraries' transcendental functions (4 ulp or 5e−7).
-//! Stochastic cases: means within six standard errors.
+//! Stochastic cases: means within six standard errors. ml_dtypes' casts
+//! (`tests/conformance/formats.py`): bit for bit.
 
 mod common;
 
 use std::fs;
 use std::path::Path;
 
-use common::vectors::{self, Case, check_case, parse_cases};
-use qscope::quant::parse;
+use common::vectors::{self, Case, check_case, parse_cases, same_bits};
+use qscope::quant::{Ctx, parse};
 
 fn load(file: &str) -> Vec<Case> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance").join(file);
@@ -60,4 +61,22 @@ fn qkeras_reference_vectors_match() {
 #[test]
 fn larq_reference_vectors_match() {
     check_file("larq.txt");
+}
+
+/// ml_dtypes' element casts: every value bit for bit (−0 is not +0; any NaN matches a NaN),
+/// and the straight-through gradient 1.
+#[test]
+fn ml_dtypes_casts_match_bit_for_bit() {
+    let cases = load("ml_dtypes.txt");
+    assert_eq!(cases.len(), 10, "one case per dtype");
+    let mut errs = Vec::new();
+    for c in &cases {
+        let q = parse(&c.spec).unwrap_or_else(|e| panic!("{}: {e}", c.spec));
+        let (y, g, _) = q.eval(&c.x, &mut Ctx::training(1));
+        let wrong = (0..c.x.len()).filter(|&i| !same_bits(y[i], c.y[i]) || g[i] != c.dydx[i]);
+        errs.extend(wrong.take(5).map(|i| {
+            format!("line {}: {}: x={:e} y={:e} dydx={} expected {:e}", c.line, c.spec, c.x[i], y[i], g[i], c.y[i])
+        }));
+    }
+    assert!(errs.is_empty(), "{}", errs.join("\n"));
 }

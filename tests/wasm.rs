@@ -12,9 +12,15 @@ use wasm_bindgen_test::wasm_bindgen_test;
 
 const QKERAS: &str = include_str!("conformance/qkeras.txt");
 const LARQ: &str = include_str!("conformance/larq.txt");
+const ML_DTYPES: &str = include_str!("conformance/ml_dtypes.txt");
 
 fn deterministic_cases() -> Vec<Case> {
-    parse_cases(QKERAS).into_iter().chain(parse_cases(LARQ)).filter(|c| !c.stochastic).collect()
+    parse_cases(QKERAS)
+        .into_iter()
+        .chain(parse_cases(LARQ))
+        .chain(parse_cases(ML_DTYPES))
+        .filter(|c| !c.stochastic)
+        .collect()
 }
 
 /// (y, dydx) on the SIMD path and on the scalar path.

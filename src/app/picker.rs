@@ -8,8 +8,6 @@ use super::model::Model;
 use crate::explore::state::MAX_QUANTIZERS;
 use crate::quant::{ENTRIES, Entry, Family};
 
-const FAMILIES: [Family; 3] = [Family::QKeras, Family::Larq, Family::Beyond];
-
 /// Whether an entry matches every word of a search (name, aliases, summary; any case).
 fn matches(e: &Entry, query: &str) -> bool {
     let hay =
@@ -22,7 +20,7 @@ fn matches(e: &Entry, query: &str) -> bool {
 pub fn Picker(model: Model) -> impl IntoView {
     let query = RwSignal::new(String::new());
     let searching = move || query.with(|q| !q.trim().is_empty());
-    let groups = FAMILIES
+    let groups = Family::ALL
         .into_iter()
         .map(|family| {
             let entries: Vec<&'static Entry> = ENTRIES.iter().filter(|e| e.info.family == family).collect();

@@ -2,6 +2,7 @@
 
 use super::beyond::*;
 use super::larq::*;
+use super::ml_dtypes::*;
 use super::qkeras::*;
 use super::schema::{Info, Literal, ParamDef, Schema};
 use super::{Ctx, Kernel, Levels, Report};
@@ -31,7 +32,7 @@ macro_rules! catalogue {
         #[derive(Clone, Debug, PartialEq)]
         pub enum Quantizer { $( $ty($ty), )* }
 
-        /// Every quantizer, in catalogue order (QKeras, Larq, beyond).
+        /// Every quantizer, in catalogue order (QKeras, Larq, beyond, ml_dtypes).
         pub static ENTRIES: &[Entry] = &[
             $( Entry {
                 info: &<$ty as Schema>::INFO,
@@ -94,4 +95,7 @@ catalogue! { $
     SteSign, ApproxSign, SwishSign, SteHeaviside, MagnitudeAwareSign, SteTern, DoReFa, NoOp,
     // Beyond
     SoftRound, SoftRoundAT, IdentitySte, ClippedSte, Lsq, Pact, FakeQuantize,
+    // ml_dtypes
+    Float8E4M3Fn, Float8E5M2, Float8E4M3Fnuz, Float8E5M2Fnuz, Float8E4M3, Float8E3M4, Float8E8M0Fnu,
+    Float6E2M3Fn, Float6E3M2Fn, Float4E2M1Fn,
 }

@@ -41,6 +41,8 @@ pub trait Lane:
     fn mantissa(self) -> Self;
     /// `2^e` for integer-valued `e`: exact on [−126, 127], 0 below, +inf above.
     fn pow2(self) -> Self;
+    /// `self`'s magnitude with `sign`'s sign bit (NaNs included: a NaN's sign bit is read too).
+    fn copysign(self, sign: Self) -> Self;
     fn lt(self, o: Self) -> Self::Mask;
     fn le(self, o: Self) -> Self::Mask;
     fn gt(self, o: Self) -> Self::Mask;
@@ -95,6 +97,10 @@ impl Lane for f32 {
         let a = if -127.0 < self { self } else { -127.0 };
         let e = (if 128.0 < a { 128.0 } else { a }) as i32;
         if e == -127 { 0.0 } else { f32::from_bits(((e + 127) as u32) << 23) }
+    }
+    #[inline(always)]
+    fn copysign(self, sign: Self) -> Self {
+        f32::copysign(self, sign)
     }
     #[inline(always)]
     fn lt(self, o: Self) -> bool {
@@ -368,6 +374,10 @@ mod simd128 {
             let bits = i32x4_shl(i32x4_add(e, i32x4_splat(127)), 23);
             // e = −127 gives bits 0 (= 0.0); e = 128 gives 0x7f80_0000 (= +inf).
             F32x4(bits)
+        }
+        #[inline(always)]
+        fn copysign(self, sign: Self) -> Self {
+            F32x4(v128_bitselect(sign.0, self.0, i32x4_splat(i32::MIN)))
         }
         #[inline(always)]
         fn lt(self, o: Self) -> M32x4 {

@@ -4,7 +4,7 @@
 //! over a whole tensor (a slice: one channel) → values, gradients and a [`Report`] of the
 //! data-dependent numbers (scale, threshold, learnable-parameter gradients).
 //!
-//! Each quantizer is one type in its family file (`qkeras/`, `larq.rs`, `beyond.rs`) that
+//! Each quantizer is one type in its family file (`qkeras/`, `larq.rs`, `beyond.rs`, `ml_dtypes.rs`) that
 //! implements [`Kernel`] (the computation) and [`Facts`] (what it says about itself: data
 //! dependence and its [`Frozen`] form, inert and learnable parameters), and one name in the
 //! catalogue list (`catalogue.rs`), which generates [`Quantizer`] and its exhaustive dispatch.
@@ -16,6 +16,7 @@ pub mod frozen;
 pub mod lane;
 pub mod larq;
 pub mod levels;
+pub mod ml_dtypes;
 pub mod qkeras;
 pub mod round;
 pub mod schema;

@@ -147,16 +147,36 @@ pub enum Family {
     QKeras,
     Larq,
     Beyond,
+    /// ml_dtypes' element casts (FP8, FP6, FP4, E8M0).
+    MlDtypes,
 }
 
 impl Family {
+    /// Every family, in catalogue order.
+    pub const ALL: [Family; 4] = [Family::QKeras, Family::Larq, Family::Beyond, Family::MlDtypes];
+
     /// The namespace written before a name in a spec (`qkeras.`, `larq.`); beyond has none.
     pub fn namespace(self) -> &'static str {
         match self {
             Family::QKeras => "qkeras",
             Family::Larq => "larq",
             Family::Beyond => "",
+            Family::MlDtypes => "ml_dtypes",
         }
+    }
+
+    /// The key a user types for the family (`qscope list KEY`, a spec's namespace): the
+    /// namespace, and `beyond` for the family without one.
+    pub fn key(self) -> &'static str {
+        match self {
+            Family::Beyond => "beyond",
+            f => f.namespace(),
+        }
+    }
+
+    /// The family with this [`key`](Family::key) (any case).
+    pub fn parse(key: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.key().eq_ignore_ascii_case(key))
     }
 
     pub fn title(self) -> &'static str {
@@ -164,6 +184,7 @@ impl Family {
             Family::QKeras => "QKeras",
             Family::Larq => "Larq",
             Family::Beyond => "Beyond",
+            Family::MlDtypes => "ml_dtypes",
         }
     }
 }

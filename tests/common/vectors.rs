@@ -26,7 +26,8 @@ pub struct Case {
 fn numbers(rest: &str, line: usize) -> Vec<f32> {
     rest.split_whitespace()
         .map(|t| match t {
-            "nan" | "-nan" => f32::NAN,
+            "nan" => f32::NAN,
+            "-nan" => -f32::NAN,
             "inf" => f32::INFINITY,
             "-inf" => f32::NEG_INFINITY,
             _ => t.parse().unwrap_or_else(|_| panic!("line {line}: bad number '{t}'")),

@@ -287,7 +287,7 @@ fn QuantizerSetting(
             ENTRIES.iter().find(|e| e.info.qualified() == name).map_or(String::new(), |e| (e.default)().to_string());
         apply(spec);
     };
-    let groups = [Family::QKeras, Family::Larq, Family::Beyond].map(|family| {
+    let groups = Family::ALL.map(|family| {
         let options = ENTRIES.iter().filter(move |e| e.info.family == family).map(move |e| {
             let name = e.info.qualified();
             let (value, n) = (name.clone(), name.clone());

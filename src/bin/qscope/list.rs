@@ -12,12 +12,12 @@ fn command() -> Command<()> {
     Command {
         name: "list",
         about: "\
-list prints every quantizer of the catalogue, or of one FAMILY (qkeras, larq or beyond): its
-name and aliases, what it does, its forward and backward formulas, and each parameter with its
+list prints every quantizer of the catalogue, or of one FAMILY (qkeras, larq, beyond or
+ml_dtypes): its name and aliases, what it does, its forward and backward formulas, and each parameter with its
 default and range.",
         options: Vec::new(),
         max_free: Some(1),
-        extra: "list takes one FAMILY: qkeras, larq or beyond",
+        extra: "list takes one FAMILY: qkeras, larq, beyond or ml_dtypes",
     }
 }
 
@@ -27,14 +27,12 @@ pub(crate) fn help() -> String {
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let free = command().parse(args, &mut ())?;
-    let filter = match free.first().map(|f| f.to_ascii_lowercase()).as_deref() {
+    let filter = match free.first() {
         None => None,
-        Some("qkeras") => Some(Family::QKeras),
-        Some("larq") => Some(Family::Larq),
-        Some("beyond") => Some(Family::Beyond),
-        Some(f) => {
-            return Err(format!("unknown family '{f}'; expected qkeras, larq or beyond"));
-        }
+        Some(f) => Some(
+            Family::parse(f)
+                .ok_or_else(|| format!("unknown family '{f}'; expected qkeras, larq, beyond or ml_dtypes"))?,
+        ),
     };
     let mut out = BufWriter::new(io::stdout().lock());
     let mut current = None;

@@ -52,12 +52,13 @@ impl Framework {
     }
 
     /// The spec's own library: QKeras or Larq for their quantizers, PyTorch for the rest
-    /// (shok, torch's fake quantization and the papers' STEs are PyTorch code).
+    /// (shok, torch's fake quantization and the papers' STEs are PyTorch code; ml_dtypes'
+    /// casts are numpy, wrapped in torch for the gradient).
     pub fn native(q: &Quantizer) -> Framework {
         match q.info().family {
             Family::QKeras => Framework::QKeras,
             Family::Larq => Framework::Larq,
-            Family::Beyond => Framework::PyTorch,
+            Family::Beyond | Family::MlDtypes => Framework::PyTorch,
         }
     }
 }

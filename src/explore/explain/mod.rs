@@ -11,6 +11,7 @@
 mod beyond;
 mod functions;
 mod larq;
+mod ml_dtypes;
 mod qkeras;
 
 use crate::quant::round::{clip, rhe};

@@ -21,6 +21,7 @@
 
 mod beyond;
 mod larq;
+mod ml_dtypes;
 mod qkeras;
 
 use crate::quant::{Ctx, Levels, Literal, Quantizer, Report, each_quantizer};

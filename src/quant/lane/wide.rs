@@ -93,6 +93,10 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
     }
     per_part!(unary: nearest floor abs sqrt exponent mantissa pow2; compare: lt le gt ge);
     #[inline(always)]
+    fn copysign(self, sign: Self) -> Self {
+        self.zip(sign, V::copysign)
+    }
+    #[inline(always)]
     fn select(m: Self::Mask, a: Self, b: Self) -> Self {
         Wide(std::array::from_fn(|l| V::select(m.0[l], a.0[l], b.0[l])))
     }

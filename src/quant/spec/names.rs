@@ -20,10 +20,8 @@ fn lookup(name: &str) -> Option<&'static Entry> {
         None => (None, name),
     };
     let family = match ns {
-        Some("qkeras") => Some(Family::QKeras),
-        Some("larq" | "lq") => Some(Family::Larq),
-        Some("beyond") => Some(Family::Beyond),
-        Some(_) => None,
+        Some("lq") => Some(Family::Larq),
+        Some(ns) => Family::parse(ns),
         None => None,
     };
     let names = |e: &&Entry| e.info.name == bare || e.info.aliases.contains(&bare);

@@ -19,6 +19,7 @@
 
 mod beyond;
 mod larq;
+mod ml_dtypes;
 mod qkeras;
 mod squash;
 

@@ -1,0 +1,282 @@
+//! Element casts as ml_dtypes 0.6 computes them: `np.float32 → dtype → np.float32`, bit for bit
+//! (tests/conformance/ml_dtypes.txt holds every representable value, every tie and its float32
+//! neighbours, subnormals, overflow and the specials from the real package).
+//!
+//! One cast is written once over [`Lane`] ([`Format::cast`]); each of the ten dtypes is a
+//! [`Format`] — exponent and mantissa bits, bias, and its [`Specials`] (what inf, NaN, −0 and an
+//! overflow become) — declared in `casts!` at the bottom. ml_dtypes has no gradient: qscope's is
+//! the identity (straight-through), as the casts are used in quantization-aware training.
+
+use super::lane::Lane;
+use super::schema::quantizer;
+use super::simd::{self, Op};
+use super::{Kernel, Levels, Report, elementwise_facts};
+
+/// What a format holds besides finite numbers, and so where an overflow goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Specials {
+    /// IEEE 754: the top exponent holds ±inf and NaN; an overflow rounds to ±inf (e5m2, e4m3, e3m4).
+    Ieee,
+    /// Finite, one NaN per sign (all ones), no inf: the top exponent holds numbers up to its
+    /// second-largest mantissa; an overflow and ±inf become NaN (e4m3fn).
+    Fn,
+    /// Finite, unsigned zero: NaN takes −0's code; −0 becomes +0, overflow and ±inf NaN (fnuz).
+    Fnuz,
+    /// Finite only, no NaN: an overflow and ±inf saturate to ±max, and NaN becomes a zero with
+    /// the NaN's sign bit flipped — ml_dtypes 0.6 does that (float6, float4).
+    Saturating,
+    /// Powers of two only (E8M0, the MX block scale): no sign, no zero, one NaN; a mantissa of
+    /// ½ or more rounds up (ties up), and a float32 subnormal above 2^−127 rounds up to 2^−126;
+    /// zero, negatives, overflow, ±inf and NaN become NaN.
+    PowerOfTwo,
+}
+
+/// A small float format: `1 + exponent_bits + mantissa_bits` bits (no sign bit for
+/// [`Specials::PowerOfTwo`]), value `±2^(e − bias)·1.m`, subnormals at the lowest exponent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Format {
+    /// The ml_dtypes name (`float8_e4m3fn`).
+    pub name: &'static str,
+    pub exponent_bits: u32,
+    pub mantissa_bits: u32,
+    pub bias: i32,
+    pub specials: Specials,
+}
+
+impl Format {
+    /// Bits per element.
+    pub fn bits(self) -> u32 {
+        self.exponent_bits + self.mantissa_bits + u32::from(self.signed())
+    }
+
+    /// Whether there is a sign bit.
+    pub fn signed(self) -> bool {
+        self.specials != Specials::PowerOfTwo
+    }
+
+    /// The exponent of the smallest normal number (of the smallest value, for E8M0).
+    pub fn min_exponent(self) -> i32 {
+        if self.specials == Specials::PowerOfTwo { -self.bias } else { 1 - self.bias }
+    }
+
+    /// The exponent of the largest finite number.
+    pub fn max_exponent(self) -> i32 {
+        let top = (1 << self.exponent_bits) - 1 - self.bias;
+        if matches!(self.specials, Specials::Ieee | Specials::PowerOfTwo) { top - 1 } else { top }
+    }
+
+    /// The largest finite value.
+    pub fn max(self) -> f32 {
+        let m = self.mantissa_bits as i32;
+        let codes = (1i64 << (m + 1)) - if self.specials == Specials::Fn { 2 } else { 1 };
+        (codes as f64 * 2f64.powi(self.max_exponent() - m)) as f32
+    }
+
+    /// The smallest positive value (a subnormal where the format has them).
+    pub fn min_positive(self) -> f32 {
+        2f64.powi(self.min_exponent() - self.mantissa_bits as i32) as f32
+    }
+
+    /// Every finite value, ascending (−0 where the format has it is listed as 0).
+    pub fn levels(self) -> Vec<f32> {
+        let m = self.mantissa_bits as i32;
+        let (lo, hi) = (self.min_exponent(), self.max_exponent());
+        let step = |e: i32| 2f64.powi(e - m);
+        // Subnormals 0..2^m at the lowest exponent's step, then 2^m..2^(m+1) at each exponent.
+        let subnormals = (0..1i64 << m).map(|k| k as f64 * step(lo));
+        let normals = (lo..=hi).flat_map(|e| ((1i64 << m)..(2i64 << m)).map(move |k| k as f64 * step(e)));
+        let positive: Vec<f32> = if self.specials == Specials::PowerOfTwo {
+            (lo..=hi).map(|e| 2f64.powi(e) as f32).collect()
+        } else {
+            subnormals.chain(normals).map(|v| v as f32).filter(|&v| v <= self.max()).collect()
+        };
+        let negative = positive.iter().filter(|&&v| v > 0.0 && self.signed()).map(|v| -v);
+        let mut all: Vec<f32> = negative.chain(positive.iter().copied()).collect();
+        all.sort_by(f32::total_cmp);
+        all
+    }
+
+    /// `float32(dtype(x))`: round to nearest even, then the format's overflow and special rules.
+    #[inline(always)]
+    pub fn cast<V: Lane>(self, x: V) -> V {
+        if self.specials == Specials::PowerOfTwo {
+            return self.cast_power_of_two(x);
+        }
+        let m = V::splat(self.mantissa_bits as f32);
+        let (lo, hi) = (V::splat(self.min_exponent() as f32), V::splat(self.max_exponent() as f32 + 1.0));
+        // The exponent whose step applies: the lowest for subnormals, one past the largest for
+        // everything that overflows anyway (so ±inf and huge x scale without a 0·inf).
+        let a = x.abs();
+        let e = a.exponent();
+        let e = V::select(e.lt(lo), lo, V::select(e.gt(hi), hi, e));
+        // a·2^(m−e) is exact, its nearest integer is the mantissa rounded to nearest even.
+        let q = (a * (m - e).pow2()).nearest() * (e - m).pow2();
+        let (max, inf) = (V::splat(self.max()), V::splat(f32::INFINITY));
+        let over = match self.specials {
+            Specials::Ieee => inf,
+            Specials::Saturating => max,
+            _ => V::splat(f32::NAN),
+        };
+        let y = V::select(q.gt(max), over, q).copysign(x);
+        match self.specials {
+            // −0 + 0 = +0: no negative zero.
+            Specials::Fnuz => y + V::splat(0.0),
+            // Every comparison with NaN is false: a NaN becomes 0 with its sign bit flipped.
+            Specials::Saturating => V::select(a.le(inf), y, V::splat(0.0).copysign(-x)),
+            _ => y,
+        }
+    }
+
+    /// E8M0: `2^⌊log2 x⌋`, doubled when the float32 mantissa is ≥ 1.5; float32 subnormals
+    /// go to 2^−127 up to it and to 2^−126 above; NaN for everything without a power of two.
+    #[inline(always)]
+    fn cast_power_of_two<V: Lane>(self, x: V) -> V {
+        let (one, zero) = (V::splat(1.0), V::splat(0.0));
+        let normal = V::splat(f32::MIN_POSITIVE);
+        let smallest = V::splat(self.min_positive());
+        let up = V::select(x.mantissa().ge(V::splat(1.5)), one, zero);
+        let q = (x.exponent() + up).pow2();
+        let q = V::select(x.lt(normal), V::select(x.le(smallest), smallest, normal), q);
+        V::select(x.gt(zero) & q.le(V::splat(self.max())), q, V::splat(f32::NAN))
+    }
+}
+
+/// `casts! { Type "name" = (exponent bits, mantissa bits, bias, Specials) "summary" "forward"; … }`:
+/// one catalogue type per format, its own `Op` (the cast, gradient 1) and levels, and
+/// `each_cast!(m)`, which invokes `m!` with every type: the explorer's impls come from it.
+macro_rules! casts {
+    ($d:tt $($(#[doc = $doc:literal])* $ty:ident $name:literal = ($e:literal, $m:literal, $bias:literal, $sp:ident)
+        $summary:literal $forward:literal;)*) => {
+        $(
+            quantizer! {
+                $(#[doc = $doc])*
+                pub struct $ty: MlDtypes $name {
+                    summary: $summary,
+                    forward: $forward,
+                    backward: "∂q/∂x = 1 (straight-through: ml_dtypes defines no gradient)",
+                }
+            }
+
+            impl $ty {
+                /// The format this type casts to.
+                pub const FORMAT: Format =
+                    Format { name: $name, exponent_bits: $e, mantissa_bits: $m, bias: $bias, specials: Specials::$sp };
+            }
+
+            impl Op for $ty {
+                #[inline(always)]
+                fn eval<V: Lane>(&self, x: V) -> (V, V) {
+                    (Self::FORMAT.cast(x), V::splat(1.0))
+                }
+            }
+
+            impl Kernel for $ty {
+                simd::op_apply!();
+
+                fn levels(&self, _: &Report) -> Levels {
+                    Levels::set(Self::FORMAT.levels())
+                }
+            }
+
+            elementwise_facts! { $ty }
+        )*
+
+        /// `each_cast!(m)`: `m!(Float8E4M3Fn, …)` with every cast type, for per-type impls.
+        macro_rules! each_cast {
+            ($d m:ident) => { $d m!($($ty),*); };
+        }
+        pub(crate) use each_cast;
+    };
+}
+
+casts! { $
+    /// OCP FP8 E4M3 (NVIDIA/AMD MI300+ "E4M3"): no inf, NaN at S.1111.111, max 448.
+    Float8E4M3Fn "float8_e4m3fn" = (4, 3, 7, Fn)
+        "FP8 E4M3: finite, max 448; beyond 464 (and ±inf) NaN"
+        "q(x) = x to the nearest even of ±k·2^(e−3), e ∈ [−6, 8], |q| ≤ 448;  |x| > 464, ±inf → NaN";
+    /// OCP FP8 E5M2: IEEE-like, with ±inf and NaN, max 57344.
+    Float8E5M2 "float8_e5m2" = (5, 2, 15, Ieee)
+        "FP8 E5M2: IEEE-like with inf, max 57344; from 61440 on ±inf"
+        "q(x) = x to the nearest even of ±k·2^(e−2), e ∈ [−14, 15], |q| ≤ 57344;  |x| ≥ 61440 → ±inf";
+    /// Graphcore/AMD FP8 E4M3 FNUZ: bias 8, no inf, no −0, NaN at 0x80, max 240.
+    Float8E4M3Fnuz "float8_e4m3fnuz" = (4, 3, 8, Fnuz)
+        "FP8 E4M3 FNUZ: bias 8, max 240, no −0; from 248 on (and ±inf) NaN"
+        "q(x) = x to the nearest even of ±k·2^(e−3), e ∈ [−7, 7], |q| ≤ 240, −0 → 0;  |x| ≥ 248, ±inf → NaN";
+    /// Graphcore/AMD FP8 E5M2 FNUZ: bias 16, no inf, no −0, NaN at 0x80, max 57344.
+    Float8E5M2Fnuz "float8_e5m2fnuz" = (5, 2, 16, Fnuz)
+        "FP8 E5M2 FNUZ: bias 16, max 57344, no −0; from 61440 on (and ±inf) NaN"
+        "q(x) = x to the nearest even of ±k·2^(e−2), e ∈ [−15, 15], |q| ≤ 57344, −0 → 0;  |x| ≥ 61440, ±inf → NaN";
+    /// IEEE 754-style FP8 E4M3: with ±inf and NaN, max 240.
+    Float8E4M3 "float8_e4m3" = (4, 3, 7, Ieee)
+        "FP8 E4M3, IEEE-style with inf: max 240; from 248 on ±inf"
+        "q(x) = x to the nearest even of ±k·2^(e−3), e ∈ [−6, 7], |q| ≤ 240;  |x| ≥ 248 → ±inf";
+    /// IEEE 754-style FP8 E3M4: with ±inf and NaN, max 15.5.
+    Float8E3M4 "float8_e3m4" = (3, 4, 3, Ieee)
+        "FP8 E3M4, IEEE-style with inf: max 15.5; from 15.75 on ±inf"
+        "q(x) = x to the nearest even of ±k·2^(e−4), e ∈ [−2, 3], |q| ≤ 15.5;  |x| ≥ 15.75 → ±inf";
+    /// OCP E8M0 (the MX block scale): unsigned powers of two 2^−127 … 2^127, NaN at 0xff.
+    Float8E8M0Fnu "float8_e8m0fnu" = (8, 0, 127, PowerOfTwo)
+        "E8M0 scale: powers of two 2^−127…2^127, ties up; 0, x < 0 and overflow NaN"
+        "q(x) = 2^⌊log2 x⌋, doubled if x/2^⌊log2 x⌋ ≥ 1.5;  x ≤ 0, x ≥ 1.5·2^127, ±inf → NaN";
+    /// OCP FP6 E2M3 (MX element): finite only, saturating, max 7.5.
+    Float6E2M3Fn "float6_e2m3fn" = (2, 3, 1, Saturating)
+        "FP6 E2M3: finite, saturates at ±7.5; NaN → ∓0"
+        "q(x) = clip(x to the nearest even of ±k·2^(e−3), e ∈ [0, 2], ±7.5);  NaN → 0 with the sign flipped";
+    /// OCP FP6 E3M2 (MX element): finite only, saturating, max 28.
+    Float6E3M2Fn "float6_e3m2fn" = (3, 2, 3, Saturating)
+        "FP6 E3M2: finite, saturates at ±28; NaN → ∓0"
+        "q(x) = clip(x to the nearest even of ±k·2^(e−2), e ∈ [−2, 4], ±28);  NaN → 0 with the sign flipped";
+    /// OCP FP4 E2M1 (MXFP4/NVFP4 element): ±{0, 0.5, 1, 1.5, 2, 3, 4, 6}, saturating.
+    Float4E2M1Fn "float4_e2m1fn" = (2, 1, 1, Saturating)
+        "FP4 E2M1: ±{0, 0.5, 1, 1.5, 2, 3, 4, 6}, saturating; NaN → ∓0"
+        "q(x) = clip(x to the nearest even of ±k·2^(e−1), e ∈ [0, 2], ±6);  NaN → 0 with the sign flipped";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_have_the_ranges_ml_dtypes_reports() {
+        // (max, smallest positive, levels) as ml_dtypes.finfo and the code count give them.
+        let cases = [
+            (Float8E4M3Fn::FORMAT, 448.0, 2f32.powi(-9), 253),
+            (Float8E5M2::FORMAT, 57344.0, 2f32.powi(-16), 247),
+            (Float8E4M3Fnuz::FORMAT, 240.0, 2f32.powi(-10), 255),
+            (Float8E5M2Fnuz::FORMAT, 57344.0, 2f32.powi(-17), 255),
+            (Float8E4M3::FORMAT, 240.0, 2f32.powi(-9), 239),
+            (Float8E3M4::FORMAT, 15.5, 2f32.powi(-6), 223),
+            (Float8E8M0Fnu::FORMAT, 2f32.powi(127), f32::from_bits(0x0040_0000), 255),
+            (Float6E2M3Fn::FORMAT, 7.5, 0.125, 63),
+            (Float6E3M2Fn::FORMAT, 28.0, 0.0625, 63),
+            (Float4E2M1Fn::FORMAT, 6.0, 0.5, 15),
+        ];
+        for (f, max, min, count) in cases {
+            assert_eq!((f.max(), f.min_positive(), f.levels().len()), (max, min, count), "{}", f.name);
+        }
+    }
+
+    #[test]
+    fn e4m3fn_rounds_464_to_448_and_anything_above_to_nan() {
+        let f = Float8E4M3Fn::FORMAT;
+        assert_eq!(f.cast(464.0f32), 448.0);
+        assert!(f.cast(464.0f32.next_up()).is_nan());
+        assert!(f.cast(f32::INFINITY).is_nan());
+    }
+
+    #[test]
+    fn float4_saturates_and_turns_nan_into_a_zero_of_the_other_sign() {
+        let f = Float4E2M1Fn::FORMAT;
+        assert_eq!(f.cast(f32::NEG_INFINITY), -6.0);
+        assert_eq!(f.cast(f32::NAN).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(f.cast(-f32::NAN).to_bits(), 0.0f32.to_bits());
+    }
+
+    #[test]
+    fn e8m0_rounds_ties_up_and_has_no_zero() {
+        let f = Float8E8M0Fnu::FORMAT;
+        assert_eq!([f.cast(3.0f32), f.cast(1.5), f.cast(1.4999999), f.cast(2.5)], [4.0, 2.0, 1.0, 2.0]);
+        assert!(f.cast(0.0f32).is_nan() && f.cast(-1.0f32).is_nan());
+        assert_eq!(f.cast(1.25 * 2f32.powi(-127)), f32::MIN_POSITIVE);
+    }
+}
