@@ -1,17 +1,25 @@
 //! PyTorch for ml_dtypes' element casts: the cast in the library's own terms (numpy through
-//! `ml_dtypes`), its value returned exactly with gradient 1.
+//! `ml_dtypes`), its value returned exactly with gradient 1. The gradient is an
+//! `autograd.Function`'s, not `q - (x.detach() - x)`: float4/6 cast a NaN to 0, and that
+//! form would put the NaN back.
 
-use super::{Torch, custom_grad};
+use super::Torch;
 use crate::explore::code::Agreement;
 use crate::quant::ml_dtypes::*;
 
-/// The cast of a detached `x` through numpy and the dtype, with the straight-through gradient.
+/// The cast of `x` through numpy and the dtype, with the straight-through gradient.
 fn cast(f: Format) -> String {
     format!(
         "import numpy as np, ml_dtypes\n\
-         q = torch.from_numpy(x.detach().numpy().astype(ml_dtypes.{}).astype(np.float32))\n{}",
-        f.name,
-        custom_grad("1")
+         class Cast(torch.autograd.Function):  # value: the cast, exactly; gradient: 1 (straight-through)\n    \
+         @staticmethod\n    \
+         def forward(ctx, x):\n        \
+         return torch.from_numpy(x.detach().numpy().astype(ml_dtypes.{}).astype(np.float32))\n    \
+         @staticmethod\n    \
+         def backward(ctx, g):\n        \
+         return g\n\
+         y = Cast.apply(x)",
+        f.name
     )
 }
 
