@@ -47,6 +47,16 @@ const GOLDEN: &[(&str, bool)] = &[
     ("lsq", true),
     ("pact", true),
     ("fake_quantize", true),
+    ("float8_e4m3fn", true),
+    ("float8_e5m2", true),
+    ("float8_e4m3fnuz", true),
+    ("float8_e5m2fnuz", true),
+    ("float8_e4m3", true),
+    ("float8_e3m4", true),
+    ("float8_e8m0fnu", true),
+    ("float6_e2m3fn", true),
+    ("float6_e3m2fn", true),
+    ("float4_e2m1fn", true),
 ];
 
 #[test]
@@ -74,7 +84,7 @@ fn each_default_gets_its_library_pytorch_and_the_cli() {
         let library = match e.info.family {
             Family::QKeras => Some(Framework::QKeras),
             Family::Larq => Some(Framework::Larq),
-            Family::Beyond => None,
+            Family::Beyond | Family::MlDtypes => None,
         };
         let want: Vec<Framework> = library.into_iter().chain([Framework::PyTorch, Framework::Cli]).collect();
         assert_eq!(got, want, "{name}");
