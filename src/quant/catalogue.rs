@@ -5,6 +5,7 @@ use super::larq::*;
 use super::ml_dtypes::*;
 use super::qkeras::*;
 use super::schema::{Info, Literal, ParamDef, Schema};
+use super::torchao::*;
 use super::{Ctx, Kernel, Levels, Report};
 
 /// A catalogue entry: identity, schema and a default instance.
@@ -32,7 +33,7 @@ macro_rules! catalogue {
         #[derive(Clone, Debug, PartialEq)]
         pub enum Quantizer { $( $ty($ty), )* }
 
-        /// Every quantizer, in catalogue order (QKeras, Larq, beyond, ml_dtypes).
+        /// Every quantizer, in catalogue order (QKeras, Larq, beyond, ml_dtypes, torchao).
         pub static ENTRIES: &[Entry] = &[
             $( Entry {
                 info: &<$ty as Schema>::INFO,
@@ -98,4 +99,6 @@ catalogue! { $
     // ml_dtypes
     Float8E4M3Fn, Float8E5M2, Float8E4M3Fnuz, Float8E5M2Fnuz, Float8E4M3, Float8E3M4, Float8E8M0Fnu,
     Float6E2M3Fn, Float6E3M2Fn, Float4E2M1Fn,
+    // torchao
+    Float8,
 }

@@ -12,6 +12,7 @@
 use super::larq::{DoReFa, DoReFaMode, DoReFaWeights, ScaledSign};
 use super::qkeras::{QuantizedBits, hswish};
 use super::round::{rhe, sgn0, ste_blend, stochastic_round};
+use super::torchao::ScaledCast;
 use super::{Ctx, Kernel, Levels, Quantizer, Report, elementwise, simd, spec};
 
 /// A quantizer with its data-dependent numbers fixed.
@@ -51,6 +52,9 @@ pub enum Fixed {
     /// then `inner` (quantized_bits with the frozen `post_training_scale`) on h; gradient
     /// `h'(x)` times inner's. quantized_hswish has no post_training_scale of its own.
     Hswish { inner: QuantizedBits, relu_shift: f32, relu_upper_bound: f32 },
+    /// torchao `float8`: `fp8(clamp(x·s, ±max)) / s` at the sample's scale `s`, gradient 1;
+    /// the spec has no parameter for a given scale.
+    ScaledFloat8(ScaledCast),
 }
 
 impl Frozen {
@@ -105,6 +109,7 @@ impl Fixed {
             Fixed::Hswish { inner, .. } => {
                 Report { scale: inner.post_training_scale.map(|s| s as f32), ..Report::default() }
             }
+            Fixed::ScaledFloat8(c) => Report { scale: Some(c.scale), ..Report::default() },
         }
     }
 
@@ -133,6 +138,7 @@ impl Fixed {
                 report = hswish(relu_shift, relu_upper_bound, inner, x, y, dydx, ctx);
                 report.stochastic = inner.is_stochastic(ctx.training);
             }
+            Fixed::ScaledFloat8(ref c) => report = c.apply(x, y, dydx),
         }
         report
     }
@@ -143,6 +149,7 @@ impl Fixed {
             Fixed::MagnitudeSign { scale, .. } => Levels::set(vec![-scale, scale]),
             Fixed::DoReFaWeights { k_bit, .. } => DoReFa { k_bit, mode: DoReFaMode::Weights }.levels(&self.report()),
             Fixed::Hswish { ref inner, .. } => inner.levels(&self.report()),
+            Fixed::ScaledFloat8(ref c) => c.levels(),
         }
     }
 
@@ -159,6 +166,7 @@ impl Fixed {
                 "qkeras.quantized_hswish(alpha='auto') frozen: quantized_bits post_training_scale = {}",
                 inner.post_training_scale.unwrap_or(f64::NAN)
             ),
+            Fixed::ScaledFloat8(c) => format!("torchao.float8 frozen: {} at scale {}", c.format.name, c.scale),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! over a whole tensor (a slice: one channel) → values, gradients and a [`Report`] of the
 //! data-dependent numbers (scale, threshold, learnable-parameter gradients).
 //!
-//! Each quantizer is one type in its family file (`qkeras/`, `larq.rs`, `beyond.rs`, `ml_dtypes.rs`) that
+//! Each quantizer is one type in its family file (`qkeras/`, `larq.rs`, `beyond.rs`, `ml_dtypes.rs`, `torchao/`) that
 //! implements [`Kernel`] (the computation) and [`Facts`] (what it says about itself: data
 //! dependence and its [`Frozen`] form, inert and learnable parameters), and one name in the
 //! catalogue list (`catalogue.rs`), which generates [`Quantizer`] and its exhaustive dispatch.
@@ -22,6 +22,7 @@ pub mod round;
 pub mod schema;
 pub mod simd;
 pub mod spec;
+pub mod torchao;
 
 pub(crate) use catalogue::each_quantizer;
 pub use catalogue::{ENTRIES, Entry, Quantizer};
@@ -61,6 +62,8 @@ pub struct Report {
     pub scale: Option<f32>,
     /// The threshold in use (ternary, SteTern with ternary_weight_networks).
     pub threshold: Option<f32>,
+    /// The absolute maximum a scale was computed from (torchao's tensorwise FP8 scale).
+    pub amax: Option<f32>,
     /// d(Σy)/dθ for each learnable parameter θ (LSQ step, PACT clip…).
     pub param_grads: Vec<(&'static str, f32)>,
     /// Whether this evaluation drew random values (stochastic rounding in training…).

@@ -149,11 +149,13 @@ pub enum Family {
     Beyond,
     /// ml_dtypes' element casts (FP8, FP6, FP4, E8M0).
     MlDtypes,
+    /// torchao's scaled low-precision formats (tensorwise FP8 training casts).
+    Torchao,
 }
 
 impl Family {
     /// Every family, in catalogue order.
-    pub const ALL: [Family; 4] = [Family::QKeras, Family::Larq, Family::Beyond, Family::MlDtypes];
+    pub const ALL: [Family; 5] = [Family::QKeras, Family::Larq, Family::Beyond, Family::MlDtypes, Family::Torchao];
 
     /// The namespace written before a name in a spec (`qkeras.`, `larq.`); beyond has none.
     pub fn namespace(self) -> &'static str {
@@ -162,6 +164,7 @@ impl Family {
             Family::Larq => "larq",
             Family::Beyond => "",
             Family::MlDtypes => "ml_dtypes",
+            Family::Torchao => "torchao",
         }
     }
 
@@ -185,6 +188,7 @@ impl Family {
             Family::Larq => "Larq",
             Family::Beyond => "Beyond",
             Family::MlDtypes => "ml_dtypes",
+            Family::Torchao => "torchao",
         }
     }
 }

@@ -72,6 +72,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     out.flush().map_err(|e| e.to_string())?;
     if o.report {
         eprintln!("# spec {q}");
+        if let Some(a) = report.amax {
+            eprintln!("# amax {}", fmt_f32(a));
+        }
         if let Some(s) = report.scale {
             eprintln!("# scale {}", fmt_f32(s));
         }

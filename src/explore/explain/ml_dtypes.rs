@@ -19,7 +19,7 @@ fn overflow_rule(f: Format) -> String {
 }
 
 /// The steps of `f`'s cast at `at.x`; `at.y` is the kernel's result.
-fn cast_steps(f: Format, at: &At, t: &mut Trace) {
+pub(super) fn cast_steps(f: Format, at: &At, t: &mut Trace) {
     let x = at.x;
     t.add(
         format!("{}: {} bits", f.name, f.bits()),

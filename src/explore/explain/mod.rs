@@ -13,6 +13,7 @@ mod functions;
 mod larq;
 mod ml_dtypes;
 mod qkeras;
+mod torchao;
 
 use crate::quant::round::{clip, rhe};
 use crate::quant::spec::fmt_f32;

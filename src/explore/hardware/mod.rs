@@ -23,6 +23,7 @@ mod beyond;
 mod larq;
 mod ml_dtypes;
 mod qkeras;
+mod torchao;
 
 use crate::quant::{Ctx, Levels, Literal, Quantizer, Report, each_quantizer};
 

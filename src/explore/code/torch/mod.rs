@@ -22,6 +22,7 @@ mod larq;
 mod ml_dtypes;
 mod qkeras;
 mod squash;
+mod torchao;
 
 use super::Agreement;
 use crate::quant::{Quantizer, each_quantizer};

@@ -1,0 +1,10 @@
+//! torchao 0.18's low-precision formats, bit for bit: each is torchao's own arithmetic (where
+//! it computes in float64, where it rounds, what it divides by) around the element casts of
+//! [`super::ml_dtypes`], which are written once there and reused here.
+//!
+//! - [`float8`]: tensorwise scaled FP8, as float8 training computes it
+//!   (`hp_tensor_to_float8_dynamic(...).to_original_precision()`).
+
+pub mod float8;
+
+pub use float8::*;
