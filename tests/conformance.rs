@@ -2,7 +2,7 @@
 //! (`tests/conformance/generate.py`). Deterministic cases: forward values within 1 ulp,
 //! gradients equal up to the libraries' transcendental functions (4 ulp or 5e−7).
 //! Stochastic cases: means within six standard errors. ml_dtypes' casts
-//! (`tests/conformance/formats.py`): bit for bit.
+//! (`tests/conformance/formats.py`) and torchao's scaled FP8 (`torchao_formats.py`): bit for bit.
 
 mod common;
 
@@ -63,20 +63,32 @@ fn larq_reference_vectors_match() {
     check_file("larq.txt");
 }
 
-/// ml_dtypes' element casts: every value bit for bit (−0 is not +0; any NaN matches a NaN),
-/// and the straight-through gradient 1.
-#[test]
-fn ml_dtypes_casts_match_bit_for_bit() {
-    let cases = load("ml_dtypes.txt");
-    assert_eq!(cases.len(), 10, "one case per dtype");
+/// Every case of `file` bit for bit (−0 is not +0; any NaN matches a NaN), gradients exactly;
+/// `cases` is how many the file holds.
+fn check_bits(file: &str, cases: usize) {
+    let cases_in = load(file);
+    assert_eq!(cases_in.len(), cases, "{file}: number of cases");
     let mut errs = Vec::new();
-    for c in &cases {
+    for c in &cases_in {
         let q = parse(&c.spec).unwrap_or_else(|e| panic!("{}: {e}", c.spec));
         let (y, g, _) = q.eval(&c.x, &mut Ctx::training(1));
-        let wrong = (0..c.x.len()).filter(|&i| !same_bits(y[i], c.y[i]) || g[i] != c.dydx[i]);
+        let wrong = (0..c.x.len()).filter(|&i| !same_bits(y[i], c.y[i]) || !same_bits(g[i], c.dydx[i]));
         errs.extend(wrong.take(5).map(|i| {
             format!("line {}: {}: x={:e} y={:e} dydx={} expected {:e}", c.line, c.spec, c.x[i], y[i], g[i], c.y[i])
         }));
     }
     assert!(errs.is_empty(), "{}", errs.join("\n"));
+}
+
+/// ml_dtypes' element casts, one case per dtype, and the straight-through gradient 1.
+#[test]
+fn ml_dtypes_casts_match_bit_for_bit() {
+    check_bits("ml_dtypes.txt", 10);
+}
+
+/// torchao's tensorwise scaled FP8 (both dtypes, both scale roundings, 16 edge-case tensors
+/// each), and the gradient torch's autograd gives through it (1).
+#[test]
+fn torchao_float8_matches_bit_for_bit() {
+    check_bits("torchao.txt", 64);
 }

@@ -13,12 +13,14 @@ use wasm_bindgen_test::wasm_bindgen_test;
 const QKERAS: &str = include_str!("conformance/qkeras.txt");
 const LARQ: &str = include_str!("conformance/larq.txt");
 const ML_DTYPES: &str = include_str!("conformance/ml_dtypes.txt");
+const TORCHAO: &str = include_str!("conformance/torchao.txt");
 
 fn deterministic_cases() -> Vec<Case> {
     parse_cases(QKERAS)
         .into_iter()
         .chain(parse_cases(LARQ))
         .chain(parse_cases(ML_DTYPES))
+        .chain(parse_cases(TORCHAO))
         .filter(|c| !c.stochastic)
         .collect()
 }
