@@ -57,6 +57,7 @@ const GOLDEN: &[(&str, bool)] = &[
     ("float6_e2m3fn", true),
     ("float6_e3m2fn", true),
     ("float4_e2m1fn", true),
+    ("float8", true),
 ];
 
 #[test]
@@ -84,7 +85,7 @@ fn each_default_gets_its_library_pytorch_and_the_cli() {
         let library = match e.info.family {
             Family::QKeras => Some(Framework::QKeras),
             Family::Larq => Some(Framework::Larq),
-            Family::Beyond | Family::MlDtypes => None,
+            Family::Beyond | Family::MlDtypes | Family::Torchao => None,
         };
         let want: Vec<Framework> = library.into_iter().chain([Framework::PyTorch, Framework::Cli]).collect();
         assert_eq!(got, want, "{name}");

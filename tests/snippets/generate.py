@@ -38,7 +38,7 @@ How to run (versions used for the committed files; about 3 minutes on 2 cores):
         larq==0.14.0 numpy==1.26.4 tensorflow-model-optimization==0.7.5 pyparsing networkx \\
         scikit-learn tqdm      # + QKeras from source at /tmp/qkeras-src: see tests/conformance
     python3 -m venv /work/venv-torch2150 && /work/venv-torch2150/bin/pip install \\
-        torch==2.15.0 shok==0.3.0 numpy        # likewise /work/venv-torch2100 with torch==2.10.0
+        torch==2.15.0 torchao==0.18.0 shok==0.3.0 numpy   # likewise /work/venv-torch2100, torch==2.10.0
     QKERAS_COMMIT=78ea90fc381fef23faa4db0e1d88bd1173c1c644 /work/venv/bin/python tests/snippets/generate.py \\
         --torch /work/venv-torch2150/bin/python --torch /work/venv-torch2100/bin/python \\
         --tf /work/venv/bin/python [--samples 2000] [--only SUBSTRING]
@@ -102,11 +102,13 @@ CONFIGS = [
     "lsq(bits=4,step=0.1)", "lsq(bits=3,signed=False,step=0.25)", "lsq(bits=4,step=0.1,grad_scale=False)",
     "pact(alpha=1.5)", "pact(bits=2,alpha=2.0)",
     "fake_quantize(scale=0.05,zero_point=3,quant_min=0,quant_max=15)",
+    "torchao.float8(float8_dtype='float8_e5m2')", "torchao.float8(round_scales_to_power_of_2=True)",
+    "torchao.float8(float8_dtype='float8_e5m2',round_scales_to_power_of_2=True)",
 ]
 # Data-dependent specs (a scale or threshold from the whole tensor): no ±10, ±1e4 or NaN in
 # their grid (a NaN input only makes every output NaN).
 NARROW = ("'auto", "MagnitudeAwareSign", "ternary_weight_networks=True", "mode='weights'", "lsq",
-          "stochastic_ternary")
+          "stochastic_ternary", "torchao.float8")
 
 
 # ---------------------------------------------------------------- shared helpers
