@@ -13,9 +13,8 @@ fn configs() -> Vec<Quantizer> {
     ["float8_e4m3fn", "float8_e5m2"]
         .into_iter()
         .flat_map(|d| {
-            ["False", "True"].map(|r| {
-                parse(&format!("torchao.float8(float8_dtype='{d}', round_scales_to_power_of_2={r})")).unwrap()
-            })
+            ["False", "True"]
+                .map(|r| parse(&format!("torchao.float8(float8_dtype='{d}', round_scales_to_power_of_2={r})")).unwrap())
         })
         .collect()
 }
@@ -23,8 +22,9 @@ fn configs() -> Vec<Quantizer> {
 /// A tensor of finite float32s of one random magnitude (so the scale spans the range), a few
 /// of them of another (outliers).
 fn tensor() -> impl Strategy<Value = Vec<f32>> {
-    (-30i32..30, -30i32..30, prop::collection::vec(-1.0f32..1.0, 48))
-        .prop_map(|(e, o, v)| v.iter().enumerate().map(|(i, u)| u * 2f32.powi(if i % 16 == 0 { o } else { e })).collect())
+    (-30i32..30, -30i32..30, prop::collection::vec(-1.0f32..1.0, 48)).prop_map(|(e, o, v)| {
+        v.iter().enumerate().map(|(i, u)| u * 2f32.powi(if i % 16 == 0 { o } else { e })).collect()
+    })
 }
 
 fn eval(q: &Quantizer, x: &[f32]) -> (Vec<f32>, Vec<f32>, Report) {
@@ -112,4 +112,19 @@ fn list_shows_the_torchao_family() {
     let out = stdout(&o);
     assert!(out.starts_with("\ntorchao\n") && out.contains("  torchao.float8\n"), "{out}");
     assert!(out.contains("float8_dtype") && out.contains("round_scales_to_power_of_2"), "{out}");
+}
+
+#[test]
+fn the_explanation_walks_from_amax_to_the_division_by_the_scale() {
+    let q = parse("torchao.float8(round_scales_to_power_of_2=True)").unwrap();
+    let (_, _, report) = eval(&q, &[0.3, -1.7, 3.0]);
+    let e = qscope::explore::explain::explain(&q, &report, 1.7);
+    let steps: Vec<String> = e.steps.iter().map(|s| format!("{}: {}", s.what, s.value)).collect();
+    let text = steps.join("\n");
+    for want in ["amax", "scale = 448", "2^⌊log2 scale⌋", "x·scale", "saturate to ±448", "float8_e4m3fn: 8 bits"]
+    {
+        assert!(text.contains(want), "no '{want}' in\n{text}");
+    }
+    assert!(text.contains("float8_e4m3fn → float32, ÷ scale: 224 / 128 = 1.75"), "{text}");
+    assert_eq!((e.y, e.dydx), (1.75, 1.0));
 }

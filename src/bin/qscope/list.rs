@@ -12,12 +12,12 @@ fn command() -> Command<()> {
     Command {
         name: "list",
         about: "\
-list prints every quantizer of the catalogue, or of one FAMILY (qkeras, larq, beyond or
-ml_dtypes): its name and aliases, what it does, its forward and backward formulas, and each parameter with its
+list prints every quantizer of the catalogue, or of one FAMILY (qkeras, larq, beyond,
+ml_dtypes or torchao): its name and aliases, what it does, its forward and backward formulas, and each parameter with its
 default and range.",
         options: Vec::new(),
         max_free: Some(1),
-        extra: "list takes one FAMILY: qkeras, larq, beyond or ml_dtypes",
+        extra: "list takes one FAMILY: qkeras, larq, beyond, ml_dtypes or torchao",
     }
 }
 
@@ -31,7 +31,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         None => None,
         Some(f) => Some(
             Family::parse(f)
-                .ok_or_else(|| format!("unknown family '{f}'; expected qkeras, larq, beyond or ml_dtypes"))?,
+                .ok_or_else(|| format!("unknown family '{f}'; expected qkeras, larq, beyond, ml_dtypes or torchao"))?,
         ),
     };
     let mut out = BufWriter::new(io::stdout().lock());
