@@ -82,6 +82,14 @@ def line(tag, arr):
     return tag + " " + " ".join(toks)
 
 
+def write(name, lines, cases):
+    """Writes the lines to `name` beside this script and says so."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {path}: {cases} cases", file=sys.stderr)
+
+
 def representable(t):
     """Every finite value of dtype t, ascending, each once (from its codes)."""
     bits = ml_dtypes.finfo(t).bits
@@ -137,10 +145,7 @@ def main():
             line("dydx", np.ones_like(x)),
             "end",
         ]
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ml_dtypes.txt")
-    with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
-    print(f"wrote {path}: {len(DTYPES)} cases", file=sys.stderr)
+    write("ml_dtypes.txt", out, len(DTYPES))
 
 
 if __name__ == "__main__":

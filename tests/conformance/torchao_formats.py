@@ -29,9 +29,7 @@ How to run (versions used for the committed file; torch 2.10.0 gives the same fi
     /work/venv-torch2150/bin/python tests/conformance/torchao_formats.py
 """
 
-import os
 import platform
-import sys
 import warnings
 
 import numpy as np
@@ -42,7 +40,7 @@ import torchao  # noqa: E402
 from torchao.float8.float8_scaling_utils import hp_tensor_to_float8_dynamic  # noqa: E402
 from torchao.float8.float8_training_tensor import LinearMMConfig  # noqa: E402
 
-from formats import line  # noqa: E402  (this directory is on sys.path: the script's own)
+from formats import line, write  # noqa: E402  (this directory is on sys.path: the script's own)
 
 F32 = np.float32
 DTYPES = ["float8_e4m3fn", "float8_e5m2"]
@@ -122,10 +120,7 @@ def main():
                 out += [f"# {name}: scale {str(F32(scale))}", f"case {spec}", "mode train", "kind exact",
                         line("x", x), line("y", y), line("dydx", g), "end"]
                 n += 1
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torchao.txt")
-    with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
-    print(f"wrote {path}: {n} cases", file=sys.stderr)
+    write("torchao.txt", out, n)
 
 
 if __name__ == "__main__":
