@@ -87,7 +87,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         match q.levels(&report) {
             Levels::Continuous => eprintln!("# levels continuous"),
             Levels::Grid { step } => eprintln!("# levels every multiple of {}", fmt_f32(step)),
-            l => eprintln!("# levels {} from {:?}", l.count().unwrap_or(0), l.bounds()),
+            l => match l.bounds() {
+                Some((lo, hi)) => {
+                    eprintln!("# levels {} from {} to {}", l.count().unwrap_or(0), fmt_f32(lo), fmt_f32(hi))
+                }
+                None => eprintln!("# levels none"),
+            },
         }
     }
     Ok(())
