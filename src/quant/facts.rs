@@ -36,6 +36,15 @@ pub trait Facts {
     /// is folded away). Never `Axis` or `Text` parameters, which never compute.
     fn inert(&self) -> Vec<&'static str>;
 
+    /// Storage cost of one element in bits, the scales' share included (MXFP4 4 + 8/32 = 4.25,
+    /// NVFP4 4 + 8/16 = 4.5, NF4 with blocksize 64 4 + 32/64 = 4.5, int4 in groups of 32 with a
+    /// float16 scale and zero point 4 + 32/32 = 5, an FP8 cast 8), for the format comparison.
+    /// `None` (the default, right for the elementwise quantizers, whose only scale is per
+    /// tensor or fixed) means: the bits needed to index the quantizer's levels, ⌈log₂ n⌉.
+    fn bits_per_element(&self) -> Option<f32> {
+        None
+    }
+
     /// The learnable parameters (LSQ's `step`, PACT's `alpha`); none by default.
     fn learnable(&self) -> &'static [&'static str] {
         &[]
@@ -100,6 +109,14 @@ impl Quantizer {
         super::each_quantizer!(self, k => k.inert())
     }
 
+    /// Storage bits per element, scales included ([`Facts::bits_per_element`]), else the bits
+    /// that index the levels `report` gives, ⌈log₂ n⌉ (at least 1); `None` for continuous
+    /// outputs or an unbounded grid.
+    pub fn bits_per_element(&self, report: &Report) -> Option<f32> {
+        super::each_quantizer!(self, k => k.bits_per_element())
+            .or_else(|| self.levels(report).count().map(|n| (n.max(2) as f64).log2().ceil() as f32))
+    }
+
     /// The learnable parameters (none for most).
     pub fn learnable(&self) -> &'static [&'static str] {
         super::each_quantizer!(self, k => k.learnable())
@@ -153,5 +170,22 @@ mod tests {
                 assert_eq!(q.weighted_grad(q.learnable()[0], &x, &g), 2.0 * r.param_grads[0].1, "{q} at {}", x[i]);
             }
         }
+    }
+
+    #[test]
+    fn bits_per_element_defaults_to_the_bits_that_index_the_levels() {
+        let bits = |spec: &str| {
+            let q = parse(spec).unwrap();
+            let (_, _, r) = q.eval(&inputs(), &mut Ctx::inference(0));
+            q.bits_per_element(&r)
+        };
+        assert_eq!(bits("quantized_bits(4,0,1)"), Some(4.0));
+        assert_eq!(bits("ste_sign"), Some(1.0));
+        assert_eq!(bits("ternary"), Some(2.0));
+        assert_eq!(bits("ml_dtypes.float8_e4m3fn"), Some(8.0));
+        assert_eq!(bits("ml_dtypes.float6_e2m3fn"), Some(6.0));
+        assert_eq!(bits("ml_dtypes.float4_e2m1fn"), Some(4.0));
+        assert_eq!(bits("torchao.float8"), Some(8.0));
+        assert_eq!(bits("identity_ste"), None);
     }
 }

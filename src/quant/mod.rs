@@ -64,10 +64,32 @@ pub struct Report {
     pub threshold: Option<f32>,
     /// The absolute maximum a scale was computed from (torchao's tensorwise FP8 scale).
     pub amax: Option<f32>,
+    /// Block formats (MX, NVFP4, int-k groups, NF4…): one entry per block or group, in order;
+    /// empty for every other quantizer.
+    pub blocks: Vec<Block>,
     /// d(Σy)/dθ for each learnable parameter θ (LSQ step, PACT clip…).
     pub param_grads: Vec<(&'static str, f32)>,
     /// Whether this evaluation drew random values (stochastic rounding in training…).
     pub stochastic: bool,
+}
+
+/// What a block format computed for one block (or group) of consecutive elements: the numbers
+/// `eval --report` prints and the explorer's block view shows. A tensor whose length is not a
+/// multiple of the block size ends with a shorter block of its own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Block {
+    /// The number of elements in the block (the block size, or fewer for the tail).
+    pub len: usize,
+    /// `max|x|` over the block (NaN if any element is), as the library computes it.
+    pub amax: f32,
+    /// The scale the elements are divided by before rounding (multiplied by after), as a
+    /// float32 value: the decoded E8M0 / E4M3 scale, the affine scale, bitsandbytes' absmax.
+    pub scale: f32,
+    /// The stored scale's bits where the format stores it in a narrow type (E8M0 byte, E4M3
+    /// byte), as an unsigned integer; `None` where the scale is stored as a float32/float16.
+    pub code: Option<u32>,
+    /// The zero point (asymmetric integer groups), as the library stores it.
+    pub zero_point: Option<f32>,
 }
 
 /// A quantizer's computation over one tensor.

@@ -81,6 +81,16 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         if let Some(t) = report.threshold {
             eprintln!("# threshold {}", fmt_f32(t));
         }
+        for (i, b) in report.blocks.iter().enumerate() {
+            let code = b.code.map(|c| format!(" (code 0x{c:02x})")).unwrap_or_default();
+            let zero = b.zero_point.map(|z| format!(", zero point {}", fmt_f32(z))).unwrap_or_default();
+            eprintln!(
+                "# block {i}: {} elements, amax {}, scale {}{code}{zero}",
+                b.len,
+                fmt_f32(b.amax),
+                fmt_f32(b.scale)
+            );
+        }
         for (name, v) in &report.param_grads {
             eprintln!("# d(sum y)/d{name} {}", fmt_f32(*v));
         }
