@@ -45,6 +45,14 @@ pub trait Facts {
         None
     }
 
+    /// For block formats, the number of consecutive elements that share a scale (MX 32, NVFP4
+    /// 16, a group, bitsandbytes' blocksize): the trainer then quantizes a layer's weights and
+    /// activations in rows along its input dimension, each row a 1-D tensor cut into blocks.
+    /// `None` (the default) for every quantizer whose scale, if any, is per tensor.
+    fn block_size(&self) -> Option<usize> {
+        None
+    }
+
     /// The learnable parameters (LSQ's `step`, PACT's `alpha`); none by default.
     fn learnable(&self) -> &'static [&'static str] {
         &[]
@@ -115,6 +123,11 @@ impl Quantizer {
     pub fn bits_per_element(&self, report: &Report) -> Option<f32> {
         super::each_quantizer!(self, k => k.bits_per_element())
             .or_else(|| self.levels(report).count().map(|n| (n.max(2) as f64).log2().ceil() as f32))
+    }
+
+    /// Elements per block for block formats; see [`Facts::block_size`].
+    pub fn block_size(&self) -> Option<usize> {
+        super::each_quantizer!(self, k => k.block_size())
     }
 
     /// The learnable parameters (none for most).
