@@ -3,10 +3,12 @@
 //!
 //! Forward over a batch of `m` rows: `z = x·Wq + b`, `h = act(z)`, `a = q_a(h)`, where
 //! `Wq = q_w(W)` is the quantized copy of the latent float weights `W` (quantized once after
-//! every update, as one tensor). Backward, from `δ = ∂L/∂a`: `∂L/∂h = δ ⊙ q_a'(h)`,
-//! `∂L/∂z = ∂L/∂h ⊙ act'(z)`, `∂L/∂Wq = xᵀ·∂L/∂z`, `∂L/∂W = ∂L/∂Wq ⊙ q_w'(W)` and
-//! `∂L/∂x = ∂L/∂z·Wqᵀ`; `q'` is each quantizer's pseudo-gradient. Learnable quantizer parameters
-//! get `Σᵢ gᵢ·∂yᵢ/∂θ` with the upstream gradient `g` at their site ([`Quantizer::weighted_grad`]).
+//! every update, as one tensor). A block format ([`Quantizer::block_size`]) cuts along the input
+//! dimension instead: each output's column of `W` and each row of `h` is a tensor of its own.
+//! Backward, from `δ = ∂L/∂a`: `∂L/∂h = δ ⊙ q_a'(h)`, `∂L/∂z = ∂L/∂h ⊙ act'(z)`,
+//! `∂L/∂Wq = xᵀ·∂L/∂z`, `∂L/∂W = ∂L/∂Wq ⊙ q_w'(W)` and `∂L/∂x = ∂L/∂z·Wqᵀ`; `q'` is each
+//! quantizer's pseudo-gradient. Learnable quantizer parameters get `Σᵢ gᵢ·∂yᵢ/∂θ` with the
+//! upstream gradient `g` at their site ([`Quantizer::weighted_grad`]).
 
 use super::config::Act;
 use super::learnable;
@@ -68,6 +70,10 @@ pub struct Layer {
     wq_eval: Vec<f32>,
     /// The forward weights transposed (`n_out × n_in`), for `∂L/∂x`.
     wt: Vec<f32>,
+    /// A block format's rows along the input dimension (`n_out × n_in`): its values and
+    /// derivatives before they are transposed back.
+    wrows: Vec<f32>,
+    drows: Vec<f32>,
     gw: Vec<f32>,
     gb: Vec<f32>,
     /// None for the output layer (the loss applies its link function).
@@ -106,6 +112,8 @@ impl Layer {
             w,
             b: vec![0.0; n_out],
             wt: vec![0.0; nw],
+            wrows: vec![0.0; nw],
+            drows: vec![0.0; nw],
             gw: vec![0.0; nw],
             gb: vec![0.0; n_out],
             act,
@@ -246,10 +254,20 @@ impl Layer {
     pub(crate) fn quantize(&mut self, ctx: &mut Ctx, count: bool) {
         self.flips = 0;
         if let Some(q) = &mut self.wquant {
-            let report = q.apply(&self.w, &mut self.wq_next, Some(&mut self.dwq), ctx);
+            let report = if q.block_size().is_some() {
+                let (n_in, n_out) = (self.n_in, self.n_out);
+                transpose(&self.w, &mut self.wt, n_in, n_out);
+                let report = q.apply_rows(&self.wt, n_in, &mut self.wrows, Some(&mut self.drows), ctx);
+                transpose(&self.wrows, &mut self.wq_next, n_out, n_in);
+                transpose(&self.drows, &mut self.dwq, n_out, n_in);
+                report
+            } else {
+                q.apply(&self.w, &mut self.wq_next, Some(&mut self.dwq), ctx)
+            };
             q.init_learnable(&report);
             self.wreport.scale = report.scale;
             self.wreport.threshold = report.threshold;
+            self.wreport.blocks = report.blocks;
             if count {
                 self.flips = self.wq_next.iter().zip(&self.wq).filter(|(n, o)| n.to_bits() != o.to_bits()).count();
             }
@@ -260,7 +278,13 @@ impl Layer {
     /// `q_w(W)` in inference mode, for [`Layer::forward`] with `training = false`.
     pub(crate) fn quantize_eval(&mut self, ctx: &mut Ctx) {
         if let Some(q) = &self.wquant {
-            q.apply(&self.w, &mut self.wq_eval, None, ctx);
+            if q.block_size().is_some() {
+                transpose(&self.w, &mut self.wt, self.n_in, self.n_out);
+                q.apply_rows(&self.wt, self.n_in, &mut self.wrows, None, ctx);
+                transpose(&self.wrows, &mut self.wq_eval, self.n_out, self.n_in);
+            } else {
+                q.apply(&self.w, &mut self.wq_eval, None, ctx);
+            }
         }
     }
 
@@ -279,14 +303,14 @@ impl Layer {
             None => return,
             Some(Act::Float(f)) => f.apply(z, h, dh),
             Some(Act::Quantizer(q)) => {
-                let report = q.apply(z, h, dh, ctx);
+                let report = q.apply_rows(z, self.n_out, h, dh, ctx);
                 if training {
                     q.init_learnable(&report);
                 }
             }
         }
         if let Some(q) = &mut self.aquant {
-            let report = q.apply(h, &mut self.a[..n], training.then_some(&mut self.da[..n]), ctx);
+            let report = q.apply_rows(h, self.n_out, &mut self.a[..n], training.then_some(&mut self.da[..n]), ctx);
             if training {
                 q.init_learnable(&report);
             }

@@ -76,6 +76,25 @@ macro_rules! catalogue {
                 report.stochastic = self.is_stochastic(ctx.training);
                 report
             }
+            /// Quantizes a row-major matrix of rows of `row_len`: a block format
+            /// ([`Facts::block_size`](crate::quant::Facts::block_size)) cuts each row into its
+            /// blocks ([`Kernel::apply_rows`]); every other quantizer sees one tensor, as `apply`.
+            pub fn apply_rows(
+                &self,
+                x: &[f32],
+                row_len: usize,
+                y: &mut [f32],
+                dydx: Option<&mut [f32]>,
+                ctx: &mut Ctx,
+            ) -> Report {
+                assert_eq!(x.len(), y.len(), "x and y differ in length");
+                if self.block_size().is_none() {
+                    return self.apply(x, y, dydx, ctx);
+                }
+                let mut report = each_quantizer!(self, q => q.apply_rows(x, row_len, y, dydx, ctx));
+                report.stochastic = self.is_stochastic(ctx.training);
+                report
+            }
             /// Representable outputs; see [`Kernel::levels`].
             pub fn levels(&self, report: &Report) -> Levels {
                 each_quantizer!(self, q => q.levels(report))

@@ -117,6 +117,30 @@ pub trait Kernel: schema::Schema {
 
     /// The values the output can take, given what [`Kernel::apply`] reported.
     fn levels(&self, report: &Report) -> Levels;
+
+    /// Quantizes a row-major matrix whose rows have `row_len` elements, each row a tensor of its
+    /// own: how the trainer applies a block format along a layer's input dimension
+    /// ([`Facts::block_size`]). The reports' blocks are concatenated in row order; tensor-level
+    /// numbers are the last row's. A format with a per-matrix statistic overrides it.
+    fn apply_rows(
+        &self,
+        x: &[f32],
+        row_len: usize,
+        y: &mut [f32],
+        mut dydx: Option<&mut [f32]>,
+        ctx: &mut Ctx,
+    ) -> Report {
+        let mut report = Report::default();
+        let mut blocks = Vec::new();
+        for (r, (xr, yr)) in x.chunks(row_len.max(1)).zip(y.chunks_mut(row_len.max(1))).enumerate() {
+            let at = r * row_len;
+            let d = dydx.as_deref_mut().map(|d| &mut d[at..at + xr.len()]);
+            report = self.apply(xr, yr, d, ctx);
+            blocks.append(&mut report.blocks);
+        }
+        report.blocks = blocks;
+        report
+    }
 }
 
 /// Runs an elementwise forward/backward pair over a slice in one pass.
