@@ -4,13 +4,20 @@
 
 use crate::quant::{Ctx, Quantizer, parse};
 
-/// The elementwise kernels the benchmarks measure.
+/// The kernels the benchmarks measure: the five TensorFlow.js has too (tests/bench/harness.mjs
+/// `tfjsKernels`), then the number formats (element casts and their scaled forms).
 pub const KERNELS: &[&str] = &[
     "qkeras.quantized_bits(4,0,1)",
     "qkeras.ternary()",
     "larq.ste_sign",
     "qkeras.quantized_po2(4)",
     "larq.approx_sign",
+    "ml_dtypes.float8_e4m3fn",
+    "ml_dtypes.float8_e5m2",
+    "ml_dtypes.float6_e2m3fn",
+    "ml_dtypes.float4_e2m1fn",
+    "ml_dtypes.float8_e8m0fnu",
+    "torchao.float8",
 ];
 
 /// Deterministic inputs spread over [−2, 2] (a fixed LCG, so every runtime sees the same).
@@ -76,6 +83,12 @@ pub fn median(mut v: Vec<f64>) -> f64 {
 #[cfg(target_arch = "wasm32")]
 mod wasm {
     use wasm_bindgen::prelude::*;
+
+    /// The benchmark kernels' specs ([`super::KERNELS`]), for the JavaScript harness.
+    #[wasm_bindgen]
+    pub fn bench_kernels() -> Vec<String> {
+        super::KERNELS.iter().map(|s| s.to_string()).collect()
+    }
 
     /// A benchmark workload driven from JavaScript (timing happens there).
     #[wasm_bindgen]

@@ -328,26 +328,29 @@ async function benchKernels({ qscope, qscopeScalar, tf, runtime, sizes, reps, lo
   const disagree = checkAgreement(tf, qscope);
   for (const line of disagree) log(`WARNING: TF.js and qscope disagree: ${line}`);
   if (!disagree.length) log(`${runtime}: TF.js and qscope agree on 4099 inputs (Σy to 1e-9, Σ∂y/∂x to 1e-5, relative) for all ${tfjsKernels(tf).length} kernels`);
-  const kernels = tfjsKernels(tf);
+  const tfjs = new Map(tfjsKernels(tf).map((k) => [k.spec, k]));
+  const kernels = qscope.bench_kernels();
   for (const n of sizes) {
     const xs = inputs(n);
     // The copy: same bytes in, same bytes out, as a forward.
     {
-      const w = new qscope.WasmWorkload(kernels[0].spec, n);
+      const w = new qscope.WasmWorkload(kernels[0], n);
       row('copy', 'forward', 'copy', n, measure(() => w.copy(), n, reps));
       w.free();
     }
     await yieldNow();
-    for (const k of kernels) {
+    for (const spec of kernels) {
       // SIMD: the f32x4 build; scalar: the same code built without simd128.
       for (const [impl, module] of [['simd', qscope], ['scalar', qscopeScalar]]) {
-        const w = new module.WasmWorkload(k.spec, n);
-        row(k.spec, 'forward', impl, n, measure(() => w.forward(), n, reps));
-        row(k.spec, 'forward_backward', impl, n, measure(() => w.forward_backward(), n, reps));
-        if (!Number.isFinite(w.checksum())) log(`WARNING: ${k.spec} (${impl}): non-finite checksum`);
+        const w = new module.WasmWorkload(spec, n);
+        row(spec, 'forward', impl, n, measure(() => w.forward(), n, reps));
+        row(spec, 'forward_backward', impl, n, measure(() => w.forward_backward(), n, reps));
+        if (!Number.isFinite(w.checksum())) log(`WARNING: ${spec} (${impl}): non-finite checksum`);
         w.free();
         await yieldNow();
       }
+      const k = tfjs.get(spec);
+      if (!k) continue;
 
       const x = tf.tensor1d(xs);
       const q = withSte(tf, k);
