@@ -43,6 +43,11 @@ pub trait Lane:
     fn pow2(self) -> Self;
     /// `self`'s magnitude with `sign`'s sign bit (NaNs included: a NaN's sign bit is read too).
     fn copysign(self, sign: Self) -> Self;
+    /// A non-negative `self` rounded to `bits` (< 23) mantissa bits, half to even, by integer
+    /// arithmetic on its bit pattern: a carry out of the mantissa moves to the next exponent
+    /// (the largest finite floats may become +inf). Exact for normal and subnormal float32;
+    /// a NaN's payload is rounded too (it may become +inf): callers handle NaN themselves.
+    fn round_mantissa(self, bits: u32) -> Self;
     fn lt(self, o: Self) -> Self::Mask;
     fn le(self, o: Self) -> Self::Mask;
     fn gt(self, o: Self) -> Self::Mask;
@@ -101,6 +106,12 @@ impl Lane for f32 {
     #[inline(always)]
     fn copysign(self, sign: Self) -> Self {
         f32::copysign(self, sign)
+    }
+    #[inline(always)]
+    fn round_mantissa(self, bits: u32) -> Self {
+        let (b, shift) = (self.to_bits(), 23 - bits);
+        let r = b + ((1 << (shift - 1)) - 1) + ((b >> shift) & 1);
+        f32::from_bits(r & !((1 << shift) - 1))
     }
     #[inline(always)]
     fn lt(self, o: Self) -> bool {
@@ -380,6 +391,13 @@ mod simd128 {
             F32x4(v128_bitselect(sign.0, self.0, i32x4_splat(i32::MIN)))
         }
         #[inline(always)]
+        fn round_mantissa(self, bits: u32) -> Self {
+            let shift = 23 - bits;
+            let odd = v128_and(u32x4_shr(self.0, shift), i32x4_splat(1));
+            let r = i32x4_add(i32x4_add(self.0, i32x4_splat((1 << (shift - 1)) - 1)), odd);
+            F32x4(v128_and(r, i32x4_splat(!((1 << shift) - 1))))
+        }
+        #[inline(always)]
         fn lt(self, o: Self) -> M32x4 {
             M32x4(f32x4_lt(self.0, o.0))
         }
@@ -405,6 +423,19 @@ mod simd128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn round_mantissa_rounds_half_to_even_and_carries_into_the_exponent() {
+        // Three mantissa bits: steps of 1/8 in [1, 2).
+        assert_eq!(1.0625f32.round_mantissa(3), 1.0); // tie, 1.000 is even
+        assert_eq!(1.1875f32.round_mantissa(3), 1.25); // tie, 1.010 is even
+        assert_eq!(1.0625f32.next_up().round_mantissa(3), 1.125);
+        assert_eq!(1.96875f32.round_mantissa(3), 2.0); // carry: 1.111|1 → 10.000
+        assert_eq!(f32::MAX.round_mantissa(3), f32::INFINITY);
+        assert_eq!(f32::INFINITY.round_mantissa(3), f32::INFINITY);
+        assert_eq!(0.0f32.round_mantissa(3), 0.0);
+        assert_eq!(f32::from_bits(3).round_mantissa(21), f32::from_bits(4));
+    }
 
     #[test]
     fn tanh_is_within_eight_ulp_of_libm() {

@@ -97,33 +97,33 @@ impl Format {
     }
 
     /// `float32(dtype(x))`: round to nearest even, then the format's overflow and special rules.
+    ///
+    /// Normal results round |x|'s float32 mantissa to the format's bits on the bit pattern
+    /// ([`Lane::round_mantissa`]: a carry moves to the next exponent); below the format's
+    /// smallest normal the step is fixed, 2^(lo−m), and `(|x| + M) − M` with `M = 2^(lo−m+23)`
+    /// rounds to it in float32 arithmetic (M's ulp is that step). Then overflow, sign, specials.
     #[inline(always)]
     pub fn cast<V: Lane>(self, x: V) -> V {
-        if self.specials == Specials::PowerOfTwo {
-            return self.cast_power_of_two(x);
-        }
-        let m = V::splat(self.mantissa_bits as f32);
-        let (lo, hi) = (V::splat(self.min_exponent() as f32), V::splat(self.max_exponent() as f32 + 1.0));
-        // The exponent whose step applies: the lowest for subnormals, one past the largest for
-        // everything that overflows anyway (so ±inf and huge x scale without a 0·inf).
-        let a = x.abs();
-        let e = a.exponent();
-        let e = V::select(e.lt(lo), lo, V::select(e.gt(hi), hi, e));
-        // a·2^(m−e) is exact, its nearest integer is the mantissa rounded to nearest even.
-        let q = (a * (m - e).pow2()).nearest() * (e - m).pow2();
-        let (max, inf) = (V::splat(self.max()), V::splat(f32::INFINITY));
+        let (max, inf, nan) = (V::splat(self.max()), V::splat(f32::INFINITY), V::splat(f32::NAN));
         let over = match self.specials {
             Specials::Ieee => inf,
             Specials::Saturating => max,
-            _ => V::splat(f32::NAN),
+            Specials::Fn | Specials::Fnuz => nan,
+            Specials::PowerOfTwo => return self.cast_power_of_two(x),
         };
+        let (lo, m) = (self.min_exponent(), self.mantissa_bits as i32);
+        let (normal, magic) = (V::splat(2f32.powi(lo)), V::splat(2f32.powi(lo - m + 23)));
+        let a = x.abs();
+        let q = V::select(a.lt(normal), (a + magic) - magic, a.round_mantissa(self.mantissa_bits));
         let y = V::select(q.gt(max), over, q).copysign(x);
+        // A NaN's rounded payload may read as +inf, so NaN is told apart by `a ≤ inf` failing.
+        let finite_or_inf = a.le(inf);
         match self.specials {
             // −0 + 0 = +0: no negative zero.
-            Specials::Fnuz => y + V::splat(0.0),
-            // Every comparison with NaN is false: a NaN becomes 0 with its sign bit flipped.
-            Specials::Saturating => V::select(a.le(inf), y, V::splat(0.0).copysign(-x)),
-            _ => y,
+            Specials::Fnuz => V::select(finite_or_inf, y + V::splat(0.0), nan.copysign(x)),
+            // ml_dtypes 0.6: a NaN becomes 0 with its sign bit flipped.
+            Specials::Saturating => V::select(finite_or_inf, y, V::splat(0.0).copysign(-x)),
+            Specials::Ieee | Specials::Fn | Specials::PowerOfTwo => V::select(finite_or_inf, y, nan.copysign(x)),
         }
     }
 

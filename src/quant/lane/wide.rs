@@ -97,6 +97,10 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
         self.zip(sign, V::copysign)
     }
     #[inline(always)]
+    fn round_mantissa(self, bits: u32) -> Self {
+        self.map(|v| v.round_mantissa(bits))
+    }
+    #[inline(always)]
     fn select(m: Self::Mask, a: Self, b: Self) -> Self {
         Wide(std::array::from_fn(|l| V::select(m.0[l], a.0[l], b.0[l])))
     }
