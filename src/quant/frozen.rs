@@ -12,7 +12,7 @@
 use super::larq::{DoReFa, DoReFaMode, DoReFaWeights, ScaledSign};
 use super::qkeras::{QuantizedBits, hswish};
 use super::round::{rhe, sgn0, ste_blend, stochastic_round};
-use super::torchao::ScaledCast;
+use super::torchao::{GroupCodes, Path, ScaledCast};
 use super::{Ctx, Kernel, Levels, Quantizer, Report, elementwise, simd, spec};
 
 /// A quantizer with its data-dependent numbers fixed.
@@ -55,6 +55,10 @@ pub enum Fixed {
     /// torchao `float8`: `fp8(clamp(x·s, ±max)) / s` at the sample's scale `s`, gradient 1;
     /// the spec has no parameter for a given scale.
     ScaledFloat8(ScaledCast),
+    /// torchao `affine` / `intx_fake_quantize`: one group's integer codes at its scale and
+    /// zero point, `(clamp(round(x·(1/s)) + z, qmin, qmax) − z)·s`, with the quantizer's gradient;
+    /// the specs have no parameters for a given scale and zero point.
+    GroupInt(GroupCodes),
 }
 
 impl Frozen {
@@ -110,6 +114,7 @@ impl Fixed {
                 Report { scale: inner.post_training_scale.map(|s| s as f32), ..Report::default() }
             }
             Fixed::ScaledFloat8(c) => Report { scale: Some(c.scale), ..Report::default() },
+            Fixed::GroupInt(c) => Report { scale: Some(c.params.scale), ..Report::default() },
         }
     }
 
@@ -139,6 +144,7 @@ impl Fixed {
                 report.stochastic = inner.is_stochastic(ctx.training);
             }
             Fixed::ScaledFloat8(ref c) => report = c.apply(x, y, dydx),
+            Fixed::GroupInt(ref c) => report = c.apply(x, y, dydx),
         }
         report
     }
@@ -150,6 +156,7 @@ impl Fixed {
             Fixed::DoReFaWeights { k_bit, .. } => DoReFa { k_bit, mode: DoReFaMode::Weights }.levels(&self.report()),
             Fixed::Hswish { ref inner, .. } => inner.levels(&self.report()),
             Fixed::ScaledFloat8(ref c) => c.levels(),
+            Fixed::GroupInt(ref c) => c.levels(),
         }
     }
 
@@ -167,6 +174,15 @@ impl Fixed {
                 inner.post_training_scale.unwrap_or(f64::NAN)
             ),
             Fixed::ScaledFloat8(c) => format!("torchao.float8 frozen: {} at scale {}", c.format.name, c.scale),
+            Fixed::GroupInt(c) => format!(
+                "torchao.{} frozen: one group's scale {} and zero point {}",
+                match c.path {
+                    Path::Dequantize => "affine",
+                    Path::FakeQuantize => "intx_fake_quantize",
+                },
+                c.params.scale,
+                c.params.zero_point
+            ),
         }
     }
 }

@@ -14,6 +14,7 @@ mod larq;
 mod ml_dtypes;
 mod qkeras;
 mod torchao;
+mod torchao_int;
 
 use crate::quant::round::{clip, rhe};
 use crate::quant::spec::fmt_f32;

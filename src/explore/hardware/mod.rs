@@ -24,6 +24,7 @@ mod larq;
 mod ml_dtypes;
 mod qkeras;
 mod torchao;
+mod torchao_int;
 
 use crate::quant::{Ctx, Levels, Literal, Quantizer, Report, each_quantizer};
 

@@ -4,7 +4,17 @@
 //!
 //! - [`float8`]: tensorwise scaled FP8, as float8 training computes it
 //!   (`hp_tensor_to_float8_dynamic(...).to_original_precision()`).
+//! - [`affine`]: group-wise integers, as the affine quant primitives compute them
+//!   (`choose_qparams_affine` → `quantize_affine` → `dequantize_affine`).
+//! - [`intx`]: group-wise integer QAT, as `IntxFakeQuantizer` computes it (forward and gradient).
+//! - [`groups`]: the group arithmetic both integer formats share.
 
+pub mod affine;
 pub mod float8;
+pub mod groups;
+pub mod intx;
 
+pub use affine::*;
 pub use float8::*;
+pub use groups::{GroupCodes, MappingType, Path, QParams};
+pub use intx::*;

@@ -23,6 +23,7 @@ mod ml_dtypes;
 mod qkeras;
 mod squash;
 mod torchao;
+mod torchao_int;
 
 use super::Agreement;
 use crate::quant::{Quantizer, each_quantizer};

@@ -1,0 +1,322 @@
+//! Group-wise integer codes as torchao 0.18's affine quant primitives compute them, shared by
+//! [`super::Affine`] (`choose_qparams_affine` → `quantize_affine` → `dequantize_affine`) and
+//! [`super::IntxFakeQuantize`] (the QAT fake quantizer, the same arithmetic without the integer
+//! cast, with autograd's gradient).
+//!
+//! A 1-D tensor is one row cut into groups of `group_size` along its length; where the length
+//! is not a multiple of the group torchao asserts, and qscope makes the tail a shorter group of
+//! its own (README, "deliberately differs").
+//!
+//! Per group (torchao/quantization/quant_primitives.py, every step in float32):
+//! 1. `min_val = amin(x)`, `max_val = amax(x)` (NaN if any element is NaN) — [`min_max`], through
+//!    [`Lane`]; `min_neg = min(min_val, 0)`, `max_pos = max(max_val, 0)`;
+//! 2. [`choose_qparams`]: the scale `s` (clamped below at float32's smallest normal) and the int32
+//!    zero point `z`;
+//! 3. `c = clamp(round(x·(1/s)) + z, quant_min, quant_max)` — `1/s` is one float32 reciprocal
+//!    (`1.0 / scale` is `scale.reciprocal() * 1.0` in torch), round is half to even;
+//! 4. `quantize_affine` casts `c` to its int8/uint8 dtype (a NaN code becomes 0, as torch's CPU
+//!    cast gives); the fake quantizer keeps `c` in float32 (NaN stays NaN);
+//! 5. `y = (c − z)·s`.
+
+use crate::quant::lane::{Lane, clip};
+use crate::quant::round::rhe;
+use crate::quant::schema::choice;
+use crate::quant::simd::{self, Op};
+use crate::quant::{Block, Levels, Report};
+
+choice! {
+    /// torchao's `MappingType`: how a group's min and max become a scale and zero point.
+    MappingType {
+        /// `s = (max_pos − min_neg)/(quant_max − quant_min)`, `z = quant_min − round(min_neg/s)`.
+        Asymmetric = "asymmetric",
+        /// `s = max(−min_neg, max_pos)/((quant_max − quant_min)/2)`, `z` the range's middle.
+        Symmetric = "symmetric",
+        /// `s = max(min_neg/quant_min, max_pos/quant_max)`: no value is clipped.
+        SymmetricNoClippingErr = "symmetric_no_clipping_err",
+    }
+}
+
+/// `torch.finfo(torch.float32).smallest_normal`: `choose_qparams_affine`'s default `eps`, the
+/// smallest scale (the intx fake quantizer's default too).
+pub const EPS: f32 = f32::MIN_POSITIVE;
+
+/// One group's quantization parameters: the float32 scale and the int32 zero point (as f32).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QParams {
+    pub scale: f32,
+    pub zero_point: f32,
+}
+
+/// `torch.minimum` / `torch.maximum` against 0: NaN propagates.
+fn toward_zero(v: f32, pick: bool) -> f32 {
+    if v.is_nan() { v } else if pick { v } else { 0.0 }
+}
+
+/// `float → int32` as torch's x86-64 CPU cast (`cvttps2dq`): a NaN zero point becomes −2³¹.
+/// Every other zero point reaching it is an integer already clamped to the code range.
+pub fn to_int32(v: f32) -> f32 {
+    if v.is_nan() { i32::MIN as f32 } else { v }
+}
+
+/// torchao's `_choose_qparams_affine` for one group with `min_val`/`max_val`, float32 throughout.
+pub fn choose_qparams(mapping: MappingType, min_val: f32, max_val: f32, quant_min: i32, quant_max: i32) -> QParams {
+    let min_neg = toward_zero(min_val, min_val < 0.0);
+    let max_pos = toward_zero(max_val, max_val > 0.0);
+    let (lo, hi) = (quant_min as f32, quant_max as f32);
+    let clamp_eps = |s: f32| if s < EPS { EPS } else { s };
+    let scale = match mapping {
+        MappingType::Symmetric => {
+            let m = if min_neg.is_nan() || max_pos.is_nan() { f32::NAN } else { (-min_neg).max(max_pos) };
+            m / ((quant_max - quant_min) as f32 / 2.0)
+        }
+        MappingType::SymmetricNoClippingErr => {
+            let (smin, smax) = (min_neg / lo, max_pos / hi);
+            if smin > smax { smin } else { smax }
+        }
+        MappingType::Asymmetric => (max_pos - min_neg) / (quant_max - quant_min) as f32,
+    };
+    let scale = clamp_eps(scale);
+    let zero_point = match mapping {
+        // int((quant_max + quant_min + 1) / 2): Python's true division, truncated.
+        MappingType::Symmetric | MappingType::SymmetricNoClippingErr => {
+            ((quant_max + quant_min + 1) as f64 / 2.0).trunc() as f32
+        }
+        MappingType::Asymmetric => to_int32(clip(lo - rhe(min_neg / scale), lo, hi)),
+    };
+    QParams { scale, zero_point }
+}
+
+/// Where the codes go after rounding: the affine primitives' integer cast with an identity
+/// gradient (qscope's definition), or the QAT fake quantizer's float codes with autograd's
+/// gradient through `torch.clamp`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Path {
+    /// `quantize_affine` → `dequantize_affine`: codes cast to int8/uint8; gradient 1.
+    Dequantize,
+    /// `_fake_quantize_affine`: float codes; gradient `s·(1/s)` where the code before the
+    /// clamp lies strictly inside (quant_min, quant_max) — torch 2.15's clamp, 0 at the bounds —
+    /// and `0·(1/s)` elsewhere (NaN where 1/s is).
+    FakeQuantize,
+}
+
+/// The elementwise part at fixed parameters: `(clamp(round(x·(1/s)) + z, qmin, qmax) − z)·s`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroupCodes {
+    pub params: QParams,
+    pub quant_min: i32,
+    pub quant_max: i32,
+    pub path: Path,
+}
+
+impl Op for GroupCodes {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let QParams { scale, zero_point } = self.params;
+        let recip = 1.0 / scale;
+        let (lo, hi) = (V::splat(self.quant_min as f32), V::splat(self.quant_max as f32));
+        let z = V::splat(zero_point);
+        let v = (x * V::splat(recip)).nearest() + z;
+        let c = clip(v, lo, hi);
+        match self.path {
+            Path::Dequantize => {
+                // The int8/uint8 cast: a NaN code (±inf times 1/inf) becomes 0.
+                let c = V::select(c.ge(c), c, V::splat(0.0));
+                ((c - z) * V::splat(scale), V::splat(1.0))
+            }
+            Path::FakeQuantize => {
+                let g = V::select(v.gt(lo) & v.lt(hi), V::splat(scale * recip), V::splat(0.0 * recip));
+                ((c - z) * V::splat(scale), g)
+            }
+        }
+    }
+}
+
+impl GroupCodes {
+    /// `(c − z)·s` for every code c (one group's levels).
+    pub fn levels(&self) -> Levels {
+        let z = self.params.zero_point as i64;
+        Levels::codes(self.quant_min as i64 - z, self.quant_max as i64 - z, self.params.scale)
+    }
+
+    /// Evaluates a slice at these parameters.
+    pub fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Report {
+        simd::run(self, x, y, dydx);
+        Report { scale: Some(self.params.scale), ..Report::default() }
+    }
+}
+
+/// Cuts `x` into groups of `group_size` (the tail shorter), gives each the codes `at(min, max)`
+/// returns for its `torch.amin`/`torch.amax`, and reports one [`Block`] per group.
+pub fn run_groups(
+    x: &[f32],
+    y: &mut [f32],
+    mut dydx: Option<&mut [f32]>,
+    group_size: usize,
+    at: impl Fn(f32, f32) -> GroupCodes,
+) -> Report {
+    let g = group_size.max(1);
+    let mut blocks = Vec::with_capacity(x.len().div_ceil(g));
+    for (i, (xs, ys)) in x.chunks(g).zip(y.chunks_mut(g)).enumerate() {
+        let (lo, hi) = min_max(xs);
+        let codes = at(lo, hi);
+        let d = dydx.as_deref_mut().map(|d| &mut d[i * g..i * g + xs.len()]);
+        simd::run(&codes, xs, ys, d);
+        let amax = if lo.is_nan() { f32::NAN } else { lo.abs().max(hi.abs()) };
+        let QParams { scale, zero_point } = codes.params;
+        blocks.push(Block { len: xs.len(), amax, scale, code: None, zero_point: Some(zero_point) });
+    }
+    Report { blocks, ..Report::default() }
+}
+
+/// The union of every reported group's levels (one group: its uniform codes); `fallback` without
+/// any group.
+pub fn union_levels(report: &Report, codes: impl Fn(QParams) -> GroupCodes, fallback: QParams) -> Levels {
+    let group = |b: &Block| codes(QParams { scale: b.scale, zero_point: b.zero_point.unwrap_or(0.0) });
+    match report.blocks.as_slice() {
+        [] => codes(fallback).levels(),
+        [b] => group(b).levels(),
+        blocks => Levels::set(blocks.iter().flat_map(|b| group(b).levels().list(usize::MAX).unwrap_or_default()).collect()),
+    }
+}
+
+/// A running `amin`/`amax` over lanes, with a NaN seen anywhere kept apart.
+#[derive(Clone, Copy)]
+struct MinMax<V> {
+    lo: V,
+    hi: V,
+    nan: V,
+}
+
+impl<V: Lane> MinMax<V> {
+    fn new() -> Self {
+        MinMax { lo: V::splat(f32::INFINITY), hi: V::splat(f32::NEG_INFINITY), nan: V::splat(0.0) }
+    }
+
+    /// Folds in lower candidates `lo`, upper candidates `hi` and NaN marks `nan` (NaN or 0).
+    #[inline(always)]
+    fn merge(self, lo: V, hi: V, nan: V) -> Self {
+        MinMax {
+            lo: V::select(lo.lt(self.lo), lo, self.lo),
+            hi: V::select(hi.gt(self.hi), hi, self.hi),
+            nan: V::select(nan.ge(nan), self.nan, nan),
+        }
+    }
+}
+
+/// `(torch.amin(x), torch.amax(x))` of one group: NaN for both if any element is NaN; `(inf,
+/// −inf)` for no elements. `V::WIDTH` elements at a time ([`Lane`]: f32x4 where SIMD runs), the
+/// lanes and the tail then folded one at a time; [`min_max_scalar`] is the scalar twin.
+pub fn min_max(x: &[f32]) -> (f32, f32) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    if simd::enabled() {
+        return min_max_lanes::<crate::quant::lane::F32x4>(x);
+    }
+    min_max_scalar(x)
+}
+
+/// [`min_max`] one element at a time.
+pub fn min_max_scalar(x: &[f32]) -> (f32, f32) {
+    min_max_lanes::<f32>(x)
+}
+
+/// [`min_max`] on lanes of `V` (at most 16 wide).
+pub fn min_max_lanes<V: Lane>(x: &[f32]) -> (f32, f32) {
+    assert!(V::WIDTH <= 16, "lanes wider than 16");
+    let body = x.len() - x.len() % V::WIDTH;
+    let mut acc = MinMax::<V>::new();
+    for c in x[..body].chunks_exact(V::WIDTH) {
+        let v = V::load(c);
+        acc = acc.merge(v, v, v);
+    }
+    let (mut lo, mut hi, mut nan) = ([0.0f32; 16], [0.0f32; 16], [0.0f32; 16]);
+    acc.lo.store(&mut lo);
+    acc.hi.store(&mut hi);
+    acc.nan.store(&mut nan);
+    let mut one = MinMax::<f32>::new();
+    for l in 0..V::WIDTH {
+        one = one.merge(lo[l], hi[l], nan[l]);
+    }
+    for &v in &x[body..] {
+        one = one.merge(v, v, v);
+    }
+    if one.nan.is_nan() { (f32::NAN, f32::NAN) } else { (one.lo, one.hi) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quant::lane::Wide;
+
+    #[test]
+    fn four_lanes_and_the_scalar_twin_reduce_to_the_same_min_and_max() {
+        let specials = [0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e-40, -3e38, 7.5];
+        for len in 0..40 {
+            for s in 0..specials.len() + 1 {
+                let mut x: Vec<f32> = (0..len).map(|i| ((i * 37 % 11) as f32 - 5.0) * 0.3).collect();
+                if let (Some(&v), true) = (specials.get(s), len > 0) {
+                    x[(s * 7) % len] = v;
+                }
+                let (a, b) = (min_max_lanes::<Wide<f32, 4>>(&x), min_max_scalar(&x));
+                assert_eq!((a.0.to_bits(), a.1.to_bits()), (b.0.to_bits(), b.1.to_bits()), "{x:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_nan_anywhere_makes_min_and_max_nan_and_inf_is_an_extreme() {
+        let (lo, hi) = min_max_scalar(&[1.0, 2.0, 3.0, 4.0, f32::NAN, 0.5]);
+        assert!(lo.is_nan() && hi.is_nan());
+        assert_eq!(min_max_lanes::<Wide<f32, 4>>(&[1.0, -2.0, f32::INFINITY, 0.0, 3.0]), (-2.0, f32::INFINITY));
+    }
+
+    #[test]
+    fn symmetric_int4_maps_the_amax_to_seven_and_a_half_steps() {
+        let p = choose_qparams(MappingType::Symmetric, -3.0, 7.5, -8, 7);
+        assert_eq!(p, QParams { scale: 1.0, zero_point: 0.0 });
+        // uint4 with a symmetric mapping: the zero point is the middle code, int(16/2).
+        assert_eq!(choose_qparams(MappingType::Symmetric, -3.0, 7.5, 0, 15).zero_point, 8.0);
+        // int((0 + 14 + 1)/2) truncates 7.5 to 7.
+        assert_eq!(choose_qparams(MappingType::SymmetricNoClippingErr, -3.0, 7.5, 0, 14).zero_point, 7.0);
+    }
+
+    #[test]
+    fn asymmetric_zero_point_is_quant_min_minus_the_rounded_min_over_the_scale() {
+        // [−1, 2] over 15 steps: s = 0.2, z = −8 − round(−1/0.2) = −3.
+        let p = choose_qparams(MappingType::Asymmetric, -1.0, 2.0, -8, 7);
+        assert_eq!(p, QParams { scale: 3.0f32 / 15.0, zero_point: -3.0 });
+        // An all-positive group keeps 0 in range: min_neg = 0, z = quant_min.
+        assert_eq!(choose_qparams(MappingType::Asymmetric, 10.0, 20.0, -8, 7).zero_point, -8.0);
+    }
+
+    #[test]
+    fn a_constant_zero_group_gets_the_smallest_normal_scale() {
+        for m in [MappingType::Asymmetric, MappingType::Symmetric, MappingType::SymmetricNoClippingErr] {
+            assert_eq!(choose_qparams(m, 0.0, 0.0, -8, 7).scale, EPS, "{m:?}");
+        }
+    }
+
+    #[test]
+    fn a_nan_zero_point_becomes_the_smallest_int32() {
+        // min −inf: −inf/inf is NaN, and torch's float→int32 cast makes it −2³¹.
+        let p = choose_qparams(MappingType::Asymmetric, f32::NEG_INFINITY, 1.0, -8, 7);
+        assert_eq!((p.scale, p.zero_point), (f32::INFINITY, -2147483648.0));
+    }
+
+    #[test]
+    fn the_integer_cast_turns_a_nan_code_into_zero_and_the_fake_quantizer_keeps_it() {
+        let p = QParams { scale: f32::INFINITY, zero_point: -8.0 };
+        let at = |path| GroupCodes { params: p, quant_min: -8, quant_max: 7, path }.eval(f32::INFINITY);
+        // (0 − (−8))·inf = inf after the cast; NaN without it.
+        assert_eq!(at(Path::Dequantize), (f32::INFINITY, 1.0));
+        assert!(at(Path::FakeQuantize).0.is_nan());
+    }
+
+    #[test]
+    fn the_fake_quantizer_gradient_is_zero_on_the_bounds_and_s_times_its_reciprocal_inside() {
+        let c = GroupCodes { params: QParams { scale: 0.3, zero_point: 0.0 }, quant_min: -8, quant_max: 7, path: Path::FakeQuantize };
+        assert_eq!(c.eval(0.9f32).1, 0.3f32 * (1.0 / 0.3f32));
+        assert_eq!(c.eval(-2.4f32).1, 0.0, "code −8 = quant_min");
+        assert_eq!(c.eval(2.1f32).1, 0.0, "code 7 = quant_max");
+        assert_eq!(c.eval(f32::NAN).1, 0.0);
+    }
+}
