@@ -92,3 +92,11 @@ fn ml_dtypes_casts_match_bit_for_bit() {
 fn torchao_float8_matches_bit_for_bit() {
     check_bits("torchao.txt", 64);
 }
+
+/// torchao's group-wise integers: `affine` (3 mappings × 6 ranges and group sizes) and
+/// `intx_fake_quantize` (int2…int8, symmetric and the affine asymmetric scheme), 5 tensors
+/// each (tails, random magnitudes, a tensor of edge-case groups), with torch 2.15's gradient.
+#[test]
+fn torchao_group_integers_match_bit_for_bit() {
+    check_bits("torchao_affine.txt", 145);
+}

@@ -14,6 +14,7 @@ const QKERAS: &str = include_str!("conformance/qkeras.txt");
 const LARQ: &str = include_str!("conformance/larq.txt");
 const ML_DTYPES: &str = include_str!("conformance/ml_dtypes.txt");
 const TORCHAO: &str = include_str!("conformance/torchao.txt");
+const TORCHAO_AFFINE: &str = include_str!("conformance/torchao_affine.txt");
 
 fn deterministic_cases() -> Vec<Case> {
     parse_cases(QKERAS)
@@ -21,6 +22,7 @@ fn deterministic_cases() -> Vec<Case> {
         .chain(parse_cases(LARQ))
         .chain(parse_cases(ML_DTYPES))
         .chain(parse_cases(TORCHAO))
+        .chain(parse_cases(TORCHAO_AFFINE))
         .filter(|c| !c.stochastic)
         .collect()
 }
