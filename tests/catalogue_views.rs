@@ -58,6 +58,8 @@ const GOLDEN: &[(&str, bool)] = &[
     ("float6_e3m2fn", true),
     ("float4_e2m1fn", true),
     ("float8", true),
+    ("affine", true),
+    ("intx_fake_quantize", true),
 ];
 
 #[test]

@@ -104,11 +104,16 @@ CONFIGS = [
     "fake_quantize(scale=0.05,zero_point=3,quant_min=0,quant_max=15)",
     "torchao.float8(float8_dtype='float8_e5m2')", "torchao.float8(round_scales_to_power_of_2=True)",
     "torchao.float8(float8_dtype='float8_e5m2',round_scales_to_power_of_2=True)",
+    "torchao.affine(mapping_type='symmetric')",
+    "torchao.affine(mapping_type='symmetric_no_clipping_err',group_size=16,quant_min=0,quant_max=15)",
+    "torchao.affine(group_size=8,quant_min=-128,quant_max=127)",
+    "torchao.intx_fake_quantize(dtype='int2',group_size=16)",
+    "torchao.intx_fake_quantize(dtype='int8',is_symmetric=False)",
 ]
 # Data-dependent specs (a scale or threshold from the whole tensor): no ±10, ±1e4 or NaN in
 # their grid (a NaN input only makes every output NaN).
 NARROW = ("'auto", "MagnitudeAwareSign", "ternary_weight_networks=True", "mode='weights'", "lsq",
-          "stochastic_ternary", "torchao.float8")
+          "stochastic_ternary", "torchao.float8", "torchao.affine", "torchao.intx_fake_quantize")
 
 
 # ---------------------------------------------------------------- shared helpers

@@ -8,7 +8,7 @@ use crate::quant::torchao::{Affine, IntxFakeQuantize, MappingType};
 fn group_warnings(w: &mut Warnings, group_size: i32) {
     w.push(format!(
         "Each group of {group_size} consecutive elements has its own scale: one outlier coarsens its group only, \
-         and a NaN in a group makes that group's outputs NaN. The levels shown are one group's."
+         a NaN makes its group's outputs NaN, and the levels shown are one group's."
     ));
     w.push(
         "A group holding ±inf gets an infinite scale: its finite elements come out NaN (0·inf).".to_string(),
