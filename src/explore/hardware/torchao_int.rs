@@ -10,9 +10,7 @@ fn group_warnings(w: &mut Warnings, group_size: i32) {
         "Each group of {group_size} consecutive elements has its own scale: one outlier coarsens its group only, \
          a NaN makes its group's outputs NaN, and the levels shown are one group's."
     ));
-    w.push(
-        "A group holding ±inf gets an infinite scale: its finite elements come out NaN (0·inf).".to_string(),
-    );
+    w.push("A group holding ±inf gets an infinite scale: its finite elements come out NaN (0·inf).".to_string());
 }
 
 impl Hardware for Affine {
@@ -20,7 +18,7 @@ impl Hardware for Affine {
         group_warnings(w, self.group_size);
         if self.mapping_type == MappingType::Symmetric {
             w.push(format!(
-                "symmetric maps max|x| to (quant_max − quant_min)/2 = {} steps: the positive extreme rounds past \
+                "symmetric maps max|x| to (quant_max − quant_min)/2 = {} steps: the positive extreme lands half a step past \
                  quant_max and is clipped (symmetric_no_clipping_err avoids that).",
                 (self.quant_max - self.quant_min) as f32 / 2.0
             ));

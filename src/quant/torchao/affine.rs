@@ -97,13 +97,10 @@ impl QParams {
 /// The frozen form: the group codes at the first reported group's scale and zero point (NaN
 /// without one, like torchao.float8).
 pub(super) fn freeze_at(report: &Report, codes: impl Fn(QParams) -> GroupCodes) -> Option<Frozen> {
-    let params = report
-        .blocks
-        .first()
-        .map_or(QParams { scale: f32::NAN, zero_point: 0.0 }, |b| QParams {
-            scale: b.scale,
-            zero_point: b.zero_point.unwrap_or(0.0),
-        });
+    let params = report.blocks.first().map_or(QParams { scale: f32::NAN, zero_point: 0.0 }, |b| QParams {
+        scale: b.scale,
+        zero_point: b.zero_point.unwrap_or(0.0),
+    });
     Some(Frozen::Fixed(Fixed::GroupInt(codes(params))))
 }
 

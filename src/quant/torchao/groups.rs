@@ -49,7 +49,7 @@ pub struct QParams {
 
 /// `torch.minimum` / `torch.maximum` against 0: NaN propagates.
 fn toward_zero(v: f32, pick: bool) -> f32 {
-    if v.is_nan() { v } else if pick { v } else { 0.0 }
+    if v.is_nan() || pick { v } else { 0.0 }
 }
 
 /// `float → int32` as torch's x86-64 CPU cast (`cvttps2dq`): a NaN zero point becomes −2³¹.
@@ -175,7 +175,9 @@ pub fn union_levels(report: &Report, codes: impl Fn(QParams) -> GroupCodes, fall
     match report.blocks.as_slice() {
         [] => codes(fallback).levels(),
         [b] => group(b).levels(),
-        blocks => Levels::set(blocks.iter().flat_map(|b| group(b).levels().list(usize::MAX).unwrap_or_default()).collect()),
+        blocks => {
+            Levels::set(blocks.iter().flat_map(|b| group(b).levels().list(usize::MAX).unwrap_or_default()).collect())
+        }
     }
 }
 
@@ -313,7 +315,12 @@ mod tests {
 
     #[test]
     fn the_fake_quantizer_gradient_is_zero_on_the_bounds_and_s_times_its_reciprocal_inside() {
-        let c = GroupCodes { params: QParams { scale: 0.3, zero_point: 0.0 }, quant_min: -8, quant_max: 7, path: Path::FakeQuantize };
+        let c = GroupCodes {
+            params: QParams { scale: 0.3, zero_point: 0.0 },
+            quant_min: -8,
+            quant_max: 7,
+            path: Path::FakeQuantize,
+        };
         assert_eq!(c.eval(0.9f32).1, 0.3f32 * (1.0 / 0.3f32));
         assert_eq!(c.eval(-2.4f32).1, 0.0, "code −8 = quant_min");
         assert_eq!(c.eval(2.1f32).1, 0.0, "code 7 = quant_max");
