@@ -18,6 +18,8 @@ pub const KERNELS: &[&str] = &[
     "ml_dtypes.float4_e2m1fn",
     "ml_dtypes.float8_e8m0fnu",
     "torchao.float8",
+    "torchao.affine",
+    "torchao.intx_fake_quantize",
 ];
 
 /// Deterministic inputs spread over [−2, 2] (a fixed LCG, so every runtime sees the same).
