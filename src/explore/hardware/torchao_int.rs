@@ -10,7 +10,7 @@ fn group_warnings(w: &mut Warnings, group_size: i32) {
         "Each group of {group_size} consecutive elements has its own scale: one outlier coarsens its group only, \
          a NaN makes its group's outputs NaN, and the levels shown are one group's."
     ));
-    w.push("A group holding ±inf gets an infinite scale: its finite elements come out NaN (0·inf).".to_string());
+    w.push("A group holding ±inf gets an infinite scale: its outputs become NaN (0·inf) or ±inf.".to_string());
 }
 
 impl Hardware for Affine {
