@@ -94,8 +94,8 @@ fn bench_prints_one_json_row_per_measurement() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let rows: Vec<&str> = out.lines().filter(|l| l.starts_with('{')).collect();
-    // Per size: one copy row and forward + forward_backward for each of the five kernels.
-    assert_eq!(rows.len(), 2 * (1 + 5 * 2), "{out}");
+    // Per size: one copy row and forward + forward_backward for each benchmark kernel.
+    assert_eq!(rows.len(), 2 * (1 + qscope::bench::KERNELS.len() * 2), "{out}");
     for key in [
         "\"kernel\":",
         "\"pass\":",
