@@ -100,3 +100,10 @@ fn torchao_float8_matches_bit_for_bit() {
 fn torchao_group_integers_match_bit_for_bit() {
     check_bits("torchao_affine.txt", 145);
 }
+
+/// torchao's MX block formats (every element type and scaling mode, 12 edge-case tensors each,
+/// and blocks of 16 and 1) on the zero-padded tensor, and qscope's gradient 1.
+#[test]
+fn torchao_mx_matches_bit_for_bit() {
+    check_bits("torchao_mx.txt", 242);
+}

@@ -12,7 +12,7 @@
 use super::larq::{DoReFa, DoReFaMode, DoReFaWeights, ScaledSign};
 use super::qkeras::{QuantizedBits, hswish};
 use super::round::{rhe, sgn0, ste_blend, stochastic_round};
-use super::torchao::{GroupCodes, Path, ScaledCast};
+use super::torchao::{BlockCast, GroupCodes, Path, ScaledCast};
 use super::{Ctx, Kernel, Levels, Quantizer, Report, elementwise, simd, spec};
 
 /// A quantizer with its data-dependent numbers fixed.
@@ -59,6 +59,11 @@ pub enum Fixed {
     /// zero point, `(clamp(round(x·(1/s)) + z, qmin, qmax) − z)·s`, with the quantizer's gradient;
     /// the specs have no parameters for a given scale and zero point.
     GroupInt(GroupCodes),
+    /// A torchao block format (`mx`, `nvfp4`) at one block's scale: every x is cast as an
+    /// element of that block, `elem(clamp(x·rcp, ±max))·scale`, gradient 1; `report` holds
+    /// that block (and NVFP4's per-tensor scale). The specs have no parameter for a given block
+    /// scale.
+    ScaledBlock { what: &'static str, cast: BlockCast, report: Report },
 }
 
 impl Frozen {
@@ -115,6 +120,7 @@ impl Fixed {
             }
             Fixed::ScaledFloat8(c) => Report { scale: Some(c.scale), ..Report::default() },
             Fixed::GroupInt(c) => Report { scale: Some(c.params.scale), ..Report::default() },
+            Fixed::ScaledBlock { report, .. } => report.clone(),
         }
     }
 
@@ -145,6 +151,7 @@ impl Fixed {
             }
             Fixed::ScaledFloat8(ref c) => report = c.apply(x, y, dydx),
             Fixed::GroupInt(ref c) => report = c.apply(x, y, dydx),
+            Fixed::ScaledBlock { ref cast, .. } => simd::run(cast, x, y, dydx),
         }
         report
     }
@@ -157,6 +164,7 @@ impl Fixed {
             Fixed::Hswish { ref inner, .. } => inner.levels(&self.report()),
             Fixed::ScaledFloat8(ref c) => c.levels(),
             Fixed::GroupInt(ref c) => c.levels(),
+            Fixed::ScaledBlock { ref cast, .. } => cast.levels(),
         }
     }
 
@@ -183,6 +191,10 @@ impl Fixed {
                 c.params.scale,
                 c.params.zero_point
             ),
+            Fixed::ScaledBlock { what, cast, report } => {
+                let code = report.blocks.first().and_then(|b| b.code).map(|c| format!(" (code {c})")).unwrap_or_default();
+                format!("{what} frozen at one block's scale: {} times {}{code}", cast.format.name, cast.scale)
+            }
         }
     }
 }

@@ -10,6 +10,7 @@
 //! catalogue list (`catalogue.rs`), which generates [`Quantizer`] and its exhaustive dispatch.
 
 pub mod beyond;
+pub mod blocks;
 mod catalogue;
 mod facts;
 pub mod frozen;

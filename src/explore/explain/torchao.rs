@@ -1,10 +1,12 @@
-//! Step-by-step explanation of torchao's scaled FP8: the sample's amax and scale, x·scale,
-//! the saturation, ml_dtypes' cast of the result (its own steps) and the division back.
+//! Step-by-step explanations of torchao's formats. Scaled FP8: the sample's amax and scale,
+//! x·scale, the saturation, ml_dtypes' cast of the result (its own steps) and the division back.
+//! MX and NVFP4: the drawn block's amax and scale code, x times the reciprocal, the clamp, the
+//! element cast and the multiplication back.
 
 use super::ml_dtypes::cast_steps;
 use super::{At, Explain, Trace, n};
-use crate::quant::Report;
-use crate::quant::torchao::{EPS, Float8, amax_to_scale};
+use crate::quant::torchao::{BlockCast, E8M0_NAN, EPS, Float8, Mx, ScalingMode, amax_to_scale};
+use crate::quant::{Block, Report};
 
 impl Explain for Float8 {
     fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
@@ -29,5 +31,56 @@ impl Explain for Float8 {
               computed without gradient"
                 .into(),
         )
+    }
+}
+
+/// The block whose scale the curve is drawn at (the report's first), and its E8M0/E4M3 code.
+fn block_line(at: &At, t: &mut Trace, code_name: &str) -> Option<Block> {
+    let b = at.report.blocks.first().copied();
+    match b {
+        Some(b) => t.add(
+            format!("the block drawn: {} elements, amax = max|x| (NaN if any element is)", b.len),
+            n(b.amax),
+        ),
+        None => t.add("the block drawn", "none in the report: the scale is NaN"),
+    }
+    if let Some(code) = b.and_then(|b| b.code) {
+        t.add(format!("{code_name} scale code"), format!("{code} (0x{code:02x}) = {}", n(b.map_or(f32::NAN, |b| b.scale))));
+    }
+    b
+}
+
+/// The element steps shared by MX and NVFP4: x·rcp, the clamp, the element cast (ml_dtypes'
+/// steps) and the multiplication back.
+fn block_cast_steps(c: &BlockCast, at: &At, t: &mut Trace, times: &str) {
+    let f = c.format;
+    let scaled = at.x * c.rcp;
+    t.add(format!("x · {}", n(c.rcp)), n(scaled));
+    let clipped = t.clip(&format!("clamp to ±{}", n(f.max())), scaled, -f.max(), f.max());
+    let cast = f.cast(clipped);
+    cast_steps(f, &At { x: clipped, y: cast, g: at.g, training: at.training, report: &Report::default() }, t);
+    t.add(format!("{} → float32, × {times}", f.name), format!("{} × {} = {}", n(cast), n(c.scale), n(at.y)));
+}
+
+impl Explain for Mx {
+    fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
+        let f = self.format();
+        let b = block_line(at, t, "E8M0");
+        if let Some(b) = b {
+            let how = match self.scaling_mode {
+                ScalingMode::Floor => format!("⌊log2 amax⌋ − {} + 127 (amax's float32 exponent bits)", f.max_exponent()),
+                ScalingMode::Ceil => format!("⌈log2 amax⌉ − {} + 127 (exponent bits, +1 if any mantissa bit)", f.max_exponent()),
+                ScalingMode::Even => format!(
+                    "⌊log2 amax⌋ − {} + 127 after rounding amax to {} mantissa bits (half up)",
+                    f.max_exponent(),
+                    f.mantissa_bits
+                ),
+                ScalingMode::Rceil => format!("⌈log2(amax / {})⌉ + 127, log2 in float32", n(f.max())),
+            };
+            t.add(format!("code = {how}, within 0…254; NaN amax 255"), b.code.map_or("—".into(), |c| c.to_string()));
+        }
+        let code = b.and_then(|b| b.code).unwrap_or(E8M0_NAN);
+        block_cast_steps(&self.cast(code), at, t, "2^(code − 127)");
+        Some("qscope passes the gradient straight through: torchao's MX defines no gradient".into())
     }
 }

@@ -1,8 +1,8 @@
-//! The hardware facts of torchao's scaled FP8: FP8 elements and one float32 scale per tensor,
-//! and what the tensor's amax does to every element.
+//! The hardware facts of torchao's formats: scaled FP8 (FP8 elements and one float32 scale per
+//! tensor) and the block formats (a narrow scale per block), and what an amax does to them.
 
 use super::{Hardware, Warnings};
-use crate::quant::torchao::Float8;
+use crate::quant::torchao::{Float8, Mx, ScalingMode};
 
 impl Hardware for Float8 {
     fn not_fixed_point(&self) -> Option<&'static str> {
@@ -23,5 +23,35 @@ impl Hardware for Float8 {
                  2^k, not 2^(k−1): the largest |x|·scale can then saturate at the format's max.",
             );
         }
+    }
+}
+
+impl Hardware for Mx {
+    fn not_fixed_point(&self) -> Option<&'static str> {
+        Some(
+            "FP8/FP6/FP4 elements (sign, exponent, mantissa) times an 8-bit power-of-two (E8M0) scale per block: \
+             no fixed-point type holds them, and each block has its own range",
+        )
+    }
+
+    fn warnings(&self, w: &mut Warnings) {
+        w.push(
+            "One NaN in a block makes its scale code 255 and every element of the block NaN; an inf gives its \
+             block a scale near 2^127, so the block's other elements become 0.",
+        );
+        match self.scaling_mode {
+            ScalingMode::Floor | ScalingMode::Even => w.push(
+                "floor (and even) scales take amax's exponent only: amax above the element's largest value times \
+                 2^⌊log2 amax⌋ saturates — e.g. an FP4 block with amax 7.5 clips it to 6.",
+            ),
+            ScalingMode::Ceil | ScalingMode::Rceil => w.push(
+                "ceil and rceil scales never saturate the block's amax, but leave up to one binade of the element \
+                 range unused: small elements fall to 0 sooner.",
+            ),
+        }
+        w.push(
+            "A block whose scale code is 0 (amax below 2^(−127 + emax)) is divided by 2^−126 but multiplied back \
+             by 2^−127: torchao returns it halved.",
+        );
     }
 }

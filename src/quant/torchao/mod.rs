@@ -8,13 +8,16 @@
 //!   (`choose_qparams_affine` → `quantize_affine` → `dequantize_affine`).
 //! - [`intx`]: group-wise integer QAT, as `IntxFakeQuantizer` computes it (forward and gradient).
 //! - [`groups`]: the group arithmetic both integer formats share.
+//! - [`mx`]: the OCP MX block formats (`MXTensor.to_mx(...).dequantize()`), E8M0 block scales.
 
 pub mod affine;
 pub mod float8;
 pub mod groups;
 pub mod intx;
+pub mod mx;
 
 pub use affine::*;
 pub use float8::*;
 pub use groups::{GroupCodes, MappingType, Path, QParams};
 pub use intx::*;
+pub use mx::*;

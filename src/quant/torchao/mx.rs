@@ -1,0 +1,315 @@
+//! OCP MX block formats as torchao 0.18 computes them:
+//! `MXTensor.to_mx(x, elem_dtype, block_size, scaling_mode).dequantize(torch.float32)`
+//! (torchao/prototype/mx_formats/mx_tensor.py `to_mx`, `_to_mx_rceil`, `get_fp_scale`,
+//! `to_dtype`; tests/conformance/torchao_mx.txt holds it to the bit).
+//!
+//! Per block of `block_size` consecutive elements, with `amax = max|x|` (NaN if any is):
+//! - `floor`, `ceil`, `even`: the E8M0 code is `⌊log2 amax⌋ − emax + 127` read from amax's
+//!   float32 exponent bits (`ceil` adds 1 when its mantissa bits are not all 0; `even` first
+//!   adds half an element-mantissa step to amax's bits and clears its mantissa), clamped to
+//!   0…255; 255 (NaN) when amax is NaN. `emax` is the exponent of the element's largest power of
+//!   two (e4m3 8, e5m2 15, fp6_e2m3 2, fp6_e3m2 4, fp4_e2m1 2). Elements are divided by
+//!   `max(2^(code−127), 2^−126)` — torchao clamps the divisor to float32's smallest normal.
+//! - `rceil`: `descale = amax / max` in float32, code `clamp(⌈log2 descale⌉, −127, 127) + 127`
+//!   (log2 rounded to float32 first, so just above a power of two it stays there), 254 for an
+//!   inf amax, 255 for NaN; elements are multiplied by `2^(127−code)`, but by 1 for code 0 and
+//!   by 2^−127 for code 254.
+//! - Then the elements are clamped to ±max (NaN stays), cast to the element type (ml_dtypes'
+//!   rounding: torch's float8 casts and torchao's fp6/fp4 bit-twiddling agree with it on every
+//!   non-NaN float32) and multiplied back by `2^(code−127)` (2^−127 for code 0: a block whose
+//!   code is 0 is divided by 2^−126 but multiplied by 2^−127, so it comes back halved; NaN for
+//!   code 255).
+//!
+//! torchao asserts that the length is a multiple of the block size; qscope cuts the tail into a
+//! shorter block of its own ([`crate::quant::blocks`]). MX has no gradient in torchao (no
+//! autograd function: its fake-quantized linear passes the gradient of the dequantized weight
+//! to the latent one unchanged); qscope's is the identity, 1 everywhere.
+
+use crate::quant::blocks;
+use crate::quant::frozen::{Fixed, Frozen};
+use crate::quant::lane::Lane;
+use crate::quant::ml_dtypes::*;
+use crate::quant::schema::{Kind, choice, quantizer};
+use crate::quant::simd::Op;
+use crate::quant::{Block, Ctx, Facts, Kernel, Levels, Report};
+
+choice! {
+    /// torchao's MX element dtype: `torch.float8_e4m3fn`, `torch.float8_e5m2`, the strings
+    /// `"fp6_e2m3"` and `"fp6_e3m2"`, and `torch.float4_e2m1fn_x2` (two FP4 per byte).
+    ElemDtype {
+        F8E4M3 = "float8_e4m3fn",
+        F8E5M2 = "float8_e5m2",
+        F6E2M3 = "fp6_e2m3",
+        F6E3M2 = "fp6_e3m2",
+        F4E2M1 = "fp4_e2m1",
+    }
+}
+
+impl ElemDtype {
+    /// The element format, as ml_dtypes defines it.
+    pub fn format(self) -> Format {
+        match self {
+            ElemDtype::F8E4M3 => Float8E4M3Fn::FORMAT,
+            ElemDtype::F8E5M2 => Float8E5M2::FORMAT,
+            ElemDtype::F6E2M3 => Float6E2M3Fn::FORMAT,
+            ElemDtype::F6E3M2 => Float6E3M2Fn::FORMAT,
+            ElemDtype::F4E2M1 => Float4E2M1Fn::FORMAT,
+        }
+    }
+
+    /// The `elem_dtype` argument as torchao takes it, in Python.
+    pub fn torch(self) -> &'static str {
+        match self {
+            ElemDtype::F8E4M3 => "torch.float8_e4m3fn",
+            ElemDtype::F8E5M2 => "torch.float8_e5m2",
+            ElemDtype::F6E2M3 => "\"fp6_e2m3\"",
+            ElemDtype::F6E3M2 => "\"fp6_e3m2\"",
+            ElemDtype::F4E2M1 => "torch.float4_e2m1fn_x2",
+        }
+    }
+}
+
+choice! {
+    /// torchao's `ScaleCalculationMode` (its values are these strings).
+    ScalingMode { Floor = "floor", Rceil = "rceil", Ceil = "ceil", Even = "even" }
+}
+
+impl ScalingMode {
+    /// The enum member, as Python writes it.
+    pub fn torch(self) -> &'static str {
+        match self {
+            ScalingMode::Floor => "ScaleCalculationMode.FLOOR",
+            ScalingMode::Rceil => "ScaleCalculationMode.RCEIL",
+            ScalingMode::Ceil => "ScaleCalculationMode.CEIL",
+            ScalingMode::Even => "ScaleCalculationMode.EVEN",
+        }
+    }
+}
+
+/// The E8M0 code of NaN.
+pub const E8M0_NAN: u32 = 255;
+
+/// The value torchao's fp6/fp4 cast gives a NaN (its bit arithmetic lands on code ±1.5).
+const FLOATX_NAN: f32 = 1.5;
+
+quantizer! {
+    /// An OCP MX block format: blocks of `block_size` elements share one E8M0 (power-of-two)
+    /// scale from the block's amax, each element an FP8/FP6/FP4 number. The curve is drawn at
+    /// one block's scale (the sweep's own block by default).
+    pub struct Mx: Torchao "mx" {
+        summary: "MX block format: an E8M0 power-of-two scale per block of 32, FP8/FP6/FP4 elements",
+        forward: "per block: code = ⌊log2 amax⌋ − emax + 127 (floor; rceil ⌈log2(amax/max)⌉ + 127);  \
+                  q(x) = elem(clamp(x / 2^(code−127), ±max)) · 2^(code−127)",
+        backward: "∂q/∂x = 1 (qscope's: torchao's MX has no gradient of its own)",
+        /// The element type: MXFP8 (e4m3, e5m2), MXFP6 (e2m3, e3m2) or MXFP4 (e2m1).
+        elem_dtype: ElemDtype = ElemDtype::F8E4M3, Kind::Choice(ElemDtype::CHOICES);
+        /// Elements per block sharing one scale (the OCP spec's 32).
+        block_size: i32 = 32, Kind::Int { min: 1, max: 1024 };
+        /// How the block's E8M0 exponent is derived from its amax (torchao's ScaleCalculationMode).
+        scaling_mode: ScalingMode = ScalingMode::Floor, Kind::Choice(ScalingMode::CHOICES);
+    }
+}
+
+/// A block's elementwise cast: `elem(clamp(x·rcp, ±max))·scale`, gradient 1. torchao's fp6/fp4
+/// cast turns a NaN into ±1.5 (ml_dtypes into ∓0); a NaN reaches it only with a NaN `scale`
+/// in MX, or from 0·inf in NVFP4's two-level reciprocal.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BlockCast {
+    pub format: Format,
+    /// What the elements are multiplied by before the cast (1/scale, exactly or as torchao rounds it).
+    pub rcp: f32,
+    /// What the cast elements are multiplied by (the decoded block scale, times NVFP4's per-tensor one).
+    pub scale: f32,
+}
+
+impl Op for BlockCast {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let max = V::splat(self.format.max());
+        let t = x * V::splat(self.rcp);
+        // torch.clamp: NaN stays NaN (every comparison with it is false).
+        let t = V::select(t.gt(max), max, V::select(t.lt(-max), -max, t));
+        let q = self.format.cast(t);
+        let q = if self.format.specials == Specials::Saturating {
+            V::select(t.le(max), q, V::splat(FLOATX_NAN).copysign(t))
+        } else {
+            q
+        };
+        (q * V::splat(self.scale), V::splat(1.0))
+    }
+}
+
+impl BlockCast {
+    /// Every finite output: the format's values times the scale.
+    pub fn levels(&self) -> Levels {
+        Levels::set(self.format.levels().into_iter().map(|v| v * self.scale).filter(|v| v.is_finite()).collect())
+    }
+}
+
+/// `get_fp_scale`: the E8M0 code's value, `2^(code−127)` (2^−127, a float32 subnormal, for 0;
+/// NaN for 255).
+pub fn e8m0_value(code: u32) -> f32 {
+    if code >= E8M0_NAN { f32::NAN } else { pow2(code as i32 - 127) }
+}
+
+/// `2^e` as a float32, exactly (subnormal below 2^−126).
+fn pow2(e: i32) -> f32 {
+    2f64.powi(e) as f32
+}
+
+impl Mx {
+    /// The element format.
+    pub fn format(&self) -> Format {
+        self.elem_dtype.format()
+    }
+
+    /// The E8M0 code torchao derives from a block's amax under this scaling mode.
+    pub fn code(&self, amax: f32) -> u32 {
+        if amax.is_nan() {
+            return E8M0_NAN;
+        }
+        let f = self.format();
+        if self.scaling_mode == ScalingMode::Rceil {
+            let descale = amax / f.max();
+            if descale.is_infinite() {
+                return 254;
+            }
+            let e = (f64::from(descale).log2() as f32).ceil().clamp(-127.0, 127.0);
+            return (e as i32 + 127) as u32;
+        }
+        let mut bits = amax.to_bits();
+        if self.scaling_mode == ScalingMode::Even {
+            bits = (bits + (1 << (22 - f.mantissa_bits))) & 0xff80_0000;
+        }
+        let mut e = ((bits >> 23) & 0xff) as i32 - 127;
+        if self.scaling_mode == ScalingMode::Ceil && bits & 0x007f_ffff != 0 {
+            e += 1;
+        }
+        ((e - f.max_exponent()).clamp(-127, 128) + 127) as u32
+    }
+
+    /// The cast of a block with E8M0 code `code`: what torchao multiplies (or divides) the
+    /// elements by, and the decoded scale it multiplies them back with. (A division by the
+    /// power of two `2^k` and a multiplication by `2^−k` round the same: both are exact.)
+    pub fn cast(&self, code: u32) -> BlockCast {
+        let scale = e8m0_value(code);
+        let rcp = match (self.scaling_mode, code) {
+            (_, E8M0_NAN) => f32::NAN,
+            (ScalingMode::Rceil, 254) => pow2(-127),
+            (ScalingMode::Rceil, 0) => 1.0,
+            (ScalingMode::Rceil, c) => pow2(127 - c as i32),
+            (_, c) => 1.0 / f32::from_bits(c << 23).max(f32::MIN_POSITIVE),
+        };
+        BlockCast { format: self.format(), rcp, scale }
+    }
+
+    /// The block's numbers and its cast.
+    pub fn block(&self, x: &[f32]) -> (BlockCast, Block) {
+        let amax = blocks::amax(x);
+        let code = self.code(amax);
+        let cast = self.cast(code);
+        (cast, Block { len: x.len(), amax, scale: cast.scale, code: Some(code), zero_point: None })
+    }
+
+    fn size(&self) -> usize {
+        self.block_size.max(1) as usize
+    }
+}
+
+impl Kernel for Mx {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let blocks = blocks::run(x, y, dydx, self.size(), |b| self.block(b));
+        Report { blocks, ..Report::default() }
+    }
+
+    /// The element values times the first block's scale (scale 1 without a block).
+    fn levels(&self, report: &Report) -> Levels {
+        let code = report.blocks.first().and_then(|b| b.code).unwrap_or(127);
+        self.cast(code).levels()
+    }
+}
+
+impl Facts for Mx {
+    /// The cast at the report's first block's E8M0 code ([`Fixed::ScaledBlock`]); torchao has
+    /// no parameter for a given block scale. With no block, NaN.
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        let first = report.blocks.first().copied();
+        let cast = first.and_then(|b| b.code).map_or(
+            BlockCast { format: self.format(), rcp: f32::NAN, scale: f32::NAN },
+            |code| self.cast(code),
+        );
+        let report = Report { blocks: first.into_iter().collect(), ..Report::default() };
+        Some(Frozen::Fixed(Fixed::ScaledBlock { what: "torchao.mx", cast, report }))
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    /// The element's bits plus one 8-bit E8M0 scale per block: MXFP8 8.25, MXFP6 6.25,
+    /// MXFP4 4.25 at blocks of 32.
+    fn bits_per_element(&self) -> Option<f32> {
+        Some(self.format().bits() as f32 + 8.0 / self.size() as f32)
+    }
+
+    fn block_size(&self) -> Option<usize> {
+        Some(self.size())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mx(elem_dtype: ElemDtype, scaling_mode: ScalingMode) -> Mx {
+        Mx { elem_dtype, block_size: 32, scaling_mode }
+    }
+
+    #[test]
+    fn floor_takes_the_exponent_of_amax_minus_the_elements_largest() {
+        // amax 6 = 1.5·2^2; fp4's largest power of two is 4 = 2^2: scale 2^0, code 127.
+        assert_eq!(mx(ElemDtype::F4E2M1, ScalingMode::Floor).code(6.0), 127);
+        // e4m3: 448 = 1.75·2^8, emax 8: code 127 for amax in [256, 512).
+        assert_eq!(mx(ElemDtype::F8E4M3, ScalingMode::Floor).code(511.0), 127);
+        assert_eq!(mx(ElemDtype::F8E4M3, ScalingMode::Floor).code(0.0), 0);
+        assert_eq!(mx(ElemDtype::F8E4M3, ScalingMode::Floor).code(f32::NAN), E8M0_NAN);
+    }
+
+    #[test]
+    fn ceil_rounds_up_unless_amax_is_a_power_of_two() {
+        let m = mx(ElemDtype::F4E2M1, ScalingMode::Ceil);
+        assert_eq!([m.code(4.0), m.code(4.0f32.next_up())], [127, 128]);
+    }
+
+    #[test]
+    fn even_rounds_amax_at_the_elements_mantissa_first() {
+        // fp4 has one mantissa bit: amax ≥ 1.75·2^k goes to 2^(k+1).
+        let m = mx(ElemDtype::F4E2M1, ScalingMode::Even);
+        assert_eq!([m.code(7.0f32.next_down()), m.code(7.0)], [127, 128]);
+    }
+
+    #[test]
+    fn rceil_takes_the_ceiling_of_log2_amax_over_max() {
+        let m = mx(ElemDtype::F4E2M1, ScalingMode::Rceil);
+        assert_eq!([m.code(6.0), m.code(6.000_001), m.code(12.0)], [127, 128, 128]);
+        assert_eq!([m.code(0.0), m.code(f32::INFINITY)], [0, 254]);
+    }
+
+    #[test]
+    fn code_zero_divides_by_the_smallest_normal_and_multiplies_by_half_of_it() {
+        let c = mx(ElemDtype::F8E4M3, ScalingMode::Floor).cast(0);
+        assert_eq!((c.rcp, c.scale), (pow2(126), pow2(-127)));
+        let x = pow2(-120);
+        assert_eq!(c.eval(x).0, x / 2.0);
+    }
+
+    #[test]
+    fn a_nan_in_a_block_makes_the_whole_block_nan() {
+        let q = mx(ElemDtype::F4E2M1, ScalingMode::Floor);
+        let mut x = vec![1.0f32; 40];
+        x[3] = f32::NAN;
+        let (y, _, r) = crate::quant::Quantizer::Mx(q).eval(&x, &mut Ctx::inference(0));
+        assert!(y[..32].iter().all(|v| v.is_nan()) && y[32..].iter().all(|&v| v == 1.0));
+        assert_eq!(r.blocks.iter().map(|b| (b.len, b.code)).collect::<Vec<_>>(), [(32, Some(255)), (8, Some(127))]);
+    }
+}
