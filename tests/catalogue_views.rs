@@ -60,6 +60,8 @@ const GOLDEN: &[(&str, bool)] = &[
     ("float8", true),
     ("affine", true),
     ("intx_fake_quantize", true),
+    ("mx", true),
+    ("nvfp4", true),
 ];
 
 #[test]

@@ -2,7 +2,8 @@
 //! (`tests/conformance/generate.py`). Deterministic cases: forward values within 1 ulp,
 //! gradients equal up to the libraries' transcendental functions (4 ulp or 5e−7).
 //! Stochastic cases: means within six standard errors. ml_dtypes' casts
-//! (`tests/conformance/formats.py`) and torchao's scaled FP8 (`torchao_formats.py`): bit for bit.
+//! (`tests/conformance/formats.py`), torchao's scaled FP8 (`torchao_formats.py`) and its MX and
+//! NVFP4 block formats (`torchao_mx.py`): bit for bit.
 
 mod common;
 
@@ -102,8 +103,9 @@ fn torchao_group_integers_match_bit_for_bit() {
 }
 
 /// torchao's MX block formats (every element type and scaling mode, 12 edge-case tensors each,
-/// and blocks of 16 and 1) on the zero-padded tensor, and qscope's gradient 1.
+/// and blocks of 16 and 1) and NVFP4 (one level, 'auto' and two given per-tensor scales, 12
+/// tensors each) on the zero-padded tensor, and qscope's gradient 1.
 #[test]
-fn torchao_mx_matches_bit_for_bit() {
-    check_bits("torchao_mx.txt", 242);
+fn torchao_mx_and_nvfp4_match_bit_for_bit() {
+    check_bits("torchao_mx.txt", 290);
 }

@@ -40,6 +40,11 @@ fn random_literal(kind: &Kind, rng: &mut StdRng) -> Option<Literal> {
             2 => Literal::Str("auto".into()),
             _ => Literal::Str("auto_po2".into()),
         },
+        Kind::AutoScale { .. } => match rng.random_range(0..3) {
+            0 => Literal::None,
+            1 => Literal::Float(rng.random_range(1..16) as f64 / 8.0),
+            _ => Literal::Str("auto".into()),
+        },
         Kind::Axis | Kind::Text => return None,
     })
 }
@@ -60,7 +65,7 @@ fn random_instance(index: usize, seed: u64) -> Option<Quantizer> {
 }
 
 /// `n`, or a block format's block size if smaller: each block has its own scale, so the laws
-/// of one scale (monotone, frozen at the report's first block) hold within one block.
+/// of one scale (the reported levels, monotone, frozen at the report's first block) hold within one block.
 fn within_a_block(q: &Quantizer, n: usize) -> usize {
     q.block_size().map_or(n, |b| b.min(n))
 }
@@ -85,7 +90,7 @@ proptest! {
     fn outputs_lie_on_the_reported_levels(index in 0usize..1000, seed in any::<u64>(), training in any::<bool>()) {
         // ml_dtypes' casts output NaN and ±inf by their formats' rules: tests/casts.rs.
         if let Some(q) = random_instance(index, seed).filter(|q| q.info().family != Family::MlDtypes) {
-            let x = inputs(seed, 64);
+            let x = inputs(seed, within_a_block(&q, 64));
             let mut ctx = if training { Ctx::training(seed) } else { Ctx::inference(seed) };
             let (y, _, report) = q.eval(&x, &mut ctx);
             let levels = q.levels(&report);

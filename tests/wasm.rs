@@ -15,6 +15,7 @@ const LARQ: &str = include_str!("conformance/larq.txt");
 const ML_DTYPES: &str = include_str!("conformance/ml_dtypes.txt");
 const TORCHAO: &str = include_str!("conformance/torchao.txt");
 const TORCHAO_AFFINE: &str = include_str!("conformance/torchao_affine.txt");
+const TORCHAO_MX: &str = include_str!("conformance/torchao_mx.txt");
 
 fn deterministic_cases() -> Vec<Case> {
     parse_cases(QKERAS)
@@ -23,6 +24,7 @@ fn deterministic_cases() -> Vec<Case> {
         .chain(parse_cases(ML_DTYPES))
         .chain(parse_cases(TORCHAO))
         .chain(parse_cases(TORCHAO_AFFINE))
+        .chain(parse_cases(TORCHAO_MX))
         .filter(|c| !c.stochastic)
         .collect()
 }

@@ -1,7 +1,7 @@
 //! One input widget per parameter kind: `Int` → slider + number, `Float` → slider (log scale
 //! when the schema says so) + number, `Bool` → checkbox, `Choice` → select, `Alpha` → select
 //! None / number / 'auto' / 'auto_po2' + number, `OptFloat` / `OptInt` → a "None" checkbox +
-//! number. Sliders apply on the next animation frame while dragged; number fields apply on
+//! number (`AutoScale`: None / number / 'auto' + number). Sliders apply on the next animation frame while dragged; number fields apply on
 //! Enter or blur (typing "0." must not be rewritten to "0"). Where a value sits on a slider is
 //! [`crate::explore::slider`]'s; every widget applies through [`Apply`].
 
@@ -77,7 +77,8 @@ pub fn Widget(apply: Apply, def: ParamDef, default: Literal, id: String) -> impl
         }
         Kind::Bool => view! { <Check apply=apply name=name id=id /> }.into_any(),
         Kind::Choice(choices) => view! { <Choose apply=apply name=name choices=choices id=id /> }.into_any(),
-        Kind::Alpha => view! { <AlphaField apply=apply name=name id=id /> }.into_any(),
+        Kind::Alpha => view! { <AlphaField apply=apply name=name modes=&["auto", "auto_po2"] id=id /> }.into_any(),
+        Kind::AutoScale { .. } => view! { <AlphaField apply=apply name=name modes=&["auto"] id=id /> }.into_any(),
         Kind::OptFloat { min, max } => {
             let fallback = Literal::Float(1f64.clamp(min, max));
             view! { <Optional apply=apply name=name integer=false fallback=fallback id=id /> }.into_any()
@@ -220,7 +221,7 @@ fn Choose(apply: Apply, name: &'static str, choices: &'static [&'static str], id
 }
 
 #[component]
-fn AlphaField(apply: Apply, name: &'static str, id: String) -> impl IntoView {
+fn AlphaField(apply: Apply, name: &'static str, modes: &'static [&'static str], id: String) -> impl IntoView {
     let value = apply.value(name);
     let mode = move || {
         value.with(|v| match v {
@@ -232,7 +233,7 @@ fn AlphaField(apply: Apply, name: &'static str, id: String) -> impl IntoView {
     let choose = move |m: String| {
         let lit = match m.as_str() {
             "number" => Literal::Float(1.0),
-            "auto" | "auto_po2" => Literal::Str(m),
+            m if modes.contains(&m) => Literal::Str(m.to_string()),
             _ => Literal::None,
         };
         apply.now(name, lit);
@@ -241,8 +242,9 @@ fn AlphaField(apply: Apply, name: &'static str, id: String) -> impl IntoView {
     view! {
         <div class="slider-row">
             <select id=id class="select" on:change=move |ev| choose(event_target_value(&ev))>
-                {[("none", "None"), ("number", "a number"), ("auto", "'auto'"), ("auto_po2", "'auto_po2'")]
+                {[("none", "None".to_string()), ("number", "a number".to_string())]
                     .into_iter()
+                    .chain(modes.iter().map(|&m| (m, format!("'{m}'"))))
                     .map(|(v, text)| view! { <option value=v prop:selected=move || mode() == v>{text}</option> })
                     .collect_view()}
             </select>

@@ -119,5 +119,5 @@ catalogue! { $
     Float8E4M3Fn, Float8E5M2, Float8E4M3Fnuz, Float8E5M2Fnuz, Float8E4M3, Float8E3M4, Float8E8M0Fnu,
     Float6E2M3Fn, Float6E3M2Fn, Float4E2M1Fn,
     // torchao
-    Float8, Affine, IntxFakeQuantize, Mx,
+    Float8, Affine, IntxFakeQuantize, Mx, Nvfp4,
 }

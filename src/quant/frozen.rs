@@ -192,7 +192,8 @@ impl Fixed {
                 c.params.zero_point
             ),
             Fixed::ScaledBlock { what, cast, report } => {
-                let code = report.blocks.first().and_then(|b| b.code).map(|c| format!(" (code {c})")).unwrap_or_default();
+                let code =
+                    report.blocks.first().and_then(|b| b.code).map(|c| format!(" (code {c})")).unwrap_or_default();
                 format!("{what} frozen at one block's scale: {} times {}{code}", cast.format.name, cast.scale)
             }
         }

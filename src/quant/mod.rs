@@ -31,7 +31,7 @@ pub use facts::Facts;
 pub(crate) use facts::elementwise_facts;
 pub use frozen::{Fixed, Frozen};
 pub use levels::Levels;
-pub use schema::{Alpha, Family, Info, Kind, Literal, ParamDef};
+pub use schema::{Alpha, AutoScale, Family, Info, Kind, Literal, ParamDef};
 pub use spec::{SpecError, parse};
 
 use rand::SeedableRng;

@@ -91,6 +91,8 @@ pub enum Kind {
     Choice(&'static [&'static str]),
     /// QKeras `alpha`: None, a positive number, `'auto'` or `'auto_po2'`.
     Alpha,
+    /// `None`, `'auto'` or a number in `[min, max]` (NVFP4's `per_tensor_scale`).
+    AutoScale { min: f64, max: f64 },
     /// An axis argument (None, an int or a list); recorded, no effect on a 1-D tensor.
     Axis,
     /// A free-form name (e.g. `var_name`); recorded, no effect.
@@ -115,6 +117,9 @@ impl Kind {
                 format!("one of {}", q.join(", "))
             }
             Kind::Alpha => "None, a positive number, 'auto' or 'auto_po2'".into(),
+            Kind::AutoScale { min, max } => {
+                format!("None, 'auto' or a number from {} to {}", fmt_num(min), fmt_num(max))
+            }
             Kind::Axis => "None, an integer or a list of integers".into(),
             Kind::Text => "None or a string".into(),
         }
@@ -384,6 +389,36 @@ impl Param for Alpha {
             Alpha::Value(v) => Literal::Float(*v),
             Alpha::Auto => Literal::Str("auto".into()),
             Alpha::AutoPo2 => Literal::Str("auto_po2".into()),
+        }
+    }
+}
+
+/// A scale that is absent, taken from the tensor (`'auto'`) or given (NVFP4's per-tensor scale).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum AutoScale {
+    #[default]
+    None,
+    Auto,
+    Value(f64),
+}
+
+impl Param for AutoScale {
+    fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
+        let Kind::AutoScale { min, max } = *kind else { unreachable!("AutoScale parameters are Kind::AutoScale") };
+        match lit {
+            Literal::None => Ok(AutoScale::None),
+            Literal::Str(s) if s == "auto" => Ok(AutoScale::Auto),
+            _ => match lit.as_f64() {
+                Some(v) => check_range(v, min, max, kind).map(AutoScale::Value),
+                None => Err(format!("got {lit}; expected {}", kind.describe())),
+            },
+        }
+    }
+    fn to_literal(&self) -> Literal {
+        match self {
+            AutoScale::None => Literal::None,
+            AutoScale::Auto => Literal::Str("auto".into()),
+            AutoScale::Value(v) => Literal::Float(*v),
         }
     }
 }

@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""Generate qscope's reference vectors for torchao 0.18's MX block formats from the real package.
+"""Generate qscope's reference vectors for torchao 0.18's MX and NVFP4 block formats.
 
 Each case runs torchao on one float32 1-D tensor x, padded with zeros to whole blocks (torchao
 asserts whole blocks; a zero does not change a block's amax, so the shorter tail block is the
 block qscope cuts) and cut back:
 
     MX:     MXTensor.to_mx(xp, elem_dtype, block_size, scaling_mode).dequantize(torch.float32)
+    NVFP4:  NVFP4Tensor.to_nvfp4(xp.reshape(1, -1), per_tensor_scale=t).dequantize(torch.float32)
+            (2-D only in torchao: the 1-D tensor is one row; blocks of 16)
 
 for every elem_dtype (float8_e4m3fn, float8_e5m2, "fp6_e2m3", "fp6_e3m2", float4_e2m1fn_x2 —
 qscope's 'fp4_e2m1') and scaling_mode (floor, rceil, ceil, even), the spec
 `torchao.mx(elem_dtype=..., block_size=32, scaling_mode=...)`, plus block sizes 16 and 1.
-dydx is 1 everywhere: qscope's gradient (MX defines none).
+dydx is 1 everywhere: qscope's gradient (MX defines none; NVFP4's autograd reaches only the
+block scales). NVFP4 runs with t = None, 'auto' (per_tensor_amax_to_scale(torch.amax(torch.abs(x))),
+amax/2688) and the numbers 0.5 and 3e-3: `torchao.nvfp4(per_tensor_scale=...)`.
 
 Tensors, cut into blocks of 32 that hit the edge cases:
 - every representable value of the element type, each tie between neighbours (midpoint) and
@@ -46,6 +50,7 @@ import ml_dtypes  # noqa: E402
 import torchao  # noqa: E402
 from torchao.prototype.mx_formats.config import ScaleCalculationMode  # noqa: E402
 from torchao.prototype.mx_formats.mx_tensor import MXTensor  # noqa: E402
+from torchao.prototype.mx_formats.nvfp4_tensor import NVFP4Tensor, per_tensor_amax_to_scale  # noqa: E402
 
 from formats import line, representable, write  # noqa: E402  (this directory is on sys.path)
 
@@ -130,6 +135,57 @@ def mx(x_np, elem, mode, block=BLOCK):
     return y, m.scale.view(torch.uint8).reshape(-1).numpy().tolist()
 
 
+NV = 16
+NV_SCALES = ["None", "'auto'", "0.5", "0.003"]
+
+
+def nv_tensors():
+    fp4 = representable(ml_dtypes.float4_e2m1fn)
+    pos = fp4[fp4 >= 0]
+    mids = [F32((float(a) + float(b)) / 2) for a, b in zip(pos[:-1], pos[1:])]
+    cand = np.unique(np.array([v for m in list(pos) + mids for v in nb(m)], dtype=F32))
+    cand = cand[cand <= 6]
+    rng = np.random.default_rng(4)
+    normal = rng.standard_normal(48).astype(F32)
+    ramp = np.linspace(-1, 1, NV - 1).astype(F32)
+    led = lambda a, scale: np.concatenate([ramp * F32(scale), [F32(a)]]).astype(F32)  # noqa: E731
+    return [
+        ("every FP4 value, tie and neighbour at block scale 1 (blocks led by 6)",
+         blocks_of(F32(6.0), np.concatenate([cand, -cand]), NV)),
+        ("amax/6 off the E4M3 grid: amax 7, 6.5, 13, 100",
+         np.concatenate([led(7, 7), led(6.5, 6.5), led(-13, 13), led(100, 90)])),
+        ("amax beyond 2688 (5000, 1e6) and below 6*2^-6 (0.05, 1e-3)",
+         np.concatenate([led(5000, 5000), led(-1e6, 3e5), led(0.05, 0.05), led(1e-3, 1e-3)])),
+        ("all zeros (+0 and -0) beside a normal block", np.concatenate([np.tile(F32([0.0, -0.0]), 8), normal[:16]])),
+        ("a NaN inside the second block", np.concatenate([normal[:16], normal[16:20], [np.nan], normal[21:32]])),
+        ("+inf inside the first block, -inf inside the second",
+         np.concatenate([[np.inf], normal[1:16], normal[16:20], [-np.inf], normal[21:32]]).astype(F32)),
+        ("a single outlier 1000 among values near 1e-2", led(1000, 1e-2)),
+        ("amax exactly a power of two (8, 2^-10) and float32 neighbours",
+         np.concatenate([led(a, 7) for a in nb(8.0)] + [led(2.0**-10, 2.0**-11)])),
+        ("float32 subnormals and float32's largest value", np.concatenate([led(1e-40, 1e-41), led(np.finfo(F32).max, 1e37)])),
+        ("a normal sample of 48", normal),
+        ("an all-zero tensor", np.zeros(16, dtype=F32)),
+        ("a tail block of 5 elements after two whole blocks", np.concatenate([normal[:32], [3.5, -0.25, 1e-3, 7.0, 0.1]]).astype(F32)),
+    ]
+
+
+def nvfp4(x_np, t):
+    n = len(x_np)
+    x = torch.tensor(x_np, dtype=torch.float32)
+    xp = torch.nn.functional.pad(x, (0, -n % NV))
+    if t == "'auto'":
+        t = per_tensor_amax_to_scale(torch.amax(torch.abs(x)))
+    elif t != "None":
+        t = torch.tensor(float(t), dtype=torch.float32)
+    else:
+        t = None
+    m = NVFP4Tensor.to_nvfp4(xp.reshape(1, -1), per_tensor_scale=t)
+    y = m.dequantize(torch.float32).reshape(-1)[:n].numpy()
+    extra = "" if t is None else f", per-tensor scale {str(F32(t.item()))}"
+    return y, m.scale.view(torch.uint8).reshape(-1).numpy().tolist(), extra
+
+
 def case(spec, name, x, y, codes):
     x = np.asarray(x, dtype=F32)
     return [f"# {name}: scale codes {codes}", f"case {spec}", "mode train", "kind exact",
@@ -139,12 +195,14 @@ def case(spec, name, x, y, codes):
 def main():
     torch.set_num_threads(1)
     out = [
-        "# qscope conformance vectors: torchao MX block formats",
+        "# qscope conformance vectors: torchao MX and NVFP4 block formats",
         "# generator: tests/conformance/torchao_mx.py (see its docstring for how to re-run)",
         f"# python {platform.python_version()}, torch {torch.__version__}, torchao {torchao.__version__}, "
         f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}",
         "# y = MXTensor.to_mx(x padded with zeros to whole blocks, elem_dtype, block_size, scaling_mode)"
         ".dequantize(torch.float32) cut back; dydx = 1 (qscope's: MX defines none)",
+        "# y = NVFP4Tensor.to_nvfp4(x padded to whole blocks of 16 as one row, per_tensor_scale=t)"
+        ".dequantize(torch.float32) cut back; dydx = 1 (qscope's)",
     ]
     n = 0
     for elem in ELEMS:
@@ -163,6 +221,15 @@ def main():
         y, codes = mx(x, elem, "floor", block)
         out += case(spec, f"a sample of 45 in blocks of {block}", x, y, codes)
         n += 1
+    for t in NV_SCALES:
+        spec = "torchao.nvfp4" if t == "None" else f"torchao.nvfp4(per_tensor_scale={t})"
+        for name, x in nv_tensors():
+            x = np.asarray(x, dtype=F32)
+            y, codes, extra = nvfp4(x, t)
+            y2, _, _ = nvfp4(x, t)
+            assert np.array_equal(y.view(np.uint32), y2.view(np.uint32)), (spec, name)
+            out += case(spec, name + extra, x, y, codes)
+            n += 1
     write("torchao_mx.txt", out, n)
 
 

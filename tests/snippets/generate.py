@@ -109,6 +109,10 @@ CONFIGS = [
     "torchao.affine(group_size=8,quant_min=-128,quant_max=127)",
     "torchao.intx_fake_quantize(dtype='int2',group_size=16)",
     "torchao.intx_fake_quantize(dtype='int8',is_symmetric=False)",
+    "torchao.mx(elem_dtype='fp4_e2m1')", "torchao.mx(elem_dtype='fp6_e2m3',scaling_mode='rceil')",
+    "torchao.mx(elem_dtype='float8_e5m2',scaling_mode='ceil')",
+    "torchao.mx(elem_dtype='fp6_e3m2',block_size=16,scaling_mode='even')",
+    "torchao.nvfp4(per_tensor_scale='auto')", "torchao.nvfp4(per_tensor_scale=0.01)",
 ]
 # Data-dependent specs (a scale or threshold from the whole tensor): no ±10, ±1e4 or NaN in
 # their grid (a NaN input only makes every output NaN).

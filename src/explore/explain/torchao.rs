@@ -5,8 +5,10 @@
 
 use super::ml_dtypes::cast_steps;
 use super::{At, Explain, Trace, n};
-use crate::quant::torchao::{BlockCast, E8M0_NAN, EPS, Float8, Mx, ScalingMode, amax_to_scale};
-use crate::quant::{Block, Report};
+use crate::quant::torchao::{
+    AMAX_PER_TENSOR_SCALE, BlockCast, E8M0_NAN, EPS, Float8, Mx, Nvfp4, ScalingMode, amax_to_scale,
+};
+use crate::quant::{AutoScale, Block, Report};
 
 impl Explain for Float8 {
     fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
@@ -38,14 +40,16 @@ impl Explain for Float8 {
 fn block_line(at: &At, t: &mut Trace, code_name: &str) -> Option<Block> {
     let b = at.report.blocks.first().copied();
     match b {
-        Some(b) => t.add(
-            format!("the block drawn: {} elements, amax = max|x| (NaN if any element is)", b.len),
-            n(b.amax),
-        ),
+        Some(b) => {
+            t.add(format!("the block drawn: {} elements, amax = max|x| (NaN if any element is)", b.len), n(b.amax))
+        }
         None => t.add("the block drawn", "none in the report: the scale is NaN"),
     }
     if let Some(code) = b.and_then(|b| b.code) {
-        t.add(format!("{code_name} scale code"), format!("{code} (0x{code:02x}) = {}", n(b.map_or(f32::NAN, |b| b.scale))));
+        t.add(
+            format!("{code_name} scale code"),
+            format!("{code} (0x{code:02x}) = {}", n(b.map_or(f32::NAN, |b| b.scale))),
+        );
     }
     b
 }
@@ -68,8 +72,12 @@ impl Explain for Mx {
         let b = block_line(at, t, "E8M0");
         if let Some(b) = b {
             let how = match self.scaling_mode {
-                ScalingMode::Floor => format!("⌊log2 amax⌋ − {} + 127 (amax's float32 exponent bits)", f.max_exponent()),
-                ScalingMode::Ceil => format!("⌈log2 amax⌉ − {} + 127 (exponent bits, +1 if any mantissa bit)", f.max_exponent()),
+                ScalingMode::Floor => {
+                    format!("⌊log2 amax⌋ − {} + 127 (amax's float32 exponent bits)", f.max_exponent())
+                }
+                ScalingMode::Ceil => {
+                    format!("⌈log2 amax⌉ − {} + 127 (exponent bits, +1 if any mantissa bit)", f.max_exponent())
+                }
                 ScalingMode::Even => format!(
                     "⌊log2 amax⌋ − {} + 127 after rounding amax to {} mantissa bits (half up)",
                     f.max_exponent(),
@@ -82,5 +90,28 @@ impl Explain for Mx {
         let code = b.and_then(|b| b.code).unwrap_or(E8M0_NAN);
         block_cast_steps(&self.cast(code), at, t, "2^(code − 127)");
         Some("qscope passes the gradient straight through: torchao's MX defines no gradient".into())
+    }
+}
+
+impl Explain for Nvfp4 {
+    fn steps(&self, at: &At, t: &mut Trace) -> Option<String> {
+        let tensor = at.report.scale;
+        match (self.per_tensor_scale, tensor) {
+            (AutoScale::Auto, Some(s)) => {
+                t.add("tensor amax (float32; NaN if any element is)", n(at.report.amax.unwrap_or(f32::NAN)));
+                t.add(format!("per-tensor scale t = amax / {} (448 · 6)", n(AMAX_PER_TENSOR_SCALE)), n(s));
+            }
+            (_, Some(s)) => t.add("per-tensor scale t (given)", n(s)),
+            (_, None) => t.add("per-tensor scale", "none: one level, E4M3 block scales alone"),
+        }
+        let b = block_line(at, t, "E4M3");
+        if let Some(b) = b {
+            let what = if tensor.is_some() { "amax / 6 / t" } else { "amax / 6" };
+            t.add(format!("s = e4m3(clamp({what}, 2^−6, 448)), float32 throughout"), n(b.scale));
+        }
+        let s = b.map_or(f32::NAN, |b| b.scale);
+        let times = if tensor.is_some() { "(t · s)" } else { "s" };
+        block_cast_steps(&Nvfp4::cast(s, tensor), at, t, times);
+        Some("qscope passes the gradient straight through: torchao's autograd reaches only the block scales".into())
     }
 }

@@ -2,7 +2,8 @@
 //! tensor) and the block formats (a narrow scale per block), and what an amax does to them.
 
 use super::{Hardware, Warnings};
-use crate::quant::torchao::{Float8, Mx, ScalingMode};
+use crate::quant::AutoScale;
+use crate::quant::torchao::{Float8, Mx, Nvfp4, ScalingMode};
 
 impl Hardware for Float8 {
     fn not_fixed_point(&self) -> Option<&'static str> {
@@ -42,7 +43,7 @@ impl Hardware for Mx {
         match self.scaling_mode {
             ScalingMode::Floor | ScalingMode::Even => w.push(
                 "floor (and even) scales take amax's exponent only: amax above the element's largest value times \
-                 2^⌊log2 amax⌋ saturates — e.g. an FP4 block with amax 7.5 clips it to 6.",
+                 2^⌊log2 amax⌋ saturates: an FP4 block with amax 7.5 clips it to 6.",
             ),
             ScalingMode::Ceil | ScalingMode::Rceil => w.push(
                 "ceil and rceil scales never saturate the block's amax, but leave up to one binade of the element \
@@ -53,5 +54,35 @@ impl Hardware for Mx {
             "A block whose scale code is 0 (amax below 2^(−127 + emax)) is divided by 2^−126 but multiplied back \
              by 2^−127: torchao returns it halved.",
         );
+    }
+}
+
+impl Hardware for Nvfp4 {
+    fn not_fixed_point(&self) -> Option<&'static str> {
+        Some(
+            "FP4 E2M1 elements times an 8-bit E4M3 scale per block of 16 (times a float32 per-tensor scale with \
+             two levels): no fixed-point type holds them, and each block has its own range",
+        )
+    }
+
+    fn warnings(&self, w: &mut Warnings) {
+        w.push(
+            "The E4M3 block scale rounds amax/6 to 3 mantissa bits, so a block's amax can land above 6·scale and \
+             saturate, or below it and leave the top level unused.",
+        );
+        match self.per_tensor_scale {
+            AutoScale::None => w.push(
+                "Without a per-tensor scale the block scale is clamped to [2^−6, 448]: values beyond 6·448 = 2688 \
+                 saturate, and a block whose amax is below 0.09375 keeps the coarse grid 2^−6·{0, 0.5, …, 6}.",
+            ),
+            AutoScale::Auto => w.push(
+                "'auto' takes the per-tensor scale from the whole tensor's amax (amax/2688): an all-zero tensor \
+                 divides 0 by 0 and comes back NaN, and a NaN anywhere makes every output NaN.",
+            ),
+            AutoScale::Value(_) => w.push(
+                "A given per-tensor scale t caps the tensor at 2688·t: larger values saturate, and blocks below \
+                 0.09375·t keep the coarsest block scale.",
+            ),
+        }
     }
 }

@@ -9,15 +9,19 @@
 //! - [`intx`]: group-wise integer QAT, as `IntxFakeQuantizer` computes it (forward and gradient).
 //! - [`groups`]: the group arithmetic both integer formats share.
 //! - [`mx`]: the OCP MX block formats (`MXTensor.to_mx(...).dequantize()`), E8M0 block scales.
+//! - [`nvfp4`]: NVFP4 (`NVFP4Tensor.to_nvfp4(...).dequantize()`), E4M3 block scales under an
+//!   optional per-tensor scale.
 
 pub mod affine;
 pub mod float8;
 pub mod groups;
 pub mod intx;
 pub mod mx;
+pub mod nvfp4;
 
 pub use affine::*;
 pub use float8::*;
 pub use groups::{GroupCodes, MappingType, Path, QParams};
 pub use intx::*;
 pub use mx::*;
+pub use nvfp4::*;

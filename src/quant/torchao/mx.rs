@@ -234,10 +234,9 @@ impl Facts for Mx {
     /// no parameter for a given block scale. With no block, NaN.
     fn freeze(&self, report: &Report) -> Option<Frozen> {
         let first = report.blocks.first().copied();
-        let cast = first.and_then(|b| b.code).map_or(
-            BlockCast { format: self.format(), rcp: f32::NAN, scale: f32::NAN },
-            |code| self.cast(code),
-        );
+        let cast = first
+            .and_then(|b| b.code)
+            .map_or(BlockCast { format: self.format(), rcp: f32::NAN, scale: f32::NAN }, |code| self.cast(code));
         let report = Report { blocks: first.into_iter().collect(), ..Report::default() };
         Some(Frozen::Fixed(Fixed::ScaledBlock { what: "torchao.mx", cast, report }))
     }
@@ -306,10 +305,11 @@ mod tests {
     #[test]
     fn a_nan_in_a_block_makes_the_whole_block_nan() {
         let q = mx(ElemDtype::F4E2M1, ScalingMode::Floor);
+        // The second block's amax 1 = 2^0 gives code 0 − 2 + 127 = 125 (scale 1/4): 1 comes back 1.
         let mut x = vec![1.0f32; 40];
         x[3] = f32::NAN;
         let (y, _, r) = crate::quant::Quantizer::Mx(q).eval(&x, &mut Ctx::inference(0));
         assert!(y[..32].iter().all(|v| v.is_nan()) && y[32..].iter().all(|&v| v == 1.0));
-        assert_eq!(r.blocks.iter().map(|b| (b.len, b.code)).collect::<Vec<_>>(), [(32, Some(255)), (8, Some(127))]);
+        assert_eq!(r.blocks.iter().map(|b| (b.len, b.code)).collect::<Vec<_>>(), [(32, Some(255)), (8, Some(125))]);
     }
 }

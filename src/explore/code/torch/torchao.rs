@@ -8,7 +8,9 @@
 
 use super::Torch;
 use crate::explore::code::Agreement;
-use crate::quant::torchao::{Float8, Mx};
+use crate::quant::AutoScale;
+use crate::quant::schema::fmt_float;
+use crate::quant::torchao::{Float8, Mx, NVFP4_BLOCK, Nvfp4};
 
 impl Torch for Float8 {
     fn torch(&self) -> String {
@@ -61,6 +63,30 @@ impl Torch for Mx {
                 self.elem_dtype.torch(),
                 self.block_size,
                 self.scaling_mode.torch()
+            ),
+        )
+    }
+
+    fn agreement(&self) -> Agreement {
+        Agreement::Exact
+    }
+}
+
+impl Torch for Nvfp4 {
+    fn torch(&self) -> String {
+        let t = match self.per_tensor_scale {
+            AutoScale::None => "None".to_string(),
+            AutoScale::Auto => "per_tensor_amax_to_scale(torch.amax(torch.abs(x)))".to_string(),
+            AutoScale::Value(v) => format!("torch.tensor({}, dtype=torch.float32)", fmt_float(v)),
+        };
+        straight_through(
+            "from torchao.prototype.mx_formats.nvfp4_tensor import NVFP4Tensor, per_tensor_amax_to_scale",
+            "NVFP4",
+            "qscope's: torchao's reaches only the block scales",
+            NVFP4_BLOCK,
+            &format!(
+                "t = {t}\n\
+                 y = NVFP4Tensor.to_nvfp4(xp.reshape(1, -1), per_tensor_scale=t).dequantize(torch.float32).reshape(-1)"
             ),
         )
     }

@@ -1,0 +1,184 @@
+//! NVFP4 as torchao 0.18 computes it: `NVFP4Tensor.to_nvfp4(x, per_tensor_scale=t)
+//! .dequantize(torch.float32)` (torchao/prototype/mx_formats/nvfp4_tensor.py `nvfp4_quantize`,
+//! `per_tensor_amax_to_scale`, `get_hp_scales`; tests/conformance/torchao_mx.txt holds it to
+//! the bit). torchao takes 2-D tensors only: a 1-D input is one row.
+//!
+//! Per block of 16 consecutive elements, with `amax = max|x|` (NaN if any is), in float32:
+//! - one level (`per_tensor_scale=None`): `s = e4m3(clamp(amax / 6, 2^−6, 448))` (NaN stays
+//!   NaN), elements `x · (1 / s)` — a rounded reciprocal, as torchao multiplies to match its
+//!   Triton kernel — and back `· s`;
+//! - two levels (a per-tensor scale `t`: a given number, or `'auto'` =
+//!   `per_tensor_amax_to_scale(amax of the tensor)` = `amax / 2688`, 2688 = 448 · 6):
+//!   `s = e4m3(clamp(amax / 6 / t, 2^−6, 448))`, elements `x · ((1 / t) / s)` and back
+//!   `· (t · s)`;
+//! - between the two, the elements are clamped to ±6 and cast to FP4 E2M1 (ml_dtypes' rounding
+//!   on every non-NaN value; torchao's cast makes a NaN ±1.5, which only 0 · inf produces here).
+//!
+//! So one level saturates beyond 6 · 448 = 2688 and flushes a block below 6 · 2^−6 = 0.09375
+//! onto the grid of 2^−6 · {0, 0.5, …}; `'auto'` on an all-zero tensor divides 0 by 0 and gives
+//! NaN everywhere. torchao asserts whole blocks of 16; qscope cuts the tail into a shorter block
+//! of its own ([`crate::quant::blocks`]). Gradient: qscope's identity. torchao's autograd through
+//! `to_nvfp4` reaches only the block scales (the elements pass through integer bit views), so
+//! `d(Σy)/dx` is 0 except at each block's largest element.
+
+use crate::quant::blocks;
+use crate::quant::frozen::{Fixed, Frozen};
+use crate::quant::ml_dtypes::{Float4E2M1Fn, Float8E4M3Fn, Format};
+use crate::quant::round::clip;
+use crate::quant::schema::{AutoScale, Kind, quantizer};
+use crate::quant::torchao::BlockCast;
+use crate::quant::{Block, Ctx, Facts, Kernel, Levels, Report};
+
+/// Elements per block (torchao asserts 16).
+pub const NVFP4_BLOCK: usize = 16;
+
+/// `F8E4M3_MAX · F4_E2M1_MAX`: `per_tensor_amax_to_scale` divides the tensor's amax by it.
+pub const AMAX_PER_TENSOR_SCALE: f32 = 2688.0;
+
+/// torchao's `E4M3_EPS`: `torch.finfo(torch.float8_e4m3fn).tiny`, the smallest block scale.
+pub const E4M3_EPS: f32 = 0.015_625;
+
+quantizer! {
+    /// NVIDIA's NVFP4: blocks of 16 FP4 (E2M1) elements share an E4M3 scale from the block's
+    /// amax, optionally under a float32 per-tensor scale. The curve is drawn at one block's
+    /// scale (the sweep's own block by default).
+    pub struct Nvfp4: Torchao "nvfp4" {
+        summary: "NVFP4: FP4 E2M1 elements, an E4M3 scale per block of 16, optionally a per-tensor scale",
+        forward: "per block: s = e4m3(clamp(amax/6 [/t], 2^−6, 448));  \
+                  q(x) = fp4(clamp(x·(1/s) [x·((1/t)/s)], ±6))·s [·(t·s)];  'auto': t = amax/2688",
+        backward: "∂q/∂x = 1 (qscope's: torchao's autograd reaches only the block scales)",
+        /// None: E4M3 block scales alone; 'auto': the tensor's amax / 2688 (two-level
+        /// scaling); a number: that per-tensor scale.
+        per_tensor_scale: AutoScale = AutoScale::None, Kind::AutoScale { min: 1e-30, max: 1e30 };
+    }
+}
+
+/// The E4M3 (float8_e4m3fn) byte of a value of that format that is not negative; a NaN is
+/// 0x7f with the NaN's sign bit (torch's cast keeps it: inf/inf gives 0xff on x86).
+pub fn e4m3_code(v: f32) -> u32 {
+    if v.is_nan() {
+        return 0x7f | ((v.to_bits() >> 24) & 0x80);
+    }
+    if v < 2f32.powi(-6) {
+        return (v * 512.0) as u32; // subnormals: k·2^−9
+    }
+    let bits = v.to_bits();
+    ((((bits >> 23) & 0xff) - 120) << 3) | ((bits >> 20) & 7) // biased 127 → 7
+}
+
+impl Nvfp4 {
+    fn format() -> Format {
+        Float4E2M1Fn::FORMAT
+    }
+
+    /// The per-tensor scale of tensor `x` (None for one level).
+    pub fn tensor_scale(&self, x: &[f32]) -> Option<f32> {
+        match self.per_tensor_scale {
+            AutoScale::None => None,
+            AutoScale::Auto => Some(blocks::amax(x) / AMAX_PER_TENSOR_SCALE),
+            AutoScale::Value(v) => Some(v as f32),
+        }
+    }
+
+    /// The E4M3 block scale torchao stores for a block of this amax.
+    pub fn block_scale(amax: f32, tensor_scale: Option<f32>) -> f32 {
+        let s = amax / 6.0;
+        let s = tensor_scale.map_or(s, |t| s / t);
+        Float8E4M3Fn::FORMAT.cast(clip(s, E4M3_EPS, 448.0))
+    }
+
+    /// The cast of a block whose E4M3 scale is `s`: `x·(1/s)` and back `·s`, or with a
+    /// per-tensor `t`, `x·((1/t)/s)` and back `·(t·s)`.
+    pub fn cast(s: f32, tensor_scale: Option<f32>) -> BlockCast {
+        let (rcp, scale) = match tensor_scale {
+            None => (1.0 / s, s),
+            Some(t) => ((1.0 / t) / s, t * s),
+        };
+        BlockCast { format: Self::format(), rcp, scale }
+    }
+}
+
+impl Kernel for Nvfp4 {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let t = self.tensor_scale(x);
+        let blocks = blocks::run(x, y, dydx, NVFP4_BLOCK, |b| {
+            let amax = blocks::amax(b);
+            let s = Self::block_scale(amax, t);
+            (Self::cast(s, t), Block { len: b.len(), amax, scale: s, code: Some(e4m3_code(s)), zero_point: None })
+        });
+        let amax = (self.per_tensor_scale == AutoScale::Auto).then(|| blocks::amax(x));
+        Report { scale: t, amax, blocks, ..Report::default() }
+    }
+
+    /// The FP4 values times the first block's scale (and the per-tensor one); scale 1 without
+    /// a block.
+    fn levels(&self, report: &Report) -> Levels {
+        let s = report.blocks.first().map_or(1.0, |b| b.scale);
+        Self::cast(s, report.scale).levels()
+    }
+}
+
+impl Facts for Nvfp4 {
+    /// The cast at the report's first block's E4M3 scale and its per-tensor scale
+    /// ([`Fixed::ScaledBlock`]); torchao has no parameter for a given block scale. With no
+    /// block, NaN.
+    fn freeze(&self, report: &Report) -> Option<Frozen> {
+        let first = report.blocks.first().copied();
+        let cast = Self::cast(first.map_or(f32::NAN, |b| b.scale), report.scale);
+        let report =
+            Report { scale: report.scale, amax: report.amax, blocks: first.into_iter().collect(), ..Report::default() };
+        Some(Frozen::Fixed(Fixed::ScaledBlock { what: "torchao.nvfp4", cast, report }))
+    }
+
+    fn inert(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    /// 4-bit elements plus one 8-bit E4M3 scale per 16: 4.5 (the one float32 per-tensor scale
+    /// is not counted: it is shared by the whole tensor).
+    fn bits_per_element(&self) -> Option<f32> {
+        Some(4.0 + 8.0 / NVFP4_BLOCK as f32)
+    }
+
+    fn block_size(&self) -> Option<usize> {
+        Some(NVFP4_BLOCK)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quant::simd::Op;
+
+    #[test]
+    fn e4m3_codes_are_the_bytes_of_the_scale() {
+        assert_eq!(
+            [e4m3_code(448.0), e4m3_code(1.0), e4m3_code(E4M3_EPS), e4m3_code(f32::NAN)],
+            [0x7e, 0x38, 0x08, 0x7f]
+        );
+        assert_eq!(e4m3_code(2f32.powi(-9)), 1);
+    }
+
+    #[test]
+    fn a_block_scale_is_amax_over_6_in_e4m3_clamped_to_2_pow_minus_6_and_448() {
+        // 7/6 = 1.1667 rounds to 1.125 in E4M3.
+        assert_eq!(Nvfp4::block_scale(7.0, None), 1.125);
+        assert_eq!(Nvfp4::block_scale(0.0, None), E4M3_EPS);
+        assert_eq!(Nvfp4::block_scale(1e6, None), 448.0);
+        assert!(Nvfp4::block_scale(f32::NAN, None).is_nan());
+    }
+
+    #[test]
+    fn one_level_saturates_beyond_2688() {
+        let c = Nvfp4::cast(Nvfp4::block_scale(5000.0, None), None);
+        assert_eq!(c.eval(5000.0f32).0, 2688.0);
+    }
+
+    #[test]
+    fn two_levels_divide_by_the_tensor_scale_before_rounding_the_block_scale() {
+        let t = 5000.0 / AMAX_PER_TENSOR_SCALE;
+        let s = Nvfp4::block_scale(5000.0, Some(t));
+        assert_eq!(s, 448.0);
+        assert_eq!(Nvfp4::cast(s, Some(t)).eval(5000.0f32).0, 6.0 * (t * 448.0));
+    }
+}
