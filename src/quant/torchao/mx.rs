@@ -21,9 +21,14 @@
 //!   code 255).
 //!
 //! torchao asserts that the length is a multiple of the block size; qscope cuts the tail into a
-//! shorter block of its own ([`crate::quant::blocks`]). MX has no gradient in torchao (no
-//! autograd function: its fake-quantized linear passes the gradient of the dequantized weight
-//! to the latent one unchanged); qscope's is the identity, 1 everywhere.
+//! shorter block of its own ([`crate::quant::blocks`]).
+//!
+//! Gradient: qscope's, the identity, 1 everywhere — as torchao's MX training passes it (its
+//! `mx_mm` autograd function hands the gradient computed with the quantized operand to the
+//! high-precision one). MX itself defines none: torch's autograd straight through
+//! `to_mx(...).dequantize()` differentiates the clamp and the float8 cast for FP8 elements (1
+//! where |x/scale| < max, 0 where clamped, at the bound too under torch 2.15) and gives FP6/FP4
+//! elements, cast by integer bit arithmetic, no gradient at all.
 
 use crate::quant::blocks;
 use crate::quant::frozen::{Fixed, Frozen};
@@ -100,7 +105,7 @@ quantizer! {
         summary: "MX block format: an E8M0 power-of-two scale per block of 32, FP8/FP6/FP4 elements",
         forward: "per block: code = ⌊log2 amax⌋ − emax + 127 (floor; rceil ⌈log2(amax/max)⌉ + 127);  \
                   q(x) = elem(clamp(x / 2^(code−127), ±max)) · 2^(code−127)",
-        backward: "∂q/∂x = 1 (qscope's: torchao's MX has no gradient of its own)",
+        backward: "∂q/∂x = 1 (qscope's, as torchao's MX training passes it; MX itself defines none)",
         /// The element type: MXFP8 (e4m3, e5m2), MXFP6 (e2m3, e3m2) or MXFP4 (e2m1).
         elem_dtype: ElemDtype = ElemDtype::F8E4M3, Kind::Choice(ElemDtype::CHOICES);
         /// Elements per block sharing one scale (the OCP spec's 32).
