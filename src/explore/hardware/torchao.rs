@@ -50,10 +50,12 @@ impl Hardware for Mx {
                  range unused: small elements fall to 0 sooner.",
             ),
         }
-        w.push(
-            "A block whose scale code is 0 (amax below 2^(−127 + emax)) is divided by 2^−126 but multiplied back \
-             by 2^−127: torchao returns it halved.",
-        );
+        if self.scaling_mode != ScalingMode::Rceil {
+            w.push(
+                "A block whose scale code is 0 (amax below 2^(emax − 126), emax the element's largest power of two) \
+                 is divided by 2^−126 but multiplied back by 2^−127: torchao returns it halved.",
+            );
+        }
     }
 }
 
