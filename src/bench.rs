@@ -20,6 +20,8 @@ pub const KERNELS: &[&str] = &[
     "torchao.float8",
     "torchao.affine",
     "torchao.intx_fake_quantize",
+    "torchao.mx(elem_dtype='fp4_e2m1')",
+    "torchao.nvfp4",
 ];
 
 /// Deterministic inputs spread over [−2, 2] (a fixed LCG, so every runtime sees the same).
