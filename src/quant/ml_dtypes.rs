@@ -12,6 +12,13 @@ use super::schema::quantizer;
 use super::simd::{self, Op};
 use super::{Kernel, Levels, Report, elementwise_facts};
 
+/// `2^k` as float32 from its bits (normal and subnormal `k`, −149 ≤ k ≤ 127): a few integer
+/// operations, so a format known only at run time (MX's element dtype) costs no `powi` per call.
+#[inline(always)]
+pub const fn pow2(k: i32) -> f32 {
+    if k >= -126 { f32::from_bits(((k + 127) as u32) << 23) } else { f32::from_bits(1 << (k + 149)) }
+}
+
 /// What a format holds besides finite numbers, and so where an overflow goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Specials {
@@ -69,12 +76,12 @@ impl Format {
     pub fn max(self) -> f32 {
         let m = self.mantissa_bits as i32;
         let codes = (1i64 << (m + 1)) - if self.specials == Specials::Fn { 2 } else { 1 };
-        (codes as f64 * 2f64.powi(self.max_exponent() - m)) as f32
+        codes as f32 * pow2(self.max_exponent() - m)
     }
 
     /// The smallest positive value (a subnormal where the format has them).
     pub fn min_positive(self) -> f32 {
-        2f64.powi(self.min_exponent() - self.mantissa_bits as i32) as f32
+        pow2(self.min_exponent() - self.mantissa_bits as i32)
     }
 
     /// Every finite value, ascending (−0 where the format has it is listed as 0).
@@ -112,7 +119,7 @@ impl Format {
             Specials::PowerOfTwo => return self.cast_power_of_two(x),
         };
         let (lo, m) = (self.min_exponent(), self.mantissa_bits as i32);
-        let (normal, magic) = (V::splat(2f32.powi(lo)), V::splat(2f32.powi(lo - m + 23)));
+        let (normal, magic) = (V::splat(pow2(lo)), V::splat(pow2(lo - m + 23)));
         let a = x.abs();
         let q = V::select(a.lt(normal), (a + magic) - magic, a.round_mantissa(self.mantissa_bits));
         let y = V::select(q.gt(max), over, q).copysign(x);

@@ -16,6 +16,7 @@
 //! gradient through unchanged and the scale is computed under `no_grad`, so `∂(Σy)/∂x = 1`
 //! everywhere — at NaN, ±inf and saturated inputs too (checked in torch 2.15 and 2.10).
 
+use crate::quant::blocks;
 use crate::quant::frozen::{Fixed, Frozen};
 use crate::quant::lane::Lane;
 use crate::quant::ml_dtypes::{Float8E4M3Fn, Float8E5M2, Format};
@@ -55,11 +56,6 @@ quantizer! {
         /// Round the scale to a power of two: 2^⌊log2 s⌋ with log2 rounded to float32 first.
         round_scales_to_power_of_2: bool = false, Kind::Bool;
     }
-}
-
-/// `max|x|` as `torch.max(torch.abs(x))`: NaN if any element is NaN; 0 for no elements.
-pub fn amax(x: &[f32]) -> f32 {
-    x.iter().fold(0.0f32, |m, &v| if m.is_nan() || v.is_nan() { f32::NAN } else { m.max(v.abs()) })
 }
 
 /// torchao's `amax_to_scale`: `float32(max / clamp(float64(amax), min=EPS))` (NaN stays NaN),
@@ -121,7 +117,8 @@ impl Float8 {
 
 impl Kernel for Float8 {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let amax = amax(x);
+        // `torch.max(torch.abs(x))`: the whole tensor is one block.
+        let amax = blocks::amax(x);
         let scale = amax_to_scale(amax, self.float8_dtype.format(), self.round_scales_to_power_of_2);
         Report { amax: Some(amax), ..self.at(scale).apply(x, y, dydx) }
     }
@@ -164,11 +161,5 @@ mod tests {
         // log2 of the float below 128 rounds to 7 in float32: torchao gives 128, not 64.
         assert_eq!(round_scale_down_to_power_of_2(128.0f32.next_down()), 128.0);
         assert_eq!(round_scale_down_to_power_of_2(0.0), 0.0);
-    }
-
-    #[test]
-    fn amax_is_nan_when_any_element_is() {
-        assert_eq!(amax(&[1.0, -3.0, -0.0]), 3.0);
-        assert!(amax(&[1.0, f32::NAN, 2.0]).is_nan());
     }
 }

@@ -98,16 +98,45 @@ impl Nvfp4 {
     }
 }
 
-impl Kernel for Nvfp4 {
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let t = self.tensor_scale(x);
-        let blocks = blocks::run(x, y, dydx, NVFP4_BLOCK, |b| {
+impl Nvfp4 {
+    /// One row's blocks at the per-tensor scale `t`.
+    fn row_blocks(x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, t: Option<f32>) -> Vec<Block> {
+        blocks::run(x, y, dydx, NVFP4_BLOCK, |b| {
             let amax = blocks::amax(b);
             let s = Self::block_scale(amax, t);
             (Self::cast(s, t), Block { len: b.len(), amax, scale: s, code: Some(e4m3_code(s)), zero_point: None })
-        });
+        })
+    }
+
+    fn report(&self, x: &[f32], t: Option<f32>, blocks: Vec<Block>) -> Report {
         let amax = (self.per_tensor_scale == AutoScale::Auto).then(|| blocks::amax(x));
         Report { scale: t, amax, blocks, ..Report::default() }
+    }
+}
+
+impl Kernel for Nvfp4 {
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let t = self.tensor_scale(x);
+        self.report(x, t, Self::row_blocks(x, y, dydx, t))
+    }
+
+    /// A matrix is one tensor to torchao: the per-tensor scale ('auto') comes from the whole
+    /// matrix's amax; each row is cut into its own blocks of 16.
+    fn apply_rows(
+        &self,
+        x: &[f32],
+        row_len: usize,
+        y: &mut [f32],
+        mut dydx: Option<&mut [f32]>,
+        _: &mut Ctx,
+    ) -> Report {
+        let (t, n) = (self.tensor_scale(x), row_len.max(1));
+        let mut blocks = Vec::new();
+        for (r, (xr, yr)) in x.chunks(n).zip(y.chunks_mut(n)).enumerate() {
+            let d = dydx.as_deref_mut().map(|d| &mut d[r * n..r * n + xr.len()]);
+            blocks.extend(Self::row_blocks(xr, yr, d, t));
+        }
+        self.report(x, t, blocks)
     }
 
     /// The FP4 values times the first block's scale (and the per-tensor one); scale 1 without
