@@ -2,8 +2,9 @@
 //! (`tests/conformance/generate.py`). Deterministic cases: forward values within 1 ulp,
 //! gradients equal up to the libraries' transcendental functions (4 ulp or 5e−7).
 //! Stochastic cases: means within six standard errors. ml_dtypes' casts
-//! (`tests/conformance/formats.py`), torchao's scaled FP8 (`torchao_formats.py`) and its MX and
-//! NVFP4 block formats (`torchao_mx.py`): bit for bit.
+//! (`tests/conformance/formats.py`), torchao's scaled FP8 (`torchao_formats.py`), its MX and
+//! NVFP4 block formats (`torchao_mx.py`) and bitsandbytes' 4-bit formats (`bnb_formats.py`): bit
+//! for bit.
 
 mod common;
 
@@ -108,4 +109,11 @@ fn torchao_group_integers_match_bit_for_bit() {
 #[test]
 fn torchao_mx_and_nvfp4_match_bit_for_bit() {
     check_bits("torchao_mx.txt", 290);
+}
+
+/// bitsandbytes' NF4 and FP4 (26 edge-case tensors each: the whole code look-up with every
+/// tie, zeros, outliers, NaN, ±inf, tails, subnormals, several block sizes), gradient 1.
+#[test]
+fn bnb_4bit_matches_bit_for_bit() {
+    check_bits("bnb.txt", 52);
 }

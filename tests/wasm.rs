@@ -16,6 +16,7 @@ const ML_DTYPES: &str = include_str!("conformance/ml_dtypes.txt");
 const TORCHAO: &str = include_str!("conformance/torchao.txt");
 const TORCHAO_AFFINE: &str = include_str!("conformance/torchao_affine.txt");
 const TORCHAO_MX: &str = include_str!("conformance/torchao_mx.txt");
+const BNB: &str = include_str!("conformance/bnb.txt");
 
 fn deterministic_cases() -> Vec<Case> {
     parse_cases(QKERAS)
@@ -25,6 +26,7 @@ fn deterministic_cases() -> Vec<Case> {
         .chain(parse_cases(TORCHAO))
         .chain(parse_cases(TORCHAO_AFFINE))
         .chain(parse_cases(TORCHAO_MX))
+        .chain(parse_cases(BNB))
         .filter(|c| !c.stochastic)
         .collect()
 }

@@ -1,6 +1,7 @@
 //! The closed set of quantizers qscope knows, as one enum with exhaustive matches.
 
 use super::beyond::*;
+use super::bnb::{Fp4, Nf4};
 use super::larq::*;
 use super::ml_dtypes::*;
 use super::qkeras::*;
@@ -33,7 +34,7 @@ macro_rules! catalogue {
         #[derive(Clone, Debug, PartialEq)]
         pub enum Quantizer { $( $ty($ty), )* }
 
-        /// Every quantizer, in catalogue order (QKeras, Larq, beyond, ml_dtypes, torchao).
+        /// Every quantizer, in catalogue order (QKeras, Larq, beyond, ml_dtypes, torchao, bitsandbytes).
         pub static ENTRIES: &[Entry] = &[
             $( Entry {
                 info: &<$ty as Schema>::INFO,
@@ -120,4 +121,6 @@ catalogue! { $
     Float6E2M3Fn, Float6E3M2Fn, Float4E2M1Fn,
     // torchao
     Float8, Affine, IntxFakeQuantize, Mx, Nvfp4,
+    // bitsandbytes
+    Nf4, Fp4,
 }

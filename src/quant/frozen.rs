@@ -9,6 +9,7 @@
 //! where none does exactly, it is a small explorer-side evaluator with the library's forward
 //! and backward formulas and the fixed numbers ([`Fixed`]).
 
+use super::bnb::BlockCode;
 use super::larq::{DoReFa, DoReFaMode, DoReFaWeights, ScaledSign};
 use super::qkeras::{QuantizedBits, hswish};
 use super::round::{rhe, sgn0, ste_blend, stochastic_round};
@@ -64,6 +65,9 @@ pub enum Fixed {
     /// that block (and NVFP4's per-tensor scale). The specs have no parameter for a given block
     /// scale.
     ScaledBlock { what: &'static str, cast: BlockCast, report: Report },
+    /// bitsandbytes `nf4` / `fp4`: `table[bucket(x·(1/a))]·a` (a tail block: `x/a`) at one
+    /// block's absmax `a`, gradient 1; the spec has no parameter for a given absmax.
+    Bnb4Bit(BlockCode),
 }
 
 impl Frozen {
@@ -121,6 +125,7 @@ impl Fixed {
             Fixed::ScaledFloat8(c) => Report { scale: Some(c.scale), ..Report::default() },
             Fixed::GroupInt(c) => Report { scale: Some(c.params.scale), ..Report::default() },
             Fixed::ScaledBlock { report, .. } => report.clone(),
+            Fixed::Bnb4Bit(c) => Report { scale: Some(c.absmax), ..Report::default() },
         }
     }
 
@@ -152,6 +157,7 @@ impl Fixed {
             Fixed::ScaledFloat8(ref c) => report = c.apply(x, y, dydx),
             Fixed::GroupInt(ref c) => report = c.apply(x, y, dydx),
             Fixed::ScaledBlock { ref cast, .. } => simd::run(cast, x, y, dydx),
+            Fixed::Bnb4Bit(ref c) => simd::run(c, x, y, dydx),
         }
         report
     }
@@ -165,6 +171,7 @@ impl Fixed {
             Fixed::ScaledFloat8(ref c) => c.levels(),
             Fixed::GroupInt(ref c) => c.levels(),
             Fixed::ScaledBlock { ref cast, .. } => cast.levels(),
+            Fixed::Bnb4Bit(ref c) => c.levels(),
         }
     }
 
@@ -196,6 +203,7 @@ impl Fixed {
                     report.blocks.first().and_then(|b| b.code).map(|c| format!(" (code {c})")).unwrap_or_default();
                 format!("{what} frozen at one block's scale: {} times {}{code}", cast.format.name, cast.scale)
             }
+            Fixed::Bnb4Bit(c) => format!("bnb.{} frozen: one block at absmax {}", c.table.name(), c.absmax),
         }
     }
 }

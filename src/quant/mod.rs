@@ -4,13 +4,14 @@
 //! over a whole tensor (a slice: one channel) → values, gradients and a [`Report`] of the
 //! data-dependent numbers (scale, threshold, learnable-parameter gradients).
 //!
-//! Each quantizer is one type in its family file (`qkeras/`, `larq.rs`, `beyond.rs`, `ml_dtypes.rs`, `torchao/`) that
+//! Each quantizer is one type in its family file (`qkeras/`, `larq.rs`, `beyond.rs`, `ml_dtypes.rs`, `torchao/`, `bnb.rs`) that
 //! implements [`Kernel`] (the computation) and [`Facts`] (what it says about itself: data
 //! dependence and its [`Frozen`] form, inert and learnable parameters), and one name in the
 //! catalogue list (`catalogue.rs`), which generates [`Quantizer`] and its exhaustive dispatch.
 
 pub mod beyond;
 pub mod blocks;
+pub mod bnb;
 mod catalogue;
 mod facts;
 pub mod frozen;

@@ -156,11 +156,14 @@ pub enum Family {
     MlDtypes,
     /// torchao's scaled low-precision formats (tensorwise FP8 training casts).
     Torchao,
+    /// bitsandbytes' 4-bit block formats (NF4, FP4).
+    Bnb,
 }
 
 impl Family {
     /// Every family, in catalogue order.
-    pub const ALL: [Family; 5] = [Family::QKeras, Family::Larq, Family::Beyond, Family::MlDtypes, Family::Torchao];
+    pub const ALL: [Family; 6] =
+        [Family::QKeras, Family::Larq, Family::Beyond, Family::MlDtypes, Family::Torchao, Family::Bnb];
 
     /// The namespace written before a name in a spec (`qkeras.`, `larq.`); beyond has none.
     pub fn namespace(self) -> &'static str {
@@ -170,6 +173,7 @@ impl Family {
             Family::Beyond => "",
             Family::MlDtypes => "ml_dtypes",
             Family::Torchao => "torchao",
+            Family::Bnb => "bnb",
         }
     }
 
@@ -194,6 +198,7 @@ impl Family {
             Family::Beyond => "Beyond",
             Family::MlDtypes => "ml_dtypes",
             Family::Torchao => "torchao",
+            Family::Bnb => "bitsandbytes",
         }
     }
 }

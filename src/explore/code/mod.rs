@@ -53,12 +53,12 @@ impl Framework {
 
     /// The spec's own library: QKeras or Larq for their quantizers, PyTorch for the rest
     /// (shok, torch's fake quantization and the papers' STEs are PyTorch code; ml_dtypes'
-    /// casts are numpy, wrapped in torch for the gradient; torchao is PyTorch).
+    /// casts are numpy, wrapped in torch for the gradient; torchao and bitsandbytes are PyTorch).
     pub fn native(q: &Quantizer) -> Framework {
         match q.info().family {
             Family::QKeras => Framework::QKeras,
             Family::Larq => Framework::Larq,
-            Family::Beyond | Family::MlDtypes | Family::Torchao => Framework::PyTorch,
+            Family::Beyond | Family::MlDtypes | Family::Torchao | Family::Bnb => Framework::PyTorch,
         }
     }
 }

@@ -9,6 +9,7 @@
 //! files beside this one: `qkeras.rs`, `functions.rs`, `larq.rs`, `beyond.rs`).
 
 mod beyond;
+mod bnb;
 mod functions;
 mod larq;
 mod ml_dtypes;

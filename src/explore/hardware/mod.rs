@@ -20,6 +20,7 @@
 //! `larq.rs` and `beyond.rs`.
 
 mod beyond;
+mod bnb;
 mod larq;
 mod ml_dtypes;
 mod qkeras;

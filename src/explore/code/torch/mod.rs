@@ -18,6 +18,7 @@
 //! [`beyond`].
 
 mod beyond;
+mod bnb;
 mod larq;
 mod ml_dtypes;
 mod qkeras;

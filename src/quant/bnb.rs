@@ -1,0 +1,348 @@
+//! bitsandbytes 0.50's 4-bit block formats, bit for bit: `quantize_4bit(x, blocksize=…,
+//! quant_type='nf4'|'fp4')` then `dequantize_4bit` on the CPU (tests/conformance/bnb.txt holds
+//! them from the real package).
+//!
+//! What bitsandbytes computes (backends/default/ops.py `quantize_4bit`, the CPU's; its
+//! dequantization in csrc/cpu_ops.cpp or, for an odd length, `_dequantize_4bit_compute`):
+//! 1. The flat float32 tensor is cut into blocks of `blocksize`; a length that is not a multiple
+//!    ends with a shorter tail block of its own.
+//! 2. `absmax = max|x|` per block (`torch.max`: NaN if any element is NaN).
+//! 3. A full block is scaled by a reciprocal, `x · (1 / max(absmax, 1e−38))`; the tail block by
+//!    a division, `x / max(absmax, 1e−38)` — two roundings against one, so a tail can pick another
+//!    code — and the tail stores the clamped absmax (an all-zero tail stores 1e−38, a full block
+//!    0). Both are clamped to [−1, 1] (NaN stays NaN).
+//! 4. The code is `torch.bucketize(scaled, midpoints)`: the table sorted by value, the float32
+//!    midpoints `(a + b)/2` of neighbours as bounds, and the first bound ≥ scaled wins — a tie
+//!    goes to the lower value; NaN lands above every bound, on the top value 1.
+//! 5. `y = table[code] · absmax` in float32. An inf in the block makes absmax inf: finite
+//!    elements scale to 0 and come back as 0·inf = NaN, ±inf scale to NaN and come back as
+//!    1·inf = +inf (−inf too); a NaN makes the whole block NaN.
+//!
+//! The tables (`get_4bit_type`, normalised by its max |v|): NF4 the sixteen normal quantiles of
+//! QLoRA (−1 … 0 … 1, fifteen distinct gaps), FP4 bitsandbytes' own 1-2-1 float with bias 2 —
+//! {0, 0.0625, 2, 3, 4, 6, 8, 12}/12 and their negatives, not OCP E2M1. FP4 has two codes for 0
+//! (0b0000 and 0b1000): quantization picks 0b1000 for 0 < scaled ≤ 0.0026; the table and the
+//! AVX-512 and torch dequantizers give +0 for it, the scalar C++ kernel (no AVX-512, or a length
+//! not a multiple of 16) −0. qscope gives +0 (README, "deliberately differs").
+//!
+//! Gradient: bitsandbytes' 4-bit functions have no autograd; qscope's is the identity
+//! (straight-through), as QLoRA never differentiates through the quantization of its weights.
+
+use super::frozen::{Fixed, Frozen};
+use super::lane::Lane;
+use super::schema::{Kind, quantizer};
+use super::simd::{self, Op};
+use super::{Block, Ctx, Facts, Kernel, Levels, Report};
+
+/// The block sizes `quantize_4bit` accepts (it raises `ValueError('invalid blocksize …')` on
+/// any other).
+pub const BLOCKSIZES: [i32; 8] = [32, 64, 128, 256, 512, 1024, 2048, 4096];
+
+/// The smallest absmax a block is scaled by (`absmax.clamp(min=1e-38)`, a float32 subnormal).
+pub const MIN_ABSMAX: f32 = 1e-38;
+
+/// A 4-bit code table: the sixteen values sorted ascending (as `bucketize` sees them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    Nf4,
+    Fp4,
+}
+
+/// NF4, as `get_4bit_type('nf4')` lists it (already sorted): Python floats made float32.
+const NF4: [f64; 16] = [
+    -1.0,
+    -0.6961928009986877,
+    -0.5250730514526367,
+    -0.39491748809814453,
+    -0.28444138169288635,
+    -0.18477343022823334,
+    -0.09105003625154495,
+    0.0,
+    0.07958029955625534,
+    0.16093020141124725,
+    0.24611230194568634,
+    0.33791524171829224,
+    0.44070982933044434,
+    0.5626170039176941,
+    0.7229568362236023,
+    1.0,
+];
+
+impl Table {
+    /// The values, ascending. FP4 is `get_4bit_type('fp4')`: `[0, 0.0625, 8, 12, 4, 6, 2, 3]`
+    /// and negatives divided by 12 in float32 (its `-0` is Python's integer 0: both zeros +0).
+    pub fn values(self) -> [f32; 16] {
+        match self {
+            Table::Nf4 => NF4.map(|v| v as f32),
+            Table::Fp4 => {
+                let pos = [0.0f32, 0.0625, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0].map(|v| v / 12.0);
+                std::array::from_fn(|i| if i < 8 { -pos[7 - i] + 0.0 } else { pos[i - 8] })
+            }
+        }
+    }
+
+    /// The fifteen bucket bounds: `(a + b) / 2` of neighbours, in float32.
+    pub fn bounds(self) -> [f32; 15] {
+        let v = self.values();
+        std::array::from_fn(|i| (v[i] + v[i + 1]) / 2.0)
+    }
+
+    /// Every finite output at a stored `absmax`: the values times it (FP4's two zeros are one
+    /// level).
+    pub fn levels(self, absmax: f32) -> Levels {
+        Levels::set(self.values().iter().map(|v| v * absmax).filter(|v| v.is_finite()).collect())
+    }
+
+    /// `quant_type` as bitsandbytes spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Nf4 => "nf4",
+            Table::Fp4 => "fp4",
+        }
+    }
+}
+
+/// `max|x|` of a block as `torch.max(abs)` gives it: NaN if any element is, 0 for none. Four
+/// lanes at a time where f32x4 runs ([`block_amax_lanes`]); the result does not depend on the
+/// order, so both paths give the same bits.
+pub fn block_amax(x: &[f32]) -> f32 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    if simd::enabled() {
+        return block_amax_lanes::<super::lane::F32x4>(x);
+    }
+    block_amax_lanes::<f32>(x)
+}
+
+/// [`block_amax`] on `V` lanes, the tail one element at a time: `max` that keeps a NaN.
+pub fn block_amax_lanes<V: Lane>(x: &[f32]) -> f32 {
+    fn step<V: Lane>(m: V, a: V) -> V {
+        // Keep m where a ≤ m, or where m is already NaN (m ≥ m fails only for NaN).
+        V::select(a.le(m) | !m.ge(m), m, a)
+    }
+    let body = x.len() - x.len() % V::WIDTH;
+    let lanes = x[..body].chunks_exact(V::WIDTH).fold(V::splat(0.0), |m, c| step(m, V::load(c).abs()));
+    let mut out = vec![0.0; V::WIDTH];
+    lanes.store(&mut out);
+    out.into_iter().chain(x[body..].iter().map(|v| v.abs())).fold(0.0f32, step)
+}
+
+/// One block's elementwise work: `values[bucket(x·recip / div)] · absmax`, gradient 1. A full
+/// block has `recip = 1/max(absmax, 1e−38)` and `div = 1`, the tail `recip = 1` and
+/// `div = max(absmax, 1e−38)` (multiplying or dividing by 1 is exact, so one op serves both).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BlockCode {
+    pub table: Table,
+    pub recip: f32,
+    pub div: f32,
+    /// The stored absmax the codes are multiplied by.
+    pub absmax: f32,
+    values: [f32; 16],
+    bounds: [f32; 15],
+}
+
+impl BlockCode {
+    /// The block with this `max|x|`, full (`blocksize` elements) or the tail: a full block
+    /// keeps the raw absmax and scales by its reciprocal, a tail stores the clamped one and
+    /// divides by it.
+    pub fn new(table: Table, amax: f32, full: bool) -> BlockCode {
+        // torch.clamp(min=1e-38): NaN stays NaN.
+        let clamped = if amax < MIN_ABSMAX { MIN_ABSMAX } else { amax };
+        let (recip, div, absmax) = if full { (1.0 / clamped, 1.0, amax) } else { (1.0, clamped, clamped) };
+        BlockCode { table, recip, div, absmax, values: table.values(), bounds: table.bounds() }
+    }
+
+    /// Every finite output at this block's absmax.
+    pub fn levels(&self) -> Levels {
+        self.table.levels(self.absmax)
+    }
+
+    /// The scaled value `x·recip / div` whose bucket is the code (before the clamp to [−1, 1]).
+    pub fn scaled(&self, x: f32) -> f32 {
+        x * self.recip / self.div
+    }
+
+    /// The index of the value `x` gets in the sorted table.
+    pub fn bucket(&self, x: f32) -> usize {
+        let t = self.scaled(x);
+        self.bounds.iter().position(|&b| t <= b).unwrap_or(15)
+    }
+}
+
+impl Op for BlockCode {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        // The clamp to [−1, 1] never changes the bucket: −1 and below fall under the first
+        // bound, 1 and above over the last.
+        let t = x * V::splat(self.recip) / V::splat(self.div);
+        // bucketize(right=False): the first bound ≥ t; none (t above all, or NaN) → the top value.
+        let mut y = V::splat(self.values[15]);
+        for i in (0..15).rev() {
+            y = V::select(t.le(V::splat(self.bounds[i])), V::splat(self.values[i]), y);
+        }
+        (y * V::splat(self.absmax), V::splat(1.0))
+    }
+}
+
+/// Quantizes `x` block by block with `table`, one [`Block`] per block in the report.
+fn apply_blocks(table: Table, blocksize: i32, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Report {
+    let bs = blocksize as usize;
+    let mut blocks = Vec::with_capacity(x.len().div_ceil(bs));
+    let mut run = |xs: &[f32], ys: &mut [f32], ds: Option<&mut [f32]>| {
+        let amax = block_amax(xs);
+        let op = BlockCode::new(table, amax, xs.len() == bs);
+        simd::run(&op, xs, ys, ds);
+        blocks.push(Block { len: xs.len(), amax, scale: op.absmax, code: None, zero_point: None });
+    };
+    match dydx {
+        Some(d) => x.chunks(bs).zip(y.chunks_mut(bs)).zip(d.chunks_mut(bs)).for_each(|((a, b), c)| run(a, b, Some(c))),
+        None => x.chunks(bs).zip(y.chunks_mut(bs)).for_each(|(a, b)| run(a, b, None)),
+    }
+    Report { blocks, ..Report::default() }
+}
+
+quantizer! {
+    /// NormalFloat4 (QLoRA): sixteen normal quantiles scaled by each block's absmax, as
+    /// bitsandbytes 0.50's `quantize_4bit(quant_type='nf4')` and `dequantize_4bit` compute it.
+    pub struct Nf4: Bnb "nf4" {
+        summary: "NF4 (QLoRA): 16 normal quantiles in [−1, 1] times each block's absmax",
+        forward: "per block a = max|x|;  q(x) = nf4[bucket(x·(1/a))]·a (tail block: x/a), \
+                  bucket = nearest of the 16 values, a tie to the lower",
+        backward: "∂q/∂x = 1 (qscope's straight-through; bitsandbytes' 4-bit functions have no gradient)",
+        /// Elements per absmax block: 32, 64, 128, 256, 512, 1024, 2048 or 4096.
+        blocksize: i32 = 64, Kind::Int { min: 32, max: 4096 };
+    }
+}
+
+quantizer! {
+    /// bitsandbytes' own FP4 (1 sign, 2 exponent, 1 mantissa bit, bias 2: values
+    /// {0, 0.0625, 2, 3, 4, 6, 8, 12}/12, not OCP E2M1) scaled by each block's absmax, as
+    /// `quantize_4bit(quant_type='fp4')` and `dequantize_4bit` compute it.
+    pub struct Fp4: Bnb "fp4" {
+        summary: "bitsandbytes' FP4 ({0, 1/16, 2, 3, 4, 6, 8, 12}/12, ±) times each block's absmax",
+        forward: "per block a = max|x|;  q(x) = fp4[bucket(x·(1/a))]·a (tail block: x/a), \
+                  bucket = nearest of the 15 values, a tie to the lower",
+        backward: "∂q/∂x = 1 (qscope's straight-through; bitsandbytes' 4-bit functions have no gradient)",
+        /// Elements per absmax block: 32, 64, 128, 256, 512, 1024, 2048 or 4096.
+        blocksize: i32 = 64, Kind::Int { min: 32, max: 4096 };
+    }
+}
+
+/// The shared [`Kernel`] and [`Facts`] of the two 4-bit types, each with its table.
+macro_rules! four_bit {
+    ($($ty:ident => $table:expr),*) => {$(
+        impl $ty {
+            /// The code table.
+            pub const TABLE: Table = $table;
+
+            /// The elementwise work of the report's first block: its absmax, scaled as a full
+            /// block or as a tail as it was; a full block at NaN without one.
+            pub fn first_block(&self, report: &Report) -> BlockCode {
+                match report.blocks.first() {
+                    Some(b) => BlockCode::new(Self::TABLE, b.scale, b.len == self.blocksize as usize),
+                    None => BlockCode::new(Self::TABLE, f32::NAN, true),
+                }
+            }
+        }
+
+        impl Kernel for $ty {
+            fn validate(&self) -> Result<(), (&'static str, String)> {
+                validate_blocksize(self.blocksize)
+            }
+
+            fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+                apply_blocks(Self::TABLE, self.blocksize, x, y, dydx)
+            }
+
+            /// The table times the first block's absmax (the table itself without a block).
+            fn levels(&self, report: &Report) -> Levels {
+                Self::TABLE.levels(report.blocks.first().map_or(1.0, |b| b.scale))
+            }
+        }
+
+        impl Facts for $ty {
+            /// At the report's first block ([`Self::first_block`], [`Fixed::Bnb4Bit`]).
+            fn freeze(&self, report: &Report) -> Option<Frozen> {
+                Some(Frozen::Fixed(Fixed::Bnb4Bit(self.first_block(report))))
+            }
+
+            fn inert(&self) -> Vec<&'static str> {
+                Vec::new()
+            }
+
+            /// 4 bits a code plus a float32 absmax per block, as bitsandbytes stores it without
+            /// `compress_statistics`: 4 + 32/blocksize (4.5 at 64).
+            fn bits_per_element(&self) -> Option<f32> {
+                Some(4.0 + 32.0 / self.blocksize as f32)
+            }
+
+            fn block_size(&self) -> Option<usize> {
+                Some(self.blocksize as usize)
+            }
+        }
+    )*};
+}
+
+four_bit!(Nf4 => Table::Nf4, Fp4 => Table::Fp4);
+
+/// bitsandbytes' check: one of [`BLOCKSIZES`].
+fn validate_blocksize(blocksize: i32) -> Result<(), (&'static str, String)> {
+    if BLOCKSIZES.contains(&blocksize) {
+        Ok(())
+    } else {
+        Err((
+            "blocksize",
+            format!("{blocksize} is not a blocksize bitsandbytes accepts; expected one of {BLOCKSIZES:?}"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quant::lane::Wide;
+
+    #[test]
+    fn fp4_is_bitsandbytes_table_over_twelve() {
+        let v = Table::Fp4.values();
+        assert_eq!(v[15], 1.0);
+        assert_eq!(v[8..], [0.0, 0.0625 / 12.0, 2.0 / 12.0, 0.25, 4.0 / 12.0, 0.5, 8.0 / 12.0, 1.0]);
+        assert!(v.iter().all(|z| *z != 0.0 || z.is_sign_positive()), "both zeros are +0");
+        assert_eq!(Table::Fp4.bounds()[7], 0.0);
+    }
+
+    #[test]
+    fn nf4_bounds_are_float32_midpoints() {
+        assert_eq!(Table::Nf4.bounds()[0], -0.848_096_37);
+        assert_eq!(Table::Nf4.bounds()[7], 0.039_790_15);
+    }
+
+    #[test]
+    fn block_amax_on_four_lanes_and_one_agree() {
+        let mut x: Vec<f32> = (0..203).map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0).collect();
+        for v in [&x[..], &x[..3], &[], &[-0.0]] {
+            assert_eq!(block_amax_lanes::<Wide<f32, 4>>(v).to_bits(), block_amax_lanes::<f32>(v).to_bits());
+        }
+        for at in [0, 5, 202] {
+            let keep = x[at];
+            x[at] = f32::NAN;
+            assert!(block_amax_lanes::<Wide<f32, 4>>(&x).is_nan() && block_amax_lanes::<f32>(&x).is_nan(), "{at}");
+            x[at] = keep;
+        }
+    }
+
+    #[test]
+    fn a_tie_goes_to_the_lower_value_and_nan_to_the_top() {
+        let op = BlockCode::new(Table::Nf4, 1.0, true);
+        let b = Table::Nf4.bounds()[9];
+        assert_eq!(op.eval(b).0, Table::Nf4.values()[9]);
+        assert_eq!(op.eval(b.next_up()).0, Table::Nf4.values()[10]);
+        let inf = BlockCode::new(Table::Nf4, f32::INFINITY, true);
+        assert_eq!(inf.eval(f32::NEG_INFINITY).0, f32::INFINITY);
+    }
+
+    #[test]
+    fn a_zero_tail_stores_the_clamped_absmax() {
+        assert_eq!(BlockCode::new(Table::Fp4, 0.0, false).absmax, MIN_ABSMAX);
+        assert_eq!(BlockCode::new(Table::Fp4, 0.0, true).absmax, 0.0);
+    }
+}
