@@ -62,6 +62,8 @@ const GOLDEN: &[(&str, bool)] = &[
     ("intx_fake_quantize", true),
     ("mx", true),
     ("nvfp4", true),
+    ("nf4", true),
+    ("fp4", true),
 ];
 
 #[test]
@@ -89,7 +91,7 @@ fn each_default_gets_its_library_pytorch_and_the_cli() {
         let library = match e.info.family {
             Family::QKeras => Some(Framework::QKeras),
             Family::Larq => Some(Framework::Larq),
-            Family::Beyond | Family::MlDtypes | Family::Torchao => None,
+            Family::Beyond | Family::MlDtypes | Family::Torchao | Family::Bnb => None,
         };
         let want: Vec<Framework> = library.into_iter().chain([Framework::PyTorch, Framework::Cli]).collect();
         assert_eq!(got, want, "{name}");

@@ -63,6 +63,9 @@ const DATA_DEPENDENT: &[&str] = &[
     "lsq(bits=3, signed=False, grad_scale=False)",
     "torchao.float8",
     "torchao.float8(float8_dtype='float8_e5m2', round_scales_to_power_of_2=True)",
+    // One tail block holds the whole sample: the frozen form reproduces it.
+    "bnb.nf4(blocksize=4096)",
+    "bnb.fp4(blocksize=4096)",
 ];
 
 // ----------------------------------------------------------------------------------------
@@ -512,7 +515,7 @@ fn every_catalogue_entry_gets_its_library_snippet_and_a_cli_line() {
         match e.info.family {
             Family::QKeras => assert!(has(Framework::QKeras), "{}", e.info.name),
             Family::Larq => assert!(has(Framework::Larq), "{}", e.info.name),
-            Family::Beyond | Family::MlDtypes | Family::Torchao => {}
+            Family::Beyond | Family::MlDtypes | Family::Torchao | Family::Bnb => {}
         }
     }
 }

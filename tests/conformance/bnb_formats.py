@@ -11,7 +11,8 @@ the edge cases — every table value, each midpoint between neighbours (a tie) a
 neighbours in a block of absmax 1 (as a full block, which multiplies by 1/absmax, and as a
 tail, which divides), and scaled to absmax 3; a normal sample with a tail; blocks of all zeros
 (a full one stores absmax 0, a tail 1e-38); one outlier; absmax exactly a power of two; a NaN
-inside a block; +inf and -inf inside a block; tiny tail blocks (1, 2 and 3 elements); float32
+inside a block; +inf and -inf inside a block; values whose x·(1/3) and x/3 fall on either
+side of a bound (full block against tail); tiny tail blocks (1, 2 and 3 elements); float32
 subnormals (absmax below the 1e-38 clamp) and float32's largest value (1/absmax subnormal) —
 and a normal sample at blocksize 32, 128, 2048 and 4096.
 
@@ -86,7 +87,11 @@ def tensors(t):
     subn = np.array([1e-40, -3e-41, 1e-45, 0.0, 5e-39, -2e-39], dtype=F32)
     top = np.array([np.finfo(F32).max, 1e38, -3e38, 1.0, 0.0, -1e30], dtype=F32)
     tiny_pos = np.array([1.0, 1e-3, 2.5e-3, 2.6e-3, 2.7e-3, -1e-3, 1e-9, 0.0, -0.0, 3e-3], dtype=F32)
+    # x·(1/3) and x/3 on either side of an NF4 bound (x·(1/3) above it, x/3 on it or below).
+    recip = np.array([3.0, 1.1679376, 1.9283608, -1.8318986, -1.0190382, -0.41373518, 0.11937045], dtype=F32)
     return [
+        ("x/3 and x*(1/3) on either side of a bound, a full block of absmax 3", 64, pad(recip, 64)),
+        ("x/3 and x*(1/3) on either side of a bound, a tail of absmax 3", 64, recip),
         ("grid at absmax 1, a full block", 64, pad(g, 64)),
         ("grid at absmax 1, a tail block", 64, g),
         ("grid at absmax 3, a full block", 64, pad(g * F32(3), 64)),

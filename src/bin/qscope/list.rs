@@ -13,11 +13,11 @@ fn command() -> Command<()> {
         name: "list",
         about: "\
 list prints every quantizer of the catalogue, or of one FAMILY (qkeras, larq, beyond,
-ml_dtypes or torchao): its name and aliases, what it does, its forward and backward formulas, and each parameter with its
+ml_dtypes, torchao or bnb): its name and aliases, what it does, its forward and backward formulas, and each parameter with its
 default and range.",
         options: Vec::new(),
         max_free: Some(1),
-        extra: "list takes one FAMILY: qkeras, larq, beyond, ml_dtypes or torchao",
+        extra: "list takes one FAMILY: qkeras, larq, beyond, ml_dtypes, torchao or bnb",
     }
 }
 
@@ -29,10 +29,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let free = command().parse(args, &mut ())?;
     let filter = match free.first() {
         None => None,
-        Some(f) => Some(
-            Family::parse(f)
-                .ok_or_else(|| format!("unknown family '{f}'; expected qkeras, larq, beyond, ml_dtypes or torchao"))?,
-        ),
+        Some(f) => Some(Family::parse(f).ok_or_else(|| {
+            format!("unknown family '{f}'; expected qkeras, larq, beyond, ml_dtypes, torchao or bnb")
+        })?),
     };
     let mut out = BufWriter::new(io::stdout().lock());
     let mut current = None;
