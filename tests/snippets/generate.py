@@ -39,9 +39,16 @@ How to run (versions used for the committed files; about 3 minutes on 2 cores):
         scikit-learn tqdm      # + QKeras from source at /tmp/qkeras-src: see tests/conformance
     python3 -m venv /work/venv-torch2150 && /work/venv-torch2150/bin/pip install \\
         torch==2.15.0 torchao==0.18.0 shok==0.3.0 numpy   # likewise /work/venv-torch2100, torch==2.10.0
+    python3 -m venv /work/venv-bnb && echo /work/venv-torch2150/lib/python3.11/site-packages \\
+        > /work/venv-bnb/lib/python3.11/site-packages/torch2150.pth && /work/venv-bnb/bin/pip install \\
+        --no-deps bitsandbytes==0.50.2   # likewise /work/venv-bnb2100 over /work/venv-torch2100
     QKERAS_COMMIT=78ea90fc381fef23faa4db0e1d88bd1173c1c644 /work/venv/bin/python tests/snippets/generate.py \\
-        --torch /work/venv-torch2150/bin/python --torch /work/venv-torch2100/bin/python \\
+        --torch /work/venv-bnb/bin/python --torch /work/venv-bnb2100/bin/python \\
         --tf /work/venv/bin/python [--samples 2000] [--only SUBSTRING]
+
+The bnb venvs are the torch venvs plus bitsandbytes (its wheel carries its CPU library;
+--no-deps leaves torch as it is): the bitsandbytes snippets need it, the others run the same, and
+each bitsandbytes case records its version in a comment line.
 
 --only regenerates the cases whose spec contains SUBSTRING and keeps the others' committed
 outputs.  QKERAS_SRC (default /tmp/qkeras-src) and QKERAS_COMMIT as in tests/conformance.
@@ -113,11 +120,13 @@ CONFIGS = [
     "torchao.mx(elem_dtype='float8_e5m2',scaling_mode='ceil')",
     "torchao.mx(elem_dtype='fp6_e3m2',block_size=16,scaling_mode='even')",
     "torchao.nvfp4(per_tensor_scale='auto')", "torchao.nvfp4(per_tensor_scale=0.01)",
+    "bnb.nf4(blocksize=32)", "bnb.fp4(blocksize=128)",
 ]
 # Data-dependent specs (a scale or threshold from the whole tensor): no ±10, ±1e4 or NaN in
 # their grid (a NaN input only makes every output NaN).
 NARROW = ("'auto", "MagnitudeAwareSign", "ternary_weight_networks=True", "mode='weights'", "lsq",
-          "stochastic_ternary", "torchao.float8", "torchao.affine", "torchao.intx_fake_quantize")
+          "stochastic_ternary", "torchao.float8", "torchao.affine", "torchao.intx_fake_quantize",
+          "bnb.")
 
 
 # ---------------------------------------------------------------- shared helpers

@@ -151,6 +151,8 @@ def evaluate(fw, job, samples):
     seed = seed_of(job["spec"])
     x = np.array(job["x"] + [np.nan], F32)  # NaN at its end: left out if it poisons others
     out = dict(spec=job["spec"], lang=job["lang"], hash=job["hash"], version=fw.label(job["lang"]), notes=[])
+    if "import bitsandbytes" in job["text"]:
+        out["notes"].append(library_version("bitsandbytes"))
     try:
         phase, outs, names, none = run_nan_or_not(fw, code, x, seed, out, job["nan"])
     except Exception as e:  # noqa: BLE001
@@ -173,6 +175,15 @@ def evaluate(fw, job, samples):
     out.update(kind="stochastic", samples=samples, y=mean[0].tolist(), yvar=var.tolist(),
                dydx=mean[1].tolist(), grads=[(k, v.tolist()) for k, v in zip(names, mean[2:])])
     return out
+
+
+def library_version(name):
+    """`name X.Y.Z`, or that it is missing (the snippet then raises and says so)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return f"{name} {version(name)}"
+    except PackageNotFoundError:
+        return f"{name} not installed"
 
 
 def run_nan_or_not(fw, code, x, seed, out, job_nan):
