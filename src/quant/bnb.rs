@@ -312,7 +312,7 @@ mod tests {
 
     #[test]
     fn nf4_bounds_are_float32_midpoints() {
-        assert_eq!(Table::Nf4.bounds()[0], -0.848_096_37);
+        assert_eq!(Table::Nf4.bounds()[0], -0.848_096_4);
         assert_eq!(Table::Nf4.bounds()[7], 0.039_790_15);
     }
 
