@@ -19,7 +19,7 @@
 //!    1·inf = +inf (−inf too); a NaN makes the whole block NaN.
 //!
 //! The tables (`get_4bit_type`, normalised by its max |v|): NF4 the sixteen normal quantiles of
-//! QLoRA (−1 … 0 … 1, fifteen distinct gaps), FP4 bitsandbytes' own 1-2-1 float with bias 2 —
+//! QLoRA (7 negative, 0 and 8 positive values in [−1, 1]), FP4 bitsandbytes' own 1-2-1 float with bias 2 —
 //! {0, 0.0625, 2, 3, 4, 6, 8, 12}/12 and their negatives, not OCP E2M1. FP4 has two codes for 0
 //! (0b0000 and 0b1000): quantization picks 0b1000 for 0 < scaled ≤ 0.0026; the table and the
 //! AVX-512 and torch dequantizers give +0 for it, the scalar C++ kernel (no AVX-512, or a length
@@ -200,31 +200,35 @@ fn apply_blocks(table: Table, blocksize: i32, x: &[f32], y: &mut [f32], dydx: Op
     Report { blocks, ..Report::default() }
 }
 
-quantizer! {
-    /// NormalFloat4 (QLoRA): sixteen normal quantiles scaled by each block's absmax, as
-    /// bitsandbytes 0.50's `quantize_4bit(quant_type='nf4')` and `dequantize_4bit` compute it.
-    pub struct Nf4: Bnb "nf4" {
-        summary: "NF4 (QLoRA): 16 normal quantiles in [−1, 1] times each block's absmax",
-        forward: "per block a = max|x|;  q(x) = nf4[bucket(x·(1/a))]·a (tail block: x/a), \
-                  bucket = nearest of the 16 values, a tie to the lower",
-        backward: "∂q/∂x = 1 (qscope's straight-through; bitsandbytes' 4-bit functions have no gradient)",
-        /// Elements per absmax block: 32, 64, 128, 256, 512, 1024, 2048 or 4096.
-        blocksize: i32 = 64, Kind::Int { min: 32, max: 4096 };
-    }
+/// `four_bit_quantizer! { docs  Type "name" "n values" "summary" }`: one of the two types, whose
+/// schema differs only in name, table size and summary.
+macro_rules! four_bit_quantizer {
+    ($(#[doc = $doc:expr])* $ty:ident $name:literal $values:literal $summary:literal) => {
+        quantizer! {
+            $(#[doc = $doc])*
+            pub struct $ty: Bnb $name {
+                summary: $summary,
+                forward: concat!("per block a = max|x|;  q(x) = ", $name, "[bucket(x·(1/a))]·a (tail block: x/a), \
+                                  bucket = nearest of the ", $values, " values, a tie to the lower"),
+                backward: "∂q/∂x = 1 (qscope's straight-through; bitsandbytes' 4-bit functions have no gradient)",
+                /// Elements per absmax block: 32, 64, 128, 256, 512, 1024, 2048 or 4096.
+                blocksize: i32 = 64, Kind::Int { min: 32, max: 4096 };
+            }
+        }
+    };
 }
 
-quantizer! {
+four_bit_quantizer! {
+    /// NormalFloat4 (QLoRA): sixteen normal quantiles scaled by each block's absmax, as
+    /// bitsandbytes 0.50's `quantize_4bit(quant_type='nf4')` and `dequantize_4bit` compute it.
+    Nf4 "nf4" "16" "NF4 (QLoRA): 16 normal quantiles in [−1, 1] times each block's absmax"
+}
+
+four_bit_quantizer! {
     /// bitsandbytes' own FP4 (1 sign, 2 exponent, 1 mantissa bit, bias 2: values
     /// {0, 0.0625, 2, 3, 4, 6, 8, 12}/12, not OCP E2M1) scaled by each block's absmax, as
     /// `quantize_4bit(quant_type='fp4')` and `dequantize_4bit` compute it.
-    pub struct Fp4: Bnb "fp4" {
-        summary: "bitsandbytes' FP4 ({0, 1/16, 2, 3, 4, 6, 8, 12}/12, ±) times each block's absmax",
-        forward: "per block a = max|x|;  q(x) = fp4[bucket(x·(1/a))]·a (tail block: x/a), \
-                  bucket = nearest of the 15 values, a tie to the lower",
-        backward: "∂q/∂x = 1 (qscope's straight-through; bitsandbytes' 4-bit functions have no gradient)",
-        /// Elements per absmax block: 32, 64, 128, 256, 512, 1024, 2048 or 4096.
-        blocksize: i32 = 64, Kind::Int { min: 32, max: 4096 };
-    }
+    Fp4 "fp4" "15" "bitsandbytes' FP4 ({0, 1/16, 2, 3, 4, 6, 8, 12}/12, ±) times each block's absmax"
 }
 
 /// The shared [`Kernel`] and [`Facts`] of the two 4-bit types, each with its table.
