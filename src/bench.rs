@@ -22,6 +22,8 @@ pub const KERNELS: &[&str] = &[
     "torchao.intx_fake_quantize",
     "torchao.mx(elem_dtype='fp4_e2m1')",
     "torchao.nvfp4",
+    "bnb.nf4",
+    "bnb.fp4",
 ];
 
 /// Deterministic inputs spread over [−2, 2] (a fixed LCG, so every runtime sees the same).
