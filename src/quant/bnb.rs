@@ -121,9 +121,9 @@ pub fn block_amax_lanes<V: Lane>(x: &[f32]) -> f32 {
     }
     let body = x.len() - x.len() % V::WIDTH;
     let lanes = x[..body].chunks_exact(V::WIDTH).fold(V::splat(0.0), |m, c| step(m, V::load(c).abs()));
-    let mut out = vec![0.0; V::WIDTH];
-    lanes.store(&mut out);
-    out.into_iter().chain(x[body..].iter().map(|v| v.abs())).fold(0.0f32, step)
+    let mut out = [0.0f32; 16];
+    lanes.store(&mut out[..V::WIDTH]);
+    out[..V::WIDTH].iter().chain(&x[body..]).map(|v| v.abs()).fold(0.0f32, step)
 }
 
 /// One block's elementwise work: `values[bucket(x·recip / div)] · absmax`, gradient 1. A full
@@ -132,6 +132,8 @@ pub fn block_amax_lanes<V: Lane>(x: &[f32]) -> f32 {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BlockCode {
     pub table: Table,
+    /// A full block (else the tail).
+    pub full: bool,
     pub recip: f32,
     pub div: f32,
     /// The stored absmax the codes are multiplied by.
@@ -148,7 +150,7 @@ impl BlockCode {
         // torch.clamp(min=1e-38): NaN stays NaN.
         let clamped = if amax < MIN_ABSMAX { MIN_ABSMAX } else { amax };
         let (recip, div, absmax) = if full { (1.0 / clamped, 1.0, amax) } else { (1.0, clamped, clamped) };
-        BlockCode { table, recip, div, absmax, values: table.values(), bounds: table.bounds() }
+        BlockCode { table, full, recip, div, absmax, values: table.values(), bounds: table.bounds() }
     }
 
     /// Every finite output at this block's absmax.

@@ -12,7 +12,7 @@ fn block_steps(op: &BlockCode, amax: Option<f32>, at: &At, t: &mut Trace) -> Opt
         t.add("absmax = max|x| of the block (float32; NaN if any element is)", n(a));
     }
     let scaled = op.scaled(at.x);
-    if op.div == 1.0 {
+    if op.full {
         t.add(format!("full block: x · (1 / max(absmax, {MIN_ABSMAX:e})), both in float32"), n(scaled));
     } else {
         t.add(format!("tail block: x / max(absmax, {MIN_ABSMAX:e}) (stored as its absmax)"), n(scaled));
