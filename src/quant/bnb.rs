@@ -31,8 +31,8 @@
 use super::frozen::{Fixed, Frozen};
 use super::lane::Lane;
 use super::schema::{Kind, quantizer};
-use super::simd::{self, Op};
-use super::{Block, Ctx, Facts, Kernel, Levels, Report};
+use super::simd::Op;
+use super::{Block, Ctx, Facts, Kernel, Levels, Report, blocks};
 
 /// The block sizes `quantize_4bit` accepts (it raises `ValueError('invalid blocksize …')` on
 /// any other).
@@ -102,30 +102,6 @@ impl Table {
     }
 }
 
-/// `max|x|` of a block as `torch.max(abs)` gives it: NaN if any element is, 0 for none. Four
-/// lanes at a time where f32x4 runs ([`block_amax_lanes`]); the result does not depend on the
-/// order, so both paths give the same bits.
-pub fn block_amax(x: &[f32]) -> f32 {
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if simd::enabled() {
-        return block_amax_lanes::<super::lane::F32x4>(x);
-    }
-    block_amax_lanes::<f32>(x)
-}
-
-/// [`block_amax`] on `V` lanes, the tail one element at a time: `max` that keeps a NaN.
-pub fn block_amax_lanes<V: Lane>(x: &[f32]) -> f32 {
-    fn step<V: Lane>(m: V, a: V) -> V {
-        // Keep m where a ≤ m, or where m is already NaN (m ≥ m fails only for NaN).
-        V::select(a.le(m) | !m.ge(m), m, a)
-    }
-    let body = x.len() - x.len() % V::WIDTH;
-    let lanes = x[..body].chunks_exact(V::WIDTH).fold(V::splat(0.0), |m, c| step(m, V::load(c).abs()));
-    let mut out = [0.0f32; 16];
-    lanes.store(&mut out[..V::WIDTH]);
-    out[..V::WIDTH].iter().chain(&x[body..]).map(|v| v.abs()).fold(0.0f32, step)
-}
-
 /// One block's elementwise work: `values[bucket(x·recip / div)] · absmax`, gradient 1. A full
 /// block has `recip = 1/max(absmax, 1e−38)` and `div = 1`, the tail `recip = 1` and
 /// `div = max(absmax, 1e−38)` (multiplying or dividing by 1 is exact, so one op serves both).
@@ -185,20 +161,15 @@ impl Op for BlockCode {
     }
 }
 
-/// Quantizes `x` block by block with `table`, one [`Block`] per block in the report.
+/// Quantizes `x` block by block with `table` ([`blocks::run`]; a shorter tail block of its
+/// own), one [`Block`] per block in the report: its amax and the absmax it stores.
 fn apply_blocks(table: Table, blocksize: i32, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Report {
     let bs = blocksize as usize;
-    let mut blocks = Vec::with_capacity(x.len().div_ceil(bs));
-    let mut run = |xs: &[f32], ys: &mut [f32], ds: Option<&mut [f32]>| {
-        let amax = block_amax(xs);
+    let blocks = blocks::run(x, y, dydx, bs, |xs| {
+        let amax = blocks::amax(xs);
         let op = BlockCode::new(table, amax, xs.len() == bs);
-        simd::run(&op, xs, ys, ds);
-        blocks.push(Block { len: xs.len(), amax, scale: op.absmax, code: None, zero_point: None });
-    };
-    match dydx {
-        Some(d) => x.chunks(bs).zip(y.chunks_mut(bs)).zip(d.chunks_mut(bs)).for_each(|((a, b), c)| run(a, b, Some(c))),
-        None => x.chunks(bs).zip(y.chunks_mut(bs)).for_each(|(a, b)| run(a, b, None)),
-    }
+        (op, Block { len: xs.len(), amax, scale: op.absmax, code: None, zero_point: None })
+    });
     Report { blocks, ..Report::default() }
 }
 
@@ -305,7 +276,6 @@ fn validate_blocksize(blocksize: i32) -> Result<(), (&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quant::lane::Wide;
 
     #[test]
     fn fp4_is_bitsandbytes_table_over_twelve() {
@@ -320,20 +290,6 @@ mod tests {
     fn nf4_bounds_are_float32_midpoints() {
         assert_eq!(Table::Nf4.bounds()[0], -0.848_096_4);
         assert_eq!(Table::Nf4.bounds()[7], 0.039_790_15);
-    }
-
-    #[test]
-    fn block_amax_on_four_lanes_and_one_agree() {
-        let mut x: Vec<f32> = (0..203).map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0).collect();
-        for v in [&x[..], &x[..3], &[], &[-0.0]] {
-            assert_eq!(block_amax_lanes::<Wide<f32, 4>>(v).to_bits(), block_amax_lanes::<f32>(v).to_bits());
-        }
-        for at in [0, 5, 202] {
-            let keep = x[at];
-            x[at] = f32::NAN;
-            assert!(block_amax_lanes::<Wide<f32, 4>>(&x).is_nan() && block_amax_lanes::<f32>(&x).is_nan(), "{at}");
-            x[at] = keep;
-        }
     }
 
     #[test]
