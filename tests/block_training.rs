@@ -18,7 +18,9 @@ fn matrix(rows: usize, row_len: usize) -> Vec<f32> {
 fn apply_rows_quantizes_each_row_as_its_own_tensor_for_a_block_format() {
     let (rows, len) = (3, 40);
     let x = matrix(rows, len);
-    for spec in ["torchao.mx(elem_dtype='fp4_e2m1')", "torchao.affine(group_size=16)", "torchao.nvfp4"] {
+    for spec in
+        ["torchao.mx(elem_dtype='fp4_e2m1')", "torchao.affine(group_size=16)", "torchao.nvfp4", "bnb.nf4(blocksize=32)"]
+    {
         let fmt = q(spec);
         let (mut y, mut g) = (vec![0.0; x.len()], vec![0.0; x.len()]);
         let report = fmt.apply_rows(&x, len, &mut y, Some(&mut g), &mut Ctx::training(0));
@@ -84,8 +86,10 @@ fn a_layer_quantizes_each_outputs_weights_along_the_input_dimension() {
 }
 
 #[test]
-fn nets_with_mxfp4_or_nvfp4_or_int4_group_weights_learn_xor() {
-    for wq in ["torchao.mx(elem_dtype='fp4_e2m1')", "torchao.nvfp4", "torchao.affine(group_size=8)"] {
+fn nets_with_mxfp4_or_nvfp4_or_int4_group_or_nf4_weights_learn_xor() {
+    for wq in
+        ["torchao.mx(elem_dtype='fp4_e2m1')", "torchao.nvfp4", "torchao.affine(group_size=8)", "bnb.nf4(blocksize=32)"]
+    {
         let mut t = block_net(wq);
         for _ in 0..60 {
             t.step_epoch().unwrap();
