@@ -1,7 +1,7 @@
 // End-to-end test of the Train view: serves the release build (dist/) on 127.0.0.1, drives
 // Debian's chromium with playwright-core, trains 2-8-8-1 on xor with 4-bit weights and checks
 // what a user sees; then the STE swap mid-run, the STE twin, per-layer quantizers, the latent /
-// quantized toggle, a diverging run, prefers-reduced-motion, the pace (epochs per second, changed
+// quantized toggle, MXFP4 and NF4 weights, a diverging run, prefers-reduced-motion, the pace (epochs per second, changed
 // while playing), Step by batch, the one-batch walkthrough, and that the `qscope train`
 // command the page shows gives the page's numbers to the last digit (needs target/debug/qscope
 // or $QSCOPE_BIN: `cargo build --bin qscope`).
@@ -111,6 +111,7 @@ async function run(browser, url) {
   await pace(more, url);
   await stepByBatch(more, url);
   await oneBatch(more, url);
+  await blockFormats(browser, url, errors);
   await reducedMotion(browser, url, errors);
 
   let banners = 0;
@@ -348,6 +349,27 @@ async function oneBatch(page, url) {
   await page.locator('[data-testid="train-batch"]').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(SHOTS, 'train-batch-phone.png') });
   await page.setViewportSize({ width: 1360, height: 860 });
+}
+
+/** Block formats as weight quantizers (blocks along each layer's input dimension): fresh MXFP4 and NF4 nets learn xor. */
+async function blockFormats(browser, url, errors) {
+  for (const [name, wq] of [['MXFP4', "torchao.mx(elem_dtype='fp4_e2m1')"], ['NF4', 'bnb.nf4(blocksize=64)']]) {
+    const page = await browser.newPage();
+    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
+    });
+    await page.goto(url + `#view=train&dataset=xor&hidden=8,8&wq=${encodeURIComponent(wq)}&play=1`, { waitUntil: 'load', timeout: TIMEOUT_MS });
+    check(`the ${name} weight spec is taken from the link`, (await page.locator('[data-testid="train-wq"]').inputValue()) === wq);
+    const epoch = await until(() => epochOf(page), (e) => e >= 100, 20_000);
+    await click(page, 'train-play');
+    const acc = Number((await text(page, 'train-acc-test')).replace('%', ''));
+    check(`a fresh net with ${name} weights learns xor (test accuracy ≥ 90 % after ${epoch} epochs)`, epoch >= 100 && acc >= 90, `${acc} %`);
+    check(`the ${name} net's diagram is drawn`, inked(await canvasStats(page, 'train-diagram')));
+    check(`the ${name} net has no panic banner`, (await page.locator('[data-testid="panic"]').count()) === 0);
+    await page.screenshot({ path: join(SHOTS, `train-${name.toLowerCase()}.png`), fullPage: true });
+    await page.close();
+  }
 }
 
 /** prefers-reduced-motion: play=1 does not start training by itself. */
