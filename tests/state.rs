@@ -54,12 +54,24 @@ fn every_key_is_read() {
     assert_eq!(st.x, (-1.5, 0.25));
     assert_eq!(st.mode, Mode::Infer);
     assert_eq!(st.seed, 42);
-    assert_eq!(st.sample, Sample { dist: Dist::Laplace, spread: 0.2 });
+    assert_eq!(st.sample, Sample { dist: Dist::Laplace, spread: 0.2, ..Sample::default() });
     assert_eq!(st.hide, vec!["alpha", "symmetric", "picker"]);
     assert!(st.hides("alpha") && !st.hides("bits"));
     assert_eq!(st.selected, 1);
     assert_eq!(st.sample_spec().seed, 42);
     round_trip(&st);
+}
+
+#[test]
+fn a_heavy_tailed_sample_with_outliers_is_read_and_written_after_the_seed() {
+    let st = clean("#q=ste&x=-2,2&seed=3&sample=student_t,0.25&df=2.5&outliers=0.01");
+    assert_eq!(st.sample, Sample { dist: Dist::StudentT, spread: 0.25, df: 2.5, outliers: 0.01 });
+    assert_eq!(st.to_hash(), "#q=ste&x=-2,2&seed=3&sample=student_t,0.25&df=2.5&outliers=0.01");
+    let spec = st.sample_spec();
+    assert_eq!((spec.dist, spec.df, spec.outliers, spec.seed), (Dist::StudentT, 2.5, 0.01, 3));
+    let (_, problems) = State::parse("df=0&outliers=1");
+    assert_eq!(problems[0], "df=0: expected degrees of freedom from 1 to 100");
+    assert_eq!(problems[1], "outliers=1: expected a share from 0 to 0.5");
 }
 
 #[test]
@@ -197,7 +209,7 @@ fn other_bad_values_are_named() {
         assert_eq!(problems.len(), 1, "{hash}: {problems:?}");
         assert!(problems[0].contains(message), "{hash}: {problems:?}");
     }
-    assert_eq!(clean("sample=uniform").sample, Sample { dist: Dist::Uniform, spread: 0.5 });
+    assert_eq!(clean("sample=uniform").sample, Sample { dist: Dist::Uniform, spread: 0.5, ..Sample::default() });
 }
 
 #[test]
@@ -307,19 +319,19 @@ fn state() -> impl Strategy<Value = State> {
         (-1000.0f32..1000.0, 0.01f32..500.0),
         any::<bool>(),
         any::<u64>(),
-        (0..3usize, 0.001f32..100.0),
+        (0..Dist::ALL.len(), 0.001f32..100.0, 1.0f32..=100.0, prop::option::of(0.0f32..=0.5)),
         prop::sample::subsequence(vec!["bits", "alpha", "picker", "integer", "code"], 0..=3),
         any::<prop::sample::Index>(),
         prop::option::of(-1e6f32..=1e6),
     )
-        .prop_map(|(slots, (lo, w), infer, seed, (d, spread), hide, sel, pin)| State {
+        .prop_map(|(slots, (lo, w), infer, seed, (d, spread, df, outliers), hide, sel, pin)| State {
             selected: sel.index(slots.len()),
             slots,
             // At least the narrowest range check_x accepts at that magnitude.
             x: (lo, lo + w.max(lo.abs() * 1e-3)),
             mode: if infer { Mode::Infer } else { Mode::Train },
             seed,
-            sample: Sample { dist: Dist::ALL[d], spread },
+            sample: Sample { dist: Dist::ALL[d], spread, df, outliers: outliers.unwrap_or(0.0) },
             hide: hide.into_iter().map(String::from).collect(),
             pin,
         })

@@ -12,7 +12,9 @@
 //! | `x` | `lo,hi`: the x range, two finite numbers `lo < hi` | `-2,2` |
 //! | `mode` | `train` or `infer` (`infer=1`, as `qscope plot` links once wrote it, is accepted too) | `train` |
 //! | `seed` | the seed of random draws and of the sample tensor, `0` to `2^64 − 1` | `0` |
-//! | `sample` | `dist,spread`: the sample tensor of data-dependent quantizers (`normal`, `uniform`, `laplace`) | `normal,0.5` |
+//! | `sample` | `dist,spread`: the sample tensor of data-dependent quantizers and the error figures (`normal`, `uniform`, `laplace`, `student_t`) | `normal,0.5` |
+//! | `df` | Student-t's degrees of freedom, 1 to 100 | `3` |
+//! | `outliers` | the share of the sample replaced by outliers, 0 to 0.5 | `0` |
 //! | `hide` | parameter names whose controls a lesson hides, and the sections `picker`, `spec`, `code` | none |
 //! | `sel` | the index (from 0) of the selected quantizer | `0` |
 //! | `pin` | the pinned x of the crosshair, readout and Explain panel: finite, within ±[`X_LIMIT`] | none |
@@ -25,7 +27,9 @@
 //! [`State::parse`] never fails as a whole: each bad part takes its default and adds a message
 //! naming the problem (a bad spec gives its parser's message, with "did you mean").
 
-use crate::explore::sample::{Dist, SampleSpec};
+pub use crate::explore::sample::settings::Sample;
+use crate::explore::sample::SampleSpec;
+use crate::explore::sample::settings::{SETTINGS as SAMPLE_SETTINGS, setting as sample_setting};
 use crate::quant::spec::did_you_mean;
 use crate::quant::{ENTRIES, Quantizer, parse};
 
@@ -103,21 +107,6 @@ impl Mode {
     }
 }
 
-/// The sample tensor's distribution and spread (its size is [`SAMPLE_N`], its seed the state's).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sample {
-    pub dist: Dist,
-    /// σ, half-width or Laplace scale: finite, `0 < spread ≤ MAX_SPREAD`.
-    pub spread: f32,
-}
-
-impl Default for Sample {
-    fn default() -> Self {
-        let d = SampleSpec::default();
-        Sample { dist: d.dist, spread: d.spread }
-    }
-}
-
 /// Everything a link restores.
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {
@@ -183,6 +172,12 @@ impl State {
                 });
                 continue;
             };
+            if let Some(row) = sample_setting(&key) {
+                if let Err(e) = (row.read)(&mut st.sample, &value) {
+                    problems.push(format!("{key}={}: {e}", shorten(&value)));
+                }
+                continue;
+            }
             match key.as_str() {
                 "q" => {
                     let (hidden, spec) = match value.trim_start().strip_prefix('!') {
@@ -215,10 +210,6 @@ impl State {
                         shorten(&value),
                         u64::MAX
                     )),
-                },
-                "sample" => match parse_sample(&value) {
-                    Ok(s) => st.sample = s,
-                    Err(e) => problems.push(format!("sample={}: {e}", shorten(&value))),
                 },
                 "hide" => {
                     for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
@@ -284,8 +275,8 @@ impl State {
         if self.seed != 0 {
             parts.push(format!("seed={}", self.seed));
         }
-        if self.sample != Sample::default() {
-            parts.push(format!("sample={},{}", self.sample.dist.name(), self.sample.spread));
+        for row in SAMPLE_SETTINGS.iter().filter(|row| !row.is_default(&self.sample)) {
+            parts.push(format!("{}={}", row.key, encode(&(row.show)(&self.sample))));
         }
         if !self.hide.is_empty() {
             parts.push(format!("hide={}", encode(&self.hide.join(","))));
@@ -311,7 +302,7 @@ impl State {
 
     /// The sample tensor's full specification.
     pub fn sample_spec(&self) -> SampleSpec {
-        SampleSpec { dist: self.sample.dist, spread: self.sample.spread, n: SAMPLE_N, seed: self.seed }
+        self.sample.spec(self.seed)
     }
 
     /// Whether a control or section named `name` is hidden by the link.
@@ -370,11 +361,13 @@ impl State {
 
 /// Whether `key` is one the hash knows.
 fn known_key(key: &str) -> bool {
-    matches!(key, "q" | "x" | "mode" | "infer" | "seed" | "sample" | "hide" | "sel" | "pin")
+    matches!(key, "q" | "x" | "mode" | "infer" | "seed" | "hide" | "sel" | "pin") || sample_setting(key).is_some()
 }
 
 fn unknown_key(key: &str) -> String {
-    let keys = ["q", "x", "mode", "seed", "sample", "hide", "sel", "pin"];
+    let mut keys = vec!["q", "x", "mode", "seed"];
+    keys.extend(SAMPLE_SETTINGS.iter().map(|row| row.key));
+    keys.extend(["hide", "sel", "pin"]);
     let hint = match did_you_mean(key, keys.iter().copied()) {
         Some(k) if key.len() > 1 => format!("; did you mean '{k}'?"),
         _ => String::new(),
@@ -383,13 +376,13 @@ fn unknown_key(key: &str) -> String {
 }
 
 /// At most 60 characters of user text in a message.
-fn shorten(s: &str) -> String {
+pub(crate) fn shorten(s: &str) -> String {
     const MAX: usize = 60;
     if s.chars().count() <= MAX { s.to_string() } else { format!("{}…", s.chars().take(MAX).collect::<String>()) }
 }
 
 /// A number as written in a link; accepts the true minus sign `−` a copied label may carry.
-fn number(s: &str) -> Option<f32> {
+pub(crate) fn number(s: &str) -> Option<f32> {
     s.trim().replace('−', "-").parse::<f32>().ok()
 }
 
@@ -420,27 +413,6 @@ fn parse_x(s: &str) -> Result<(f32, f32), String> {
         },
         _ => Err("expected two finite numbers lo,hi with lo < hi".into()),
     }
-}
-
-fn parse_sample(s: &str) -> Result<Sample, String> {
-    let (name, spread) = match s.split_once(',') {
-        Some((n, v)) => (n.trim(), Some(v)),
-        None => (s.trim(), None),
-    };
-    let dist = Dist::ALL.into_iter().find(|d| d.name().eq_ignore_ascii_case(name)).ok_or_else(|| {
-        let names: Vec<&str> = Dist::ALL.iter().map(|d| d.name()).collect();
-        let hint =
-            did_you_mean(name, names.iter().copied()).map(|d| format!(" (did you mean '{d}'?)")).unwrap_or_default();
-        format!("unknown distribution '{}'{hint}; expected {} then a spread", shorten(name), names.join(", "))
-    })?;
-    let spread = match spread {
-        None => Sample::default().spread,
-        Some(v) => match number(v) {
-            Some(v) if v.is_finite() && v > 0.0 && v <= MAX_SPREAD => v,
-            _ => return Err(format!("spread '{}': expected a number above 0, at most {MAX_SPREAD}", shorten(v))),
-        },
-    };
-    Ok(Sample { dist, spread })
 }
 
 /// Every parameter name of the catalogue, once.

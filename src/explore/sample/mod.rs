@@ -6,6 +6,14 @@
 //! it a [`SampleSpec`] tensor (a weight-like distribution, seeded, so a shared link shows the
 //! same numbers), reports the scale or threshold the kernel chose, and draws the curve for
 //! that scale (see [`Quantizer::freeze`](crate::quant::Quantizer::freeze)).
+//!
+//! Heavy tails and outliers are where number formats differ (an FP4 grid against int4, a block
+//! scale against a tensor scale), so besides the weight-like shapes the sample can be
+//! Student-t with ν degrees of freedom, and any shape can have a share of its elements replaced
+//! by outliers. [`settings`] is the one table of the sample's settings: hash keys, CLI flags,
+//! ranges and help.
+
+pub mod settings;
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -21,11 +29,14 @@ pub enum Dist {
     Uniform,
     /// Laplace with scale b = spread (density ∝ e^(−|x|/b)), heavy-tailed like trained weights.
     Laplace,
+    /// Student-t with ν = [`SampleSpec::df`] degrees of freedom, times s = spread: tails that
+    /// fall off as |x|^−(ν+1) (ν = 1 is Cauchy; large ν approaches the Gaussian).
+    StudentT,
 }
 
 impl Dist {
     /// Every distribution, for a selector.
-    pub const ALL: [Dist; 3] = [Dist::Normal, Dist::Uniform, Dist::Laplace];
+    pub const ALL: [Dist; 4] = [Dist::Normal, Dist::Uniform, Dist::Laplace, Dist::StudentT];
 
     /// The name shown in the UI and accepted on the command line.
     pub fn name(self) -> &'static str {
@@ -33,6 +44,7 @@ impl Dist {
             Dist::Normal => "normal",
             Dist::Uniform => "uniform",
             Dist::Laplace => "laplace",
+            Dist::StudentT => "student_t",
         }
     }
 
@@ -42,16 +54,26 @@ impl Dist {
             Dist::Normal => "σ",
             Dist::Uniform => "half-width",
             Dist::Laplace => "scale b",
+            Dist::StudentT => "scale s",
         }
     }
 }
 
-/// A deterministic sample tensor: distribution, spread, size and seed.
+/// Outliers lie this many spreads from 0, at least (and at most twice as far).
+pub const OUTLIER_GAIN: f32 = 10.0;
+
+/// A deterministic sample tensor: distribution, spread, outliers, size and seed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SampleSpec {
     pub dist: Dist,
-    /// σ (normal), half-width (uniform) or scale b (Laplace); 0 gives all zeros.
+    /// σ (normal), half-width (uniform), scale b (Laplace) or scale s (Student-t); 0 gives all zeros.
     pub spread: f32,
+    /// Student-t's degrees of freedom ν (other distributions ignore it).
+    pub df: f32,
+    /// The share of elements replaced by outliers: `round(outliers·n)` of them, at places and
+    /// with signs drawn from their own stream, each `±spread·OUTLIER_GAIN·(1 + u)`, u uniform
+    /// on [0, 1). With none, the tensor is the distribution's draws alone.
+    pub outliers: f32,
     /// Number of elements.
     pub n: usize,
     /// Seed of the random stream (same seed, same tensor).
@@ -61,15 +83,23 @@ pub struct SampleSpec {
 impl Default for SampleSpec {
     /// 1000 draws of N(0, 0.5²), seed 0: weight-like values mostly inside (−1, 1).
     fn default() -> Self {
-        SampleSpec { dist: Dist::Normal, spread: 0.5, n: 1000, seed: 0 }
+        SampleSpec { dist: Dist::Normal, spread: 0.5, df: 3.0, outliers: 0.0, n: 1000, seed: 0 }
     }
 }
 
 impl SampleSpec {
     /// The tensor. Draws come from `rand`'s seeded `StdRng` and are shaped with float32
     /// arithmetic and TensorFlow's float32 `log` ([`lane::log`]), never the platform's libm,
-    /// so the native CLI and the browser produce the same bits.
+    /// so the native CLI and the browser produce the same bits. Outliers come from a second
+    /// stream, so the other elements stay the draws of the tensor without them.
     pub fn generate(&self) -> Vec<f32> {
+        let mut out = self.draws();
+        self.add_outliers(&mut out);
+        out
+    }
+
+    /// The distribution's `n` draws.
+    fn draws(&self) -> Vec<f32> {
         let mut rng = StdRng::seed_from_u64(self.seed);
         let s = self.spread;
         let mut out = Vec::with_capacity(self.n);
@@ -100,8 +130,41 @@ impl SampleSpec {
                     }
                 }
             }
+            Dist::StudentT => {
+                // Bailey's polar method: t = u·√(ν(w^(−2/ν) − 1)/w) for (u, v) uniform in the
+                // unit disc, w = u² + v² (one t per point: u·f and v·f are not independent).
+                let nu = self.df;
+                while out.len() < self.n {
+                    let (u, v) = (rng.random_range(-1.0f32..1.0), rng.random_range(-1.0f32..1.0));
+                    let w = u * u + v * v;
+                    if w >= 1.0 || w == 0.0 {
+                        continue;
+                    }
+                    let r2 = nu * (lane::exp(-2.0 / nu * lane::log(w)) - 1.0);
+                    out.push(u * (r2 / w).sqrt() * s);
+                }
+            }
         }
         out
+    }
+
+    /// Replaces `round(outliers·n)` elements, chosen without repetition (a partial
+    /// Fisher–Yates shuffle of the places), by outliers.
+    fn add_outliers(&self, out: &mut [f32]) {
+        let count = ((self.outliers.clamp(0.0, 1.0) as f64) * out.len() as f64).round() as usize;
+        if count == 0 {
+            return;
+        }
+        // Its own stream: "outliers" in ASCII, mixed into the seed.
+        let mut rng = StdRng::seed_from_u64(self.seed ^ 0x6f75_746c_6965_7273);
+        let mut places: Vec<u32> = (0..out.len() as u32).collect();
+        for i in 0..count {
+            let j = rng.random_range(i as u32..places.len() as u32) as usize;
+            places.swap(i, j);
+            let magnitude = self.spread * OUTLIER_GAIN * (1.0 + rng.random_range(0.0f32..1.0));
+            let sign = if rng.random_range(0u32..2) == 0 { -1.0 } else { 1.0 };
+            out[places[i] as usize] = sign * magnitude;
+        }
     }
 }
 
@@ -222,6 +285,58 @@ mod tests {
     }
 
     #[test]
+    fn student_t_with_three_degrees_of_freedom_has_mean_absolute_value_2_sqrt3_over_pi() {
+        // E|t₃| = 2√3/π ≈ 1.1027 (times the scale).
+        let spec = SampleSpec { dist: Dist::StudentT, spread: 0.5, df: 3.0, n: 40_000, seed: 2, ..SampleSpec::default() };
+        let x = spec.generate();
+        let mean_abs = x.iter().map(|v| v.abs() as f64).sum::<f64>() / x.len() as f64;
+        let expected = 0.5 * 2.0 * 3f64.sqrt() / std::f64::consts::PI;
+        assert!((mean_abs - expected).abs() < 0.02, "mean |x| {mean_abs}, expected {expected}");
+    }
+
+    #[test]
+    fn student_t_with_one_degree_of_freedom_is_cauchy_with_median_absolute_value_s() {
+        let spec = SampleSpec { dist: Dist::StudentT, spread: 2.0, df: 1.0, n: 20_001, seed: 4, ..SampleSpec::default() };
+        let mut a: Vec<f32> = spec.generate().iter().map(|v| v.abs()).collect();
+        a.sort_by(f32::total_cmp);
+        let median = a[a.len() / 2];
+        assert!((median - 2.0).abs() < 0.1, "median |x| {median}");
+    }
+
+    #[test]
+    fn fewer_degrees_of_freedom_give_heavier_tails() {
+        let beyond = |df: f32| {
+            let spec = SampleSpec { dist: Dist::StudentT, df, n: 20_000, ..SampleSpec::default() };
+            spec.generate().iter().filter(|v| v.abs() > 5.0 * spec.spread).count()
+        };
+        assert!(beyond(1.0) > beyond(3.0) && beyond(3.0) > beyond(30.0), "{} {} {}", beyond(1.0), beyond(3.0), beyond(30.0));
+    }
+
+    #[test]
+    fn outliers_replace_their_share_of_elements_and_leave_the_rest_alone() {
+        let plain = SampleSpec::default();
+        let spec = SampleSpec { outliers: 0.01, ..plain };
+        let (a, b) = (plain.generate(), spec.generate());
+        let changed: Vec<usize> = (0..a.len()).filter(|&i| a[i] != b[i]).collect();
+        assert_eq!(changed.len(), 10);
+        for i in changed {
+            let m = b[i].abs();
+            assert!((5.0..10.0).contains(&m), "outlier {} at {i}", b[i]);
+        }
+        assert!(b.iter().any(|&v| v > 0.0 && v.abs() >= 5.0) && b.iter().any(|&v| v < 0.0 && v.abs() >= 5.0));
+    }
+
+    #[test]
+    fn no_outliers_give_the_tensor_the_seed_always_gave() {
+        // The first draws of the default tensor (N(0, 0.5²), seed 0), as links have shown them.
+        let x = SampleSpec::default().generate();
+        assert_eq!(x[..3].iter().map(|v| v.to_bits()).collect::<Vec<_>>(), [1054147169, 1050889638, 1041956913]);
+        assert_eq!(x, SampleSpec { df: 30.0, ..SampleSpec::default() }.generate());
+        let laplace = SampleSpec { dist: Dist::Laplace, outliers: 0.0004, ..SampleSpec::default() };
+        assert_eq!(laplace.generate(), SampleSpec { outliers: 0.0, ..laplace }.generate());
+    }
+
+    #[test]
     fn edges_span_the_range() {
         let h = histogram(&[], -1.0, 1.0, 4);
         assert_eq!(h.edges(), vec![-1.0, -0.5, 0.0, 0.5, 1.0]);
@@ -229,7 +344,7 @@ mod tests {
 
     #[test]
     fn the_normal_sample_has_the_requested_standard_deviation() {
-        let x = SampleSpec { dist: Dist::Normal, spread: 0.5, n: 20_000, seed: 3 }.generate();
+        let x = SampleSpec { dist: Dist::Normal, spread: 0.5, n: 20_000, seed: 3, ..SampleSpec::default() }.generate();
         let mean = x.iter().map(|&v| v as f64).sum::<f64>() / x.len() as f64;
         let var = x.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / x.len() as f64;
         assert!(mean.abs() < 0.02, "mean {mean}");
@@ -238,14 +353,14 @@ mod tests {
 
     #[test]
     fn the_uniform_sample_stays_within_its_half_width() {
-        let x = SampleSpec { dist: Dist::Uniform, spread: 0.3, n: 5000, seed: 1 }.generate();
+        let x = SampleSpec { dist: Dist::Uniform, spread: 0.3, n: 5000, seed: 1, ..SampleSpec::default() }.generate();
         assert!(x.iter().all(|v| v.abs() <= 0.3));
         assert!(x.iter().any(|&v| v > 0.29) && x.iter().any(|&v| v < -0.29));
     }
 
     #[test]
     fn the_laplace_sample_has_mean_absolute_value_b() {
-        let x = SampleSpec { dist: Dist::Laplace, spread: 0.2, n: 20_000, seed: 5 }.generate();
+        let x = SampleSpec { dist: Dist::Laplace, spread: 0.2, n: 20_000, seed: 5, ..SampleSpec::default() }.generate();
         let mean_abs = x.iter().map(|v| v.abs() as f64).sum::<f64>() / x.len() as f64;
         assert!((mean_abs - 0.2).abs() < 0.006, "mean |x| {mean_abs}");
     }
