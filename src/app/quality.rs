@@ -19,17 +19,7 @@ fn db(v: f64) -> String {
 pub fn Quality(model: Model) -> impl IntoView {
     let metrics = Memo::new(move |_| model.sample_run.with(|r| r.metrics.clone()));
     let total = Memo::new(move |_| model.sample_run.with(|r| r.levels.count()));
-    let sample = move || {
-        let s = model.sample_spec.get();
-        format!(
-            "{} × {} ({} {}), seed {}",
-            s.n,
-            s.dist.name(),
-            s.dist.spread_name(),
-            fmt_number(s.spread as f64),
-            s.seed
-        )
-    };
+    let sample = move || model.state.with(|s| format!("{}, seed {}", s.sample.describe(fmt_number), s.seed));
     view! {
         <section class="card side" aria-labelledby="quality-h">
             <h2 id="quality-h">"Error on the sample"</h2>

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use super::figure;
 use super::model::Model;
 use crate::explore::hardware::{FixedPoint, fixed_point, warnings};
+use crate::explore::layout::{Field, layout};
 use crate::quant::Levels;
 
 /// Levels listed one by one up to this many.
@@ -65,6 +66,7 @@ pub fn SelectedPanel(model: Model) -> impl IntoView {
             {move || frozen().map(|f| view! {
                 <p class="note small">"Drawn for the sample tensor's numbers: " <code>{f}</code></p>
             })}
+            <BitLayout model=model />
             <Hardware model=model />
         </section>
     }
@@ -86,6 +88,35 @@ fn LevelsView(levels: Memo<Levels>) -> impl IntoView {
                 {l.into_iter().map(|v| view! { <span class="chip num">{n(v)}</span> }).collect_view()}
             </span>
         })}
+    }
+}
+
+/// The element format's bits as coloured cells (`S|EEEE|MMM`) and its edge values and special
+/// codes, for every quantizer that stores elements in a small float format.
+#[component]
+fn BitLayout(model: Model) -> impl IntoView {
+    let layout = Memo::new(move |_| model.current.with(|q| q.element_format()).map(|f| layout(f, figure::fmt_number)));
+    move || {
+        layout.get().map(|l| {
+            let cells = l.fields.iter().flat_map(|&(field, n)| (0..n).map(move |_| field));
+            let class = |field: Field| match field {
+                Field::Sign => "bit sign",
+                Field::Exponent => "bit exponent",
+                Field::Mantissa => "bit mantissa",
+            };
+            let title: Vec<String> = l.fields.iter().map(|(f, n)| format!("{n} {}", f.name())).collect();
+            view! {
+                <h3>"Bit layout " <code class="muted">{l.name}</code></h3>
+                <div class="bits" data-testid="bit-layout" role="img" aria-label=title.join(", ")>
+                    {cells.map(|f| view! { <span class=class(f)>{f.letter().to_string()}</span> }).collect_view()}
+                </div>
+                <table class="layout-table" data-testid="layout-table">
+                    <tbody>
+                        {l.rows.into_iter().map(|(k, v)| view! { <tr><th scope="row">{k}</th><td class="num">{v}</td></tr> }).collect_view()}
+                    </tbody>
+                </table>
+            }
+        })
     }
 }
 

@@ -15,6 +15,8 @@
 //! - [`figure`] — the figure before drawing: every compared quantizer evaluated into a curve
 //!   (unchanged ones reused), the Selected panel's numbers, and the figure `qscope plot`
 //!   writes, with the link its state writes.
+//! - [`layout`] — a small float format's bit layout (sign, exponent, mantissa), bias, edge
+//!   values and special codes, for the Selected panel.
 //! - [`lesson`] — classroom lessons: Markdown steps, each a state of a view, with "try it"
 //!   tasks checked live, opened from a file, a built-in name or a link carrying the lesson.
 //! - [`one_batch`] — "show one batch": one training step told from one weight's side.
@@ -33,6 +35,7 @@ pub mod drawn;
 pub mod explain;
 pub mod figure;
 pub mod hardware;
+pub mod layout;
 pub mod lesson;
 pub mod metrics;
 pub mod one_batch;

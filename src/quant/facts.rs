@@ -17,6 +17,7 @@
 //! [`Kind`](super::Kind) says so), and are not listed as inert.
 
 use super::frozen::Frozen;
+use super::ml_dtypes::Format;
 use super::{Quantizer, Report};
 
 /// What a quantizer says about itself besides computing: whether its output depends on the
@@ -42,6 +43,13 @@ pub trait Facts {
     /// `None` (the default, right for the elementwise quantizers, whose only scale is per
     /// tensor or fixed) means: the bits needed to index the quantizer's levels, ⌈log₂ n⌉.
     fn bits_per_element(&self) -> Option<f32> {
+        None
+    }
+
+    /// The small float format each element is stored in (an ml_dtypes cast, torchao's FP8,
+    /// the elements of MX and NVFP4 blocks), for its bit layout; `None` (the default, right
+    /// for the integer and binary quantizers and formats with their own tables) otherwise.
+    fn element_format(&self) -> Option<Format> {
         None
     }
 
@@ -123,6 +131,11 @@ impl Quantizer {
     pub fn bits_per_element(&self, report: &Report) -> Option<f32> {
         super::each_quantizer!(self, k => k.bits_per_element())
             .or_else(|| self.levels(report).count().map(|n| (n.max(2) as f64).log2().ceil() as f32))
+    }
+
+    /// The float format of each element, where there is one; see [`Facts::element_format`].
+    pub fn element_format(&self) -> Option<Format> {
+        super::each_quantizer!(self, k => k.element_format())
     }
 
     /// Elements per block for block formats; see [`Facts::block_size`].

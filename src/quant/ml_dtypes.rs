@@ -10,7 +10,7 @@
 use super::lane::Lane;
 use super::schema::quantizer;
 use super::simd::{self, Op};
-use super::{Kernel, Levels, Report, elementwise_facts};
+use super::{Facts, Frozen, Kernel, Levels, Report};
 
 /// `2^k` as float32 from its bits (normal and subnormal `k`, −149 ≤ k ≤ 127): a few integer
 /// operations, so a format known only at run time (MX's element dtype) costs no `powi` per call.
@@ -82,6 +82,65 @@ impl Format {
     /// The smallest positive value (a subnormal where the format has them).
     pub fn min_positive(self) -> f32 {
         pow2(self.min_exponent() - self.mantissa_bits as i32)
+    }
+
+    /// The smallest positive normal value (ml_dtypes' `finfo.smallest_normal`; for E8M0, which
+    /// has no subnormals, its smallest value).
+    pub fn min_normal(self) -> f32 {
+        2f64.powi(self.min_exponent()) as f32
+    }
+
+    /// The code with sign bit `sign`, exponent field `exponent` and mantissa field `mantissa`.
+    pub fn code(self, sign: bool, exponent: u32, mantissa: u32) -> u32 {
+        let sign = if sign && self.signed() { 1 << (self.exponent_bits + self.mantissa_bits) } else { 0 };
+        sign | exponent << self.mantissa_bits | mantissa
+    }
+
+    /// The code of a finite value the format holds exactly, sign included (`None` for any other
+    /// value, such as −0 in a format without it).
+    pub fn code_of(self, v: f32) -> Option<u32> {
+        if !v.is_finite() || self.cast(v).to_bits() != v.to_bits() {
+            return None;
+        }
+        let (a, m) = (v.abs(), self.mantissa_bits as i32);
+        let negative = v.is_sign_negative();
+        let e = a.log2().floor() as i32;
+        let (field, mantissa) = if a == 0.0 || e < self.min_exponent() {
+            (0, (a as f64 / 2f64.powi(self.min_exponent() - m)) as u32)
+        } else {
+            (e + self.bias, (a as f64 / 2f64.powi(e - m)) as u32 - (1 << m))
+        };
+        Some(self.code(negative, field as u32, mantissa))
+    }
+
+    /// Whether −0 has a code of its own (not in FNUZ formats, where it is NaN, nor in E8M0).
+    pub fn negative_zero(self) -> bool {
+        !matches!(self.specials, Specials::Fnuz | Specials::PowerOfTwo)
+    }
+
+    /// The codes that decode to NaN, ascending.
+    pub fn nan_codes(self) -> Vec<u32> {
+        let (all_e, all_m) = ((1 << self.exponent_bits) - 1, (1 << self.mantissa_bits) - 1);
+        let both = |e: u32, ms: std::ops::RangeInclusive<u32>| {
+            let codes = |sign| ms.clone().map(move |m| self.code(sign, e, m));
+            codes(false).chain(codes(true)).collect()
+        };
+        match self.specials {
+            Specials::Ieee => both(all_e, 1..=all_m),
+            Specials::Fn => both(all_e, all_m..=all_m),
+            Specials::Fnuz => vec![self.code(true, 0, 0)],
+            Specials::PowerOfTwo => vec![all_e],
+            Specials::Saturating => Vec::new(),
+        }
+    }
+
+    /// The codes of +inf and −inf, where the format has them (IEEE-style ones only).
+    pub fn inf_codes(self) -> Vec<u32> {
+        let all_e = (1 << self.exponent_bits) - 1;
+        match self.specials {
+            Specials::Ieee => vec![self.code(false, all_e, 0), self.code(true, all_e, 0)],
+            _ => Vec::new(),
+        }
     }
 
     /// Every finite value, ascending (−0 where the format has it is listed as 0).
@@ -185,7 +244,19 @@ macro_rules! casts {
                 }
             }
 
-            elementwise_facts! { $ty }
+            impl Facts for $ty {
+                fn freeze(&self, _: &Report) -> Option<Frozen> {
+                    None
+                }
+
+                fn inert(&self) -> Vec<&'static str> {
+                    Vec::new()
+                }
+
+                fn element_format(&self) -> Option<Format> {
+                    Some(Self::FORMAT)
+                }
+            }
         )*
 
         /// `each_cast!(m)`: `m!(Float8E4M3Fn, …)` with every cast type, for per-type impls.
@@ -260,6 +331,70 @@ mod tests {
         ];
         for (f, max, min, count) in cases {
             assert_eq!((f.max(), f.min_positive(), f.levels().len()), (max, min, count), "{}", f.name);
+        }
+    }
+
+    #[test]
+    fn formats_have_the_finfo_of_ml_dtypes() {
+        // ml_dtypes 0.6 `finfo(t)`: (bits, nexp, nmant, minexp, maxexp, max, smallest_normal,
+        // smallest_subnormal), printed by /work/venv-mld's ml_dtypes; maxexp is one past the
+        // largest exponent, minexp the smallest normal one.
+        let finfo = [
+            (Float8E4M3Fn::FORMAT, 8, 4, 3, -6, 9, 448.0, 0.015625, 0.001953125),
+            (Float8E5M2::FORMAT, 8, 5, 2, -14, 16, 57344.0, 6.103515625e-05, 1.52587890625e-05),
+            (Float8E4M3Fnuz::FORMAT, 8, 4, 3, -7, 8, 240.0, 0.0078125, 0.0009765625),
+            (Float8E5M2Fnuz::FORMAT, 8, 5, 2, -15, 16, 57344.0, 3.0517578125e-05, 7.62939453125e-06),
+            (Float8E4M3::FORMAT, 8, 4, 3, -6, 8, 240.0, 0.015625, 0.001953125),
+            (Float8E3M4::FORMAT, 8, 3, 4, -2, 4, 15.5, 0.25, 0.015625),
+            (Float8E8M0Fnu::FORMAT, 8, 8, 0, -127, 128, 1.7014118346046923e+38, 5.877471754111438e-39, 5.877471754111438e-39),
+            (Float6E2M3Fn::FORMAT, 6, 2, 3, 0, 3, 7.5, 1.0, 0.125),
+            (Float6E3M2Fn::FORMAT, 6, 3, 2, -2, 5, 28.0, 0.25, 0.0625),
+            (Float4E2M1Fn::FORMAT, 4, 2, 1, 0, 3, 6.0, 1.0, 0.5),
+        ];
+        for (f, bits, nexp, nmant, minexp, maxexp, max, normal, subnormal) in finfo {
+            let shape = (f.bits(), f.exponent_bits, f.mantissa_bits, f.min_exponent(), f.max_exponent() + 1);
+            assert_eq!(shape, (bits, nexp, nmant, minexp, maxexp), "{}", f.name);
+            assert_eq!((f.max(), f.min_normal(), f.min_positive()), (max, normal, subnormal), "{}", f.name);
+        }
+    }
+
+    #[test]
+    fn nan_inf_and_negative_zero_codes_are_those_of_ml_dtypes() {
+        // Every code of each dtype viewed as the dtype and classified by ml_dtypes 0.6.
+        let run = |a: u32, b: u32| (a..=b).collect::<Vec<u32>>();
+        let cases: [(Format, Vec<u32>, Vec<u32>, bool); 10] = [
+            (Float8E4M3Fn::FORMAT, vec![0x7f, 0xff], vec![], true),
+            (Float8E5M2::FORMAT, [run(0x7d, 0x7f), run(0xfd, 0xff)].concat(), vec![0x7c, 0xfc], true),
+            (Float8E4M3Fnuz::FORMAT, vec![0x80], vec![], false),
+            (Float8E5M2Fnuz::FORMAT, vec![0x80], vec![], false),
+            (Float8E4M3::FORMAT, [run(0x79, 0x7f), run(0xf9, 0xff)].concat(), vec![0x78, 0xf8], true),
+            (Float8E3M4::FORMAT, [run(0x71, 0x7f), run(0xf1, 0xff)].concat(), vec![0x70, 0xf0], true),
+            (Float8E8M0Fnu::FORMAT, vec![0xff], vec![], false),
+            (Float6E2M3Fn::FORMAT, vec![], vec![], true),
+            (Float6E3M2Fn::FORMAT, vec![], vec![], true),
+            (Float4E2M1Fn::FORMAT, vec![], vec![], true),
+        ];
+        for (f, nan, inf, negative_zero) in cases {
+            assert_eq!((f.nan_codes(), f.inf_codes(), f.negative_zero()), (nan, inf, negative_zero), "{}", f.name);
+        }
+    }
+
+    #[test]
+    fn the_edge_values_have_their_codes() {
+        let f = Float8E4M3Fn::FORMAT;
+        assert_eq!([f.code_of(448.0), f.code_of(-448.0), f.code_of(f.min_normal())], [Some(0x7e), Some(0xfe), Some(0x08)]);
+        assert_eq!([f.code_of(f.min_positive()), f.code_of(0.0), f.code_of(-0.0)], [Some(0x01), Some(0x00), Some(0x80)]);
+        assert_eq!(f.code_of(449.0), None);
+        assert_eq!([Float8E4M3Fnuz::FORMAT.code_of(-0.0), Float8E4M3Fnuz::FORMAT.code_of(0.0)], [None, Some(0x00)]);
+        assert_eq!(Float8E8M0Fnu::FORMAT.code_of(1.0), Some(127));
+        assert_eq!(Float4E2M1Fn::FORMAT.code_of(-6.0), Some(0xf));
+        for f in [Float8E5M2::FORMAT, Float6E3M2Fn::FORMAT, Float8E3M4::FORMAT] {
+            let codes: Vec<u32> = f.levels().iter().map(|&v| f.code_of(v).unwrap()).collect();
+            assert!(codes.iter().all(|&c| c < 1 << f.bits()), "{}", f.name);
+            let mut unique = codes.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), codes.len(), "{}", f.name);
         }
     }
 

@@ -139,6 +139,10 @@ impl Facts for Float8 {
     fn inert(&self) -> Vec<&'static str> {
         Vec::new()
     }
+
+    fn element_format(&self) -> Option<Format> {
+        Some(self.float8_dtype.format())
+    }
 }
 
 #[cfg(test)]
