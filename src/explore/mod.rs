@@ -17,6 +17,8 @@
 //!   writes, with the link its state writes.
 //! - [`layout`] — a small float format's bit layout (sign, exponent, mantissa), bias, edge
 //!   values and special codes, for the Selected panel.
+//! - [`formats`] — the format comparison, "which format?": MSE and SQNR on the sample against
+//!   bits per element (scales included), and the preset that fills the comparison.
 //! - [`lesson`] — classroom lessons: Markdown steps, each a state of a view, with "try it"
 //!   tasks checked live, opened from a file, a built-in name or a link carrying the lesson.
 //! - [`one_batch`] — "show one batch": one training step told from one weight's side.
@@ -34,6 +36,7 @@ pub mod code;
 pub mod drawn;
 pub mod explain;
 pub mod figure;
+pub mod formats;
 pub mod hardware;
 pub mod layout;
 pub mod lesson;

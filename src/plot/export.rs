@@ -4,34 +4,59 @@
 //! ([`RasterText`]) with an embedded font, `assets/fonts/qscope-sans.ttf` (a subset of DejaVu
 //! Sans, ~100 KB), so a PNG looks the same on every machine and needs no font installed.
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 pub use super::svg::{Figure, MAX_CURVES, SvgText, software, xml_escape};
 
-use super::Style;
-use super::draw_figure_with;
+use super::formats::{FormatFigure, draw_comparison};
 use super::raster::{RasterText, font};
+use super::{DrawResult, Style, Theme, draw_figure_with};
 
 impl Figure {
-    /// The figure as a PNG at twice its size, with tEXt chunks. plotters' bitmap lines are not
-    /// anti-aliased: the figure is drawn at 4× and averaged down (2 × 2 pixels to 1) when that
-    /// buffer stays under [`SUPERSAMPLE_BYTES`].
+    /// The figure as a PNG at twice its size, with tEXt chunks (see [`png_document`]).
     pub fn png(&self) -> Result<Vec<u8>, String> {
-        let font = font()?;
-        let (w, h) = (2 * self.size.0, 2 * self.size.1);
-        let ss: u32 = if 4 * 3 * w as usize * h as usize <= SUPERSAMPLE_BYTES { 2 } else { 1 };
-        let (dw, dh) = (ss * w, ss * h);
-        let mut rgb = vec![0u8; dw as usize * dh as usize * 3];
-        {
-            let area = RasterText { inner: BitMapBackend::with_buffer(&mut rgb, (dw, dh)), font }.into_drawing_area();
-            let style = Style { theme: self.theme, scale: 2.0 * ss as f64, ..Style::default() };
-            draw_figure_with(&area, &self.curves, &self.view, &style).map_err(|e| format!("drawing the PNG: {e}"))?;
-        }
-        if ss == 2 {
-            rgb = halve(&rgb, (dw, dh));
-        }
-        encode_png(&rgb, (w, h), &self.texts())
+        png_document(self.size, self.theme, &self.texts(), |area: &Raster, style| {
+            draw_figure_with(area, &self.curves, &self.view, style)
+        })
     }
+}
+
+impl FormatFigure {
+    /// The comparison as a PNG at twice its size, with its words as text chunks.
+    pub fn png(&self) -> Result<Vec<u8>, String> {
+        png_document(self.size, self.theme, &self.words.texts(), |area: &Raster, style| {
+            draw_comparison(area, &self.comparison, style)
+        })
+    }
+}
+
+/// The drawing area of a PNG.
+pub type Raster<'a> = DrawingArea<RasterText<'a>, Shift>;
+
+/// A PNG of `size` layout pixels at twice the pixels, drawn by `draw`, with `texts` as text
+/// chunks. plotters' bitmap lines are not anti-aliased: the figure is drawn at 4× and averaged
+/// down (2 × 2 pixels to 1) when that buffer stays under [`SUPERSAMPLE_BYTES`].
+pub fn png_document(
+    size: (u32, u32),
+    theme: Theme,
+    texts: &[(&str, String)],
+    draw: impl FnOnce(&Raster, &Style) -> DrawResult<RasterText<'static>>,
+) -> Result<Vec<u8>, String> {
+    let font = font()?;
+    let (w, h) = (2 * size.0, 2 * size.1);
+    let ss: u32 = if 4 * 3 * w as usize * h as usize <= SUPERSAMPLE_BYTES { 2 } else { 1 };
+    let (dw, dh) = (ss * w, ss * h);
+    let mut rgb = vec![0u8; dw as usize * dh as usize * 3];
+    {
+        let area = RasterText { inner: BitMapBackend::with_buffer(&mut rgb, (dw, dh)), font }.into_drawing_area();
+        let style = Style { theme, scale: 2.0 * ss as f64, ..Style::default() };
+        draw(&area, &style).map_err(|e| format!("drawing the PNG: {e}"))?;
+    }
+    if ss == 2 {
+        rgb = halve(&rgb, (dw, dh));
+    }
+    encode_png(&rgb, (w, h), texts)
 }
 
 /// The largest 4× drawing buffer (bytes) a PNG is supersampled from.

@@ -9,8 +9,11 @@
 //! and an open dot on the other. The backward panel shades where the estimator passes gradient
 //! ("STE pass-band") and draws the true derivative of the forward function faint and dashed.
 //! Stochastic quantizers show the mean of their draws and a translucent percentile band.
+//!
+//! [`formats`] draws the format comparison: SQNR (and MSE) against bits per element.
 
 pub mod boundary;
+pub mod formats;
 mod geometry;
 mod jumps;
 mod legend;

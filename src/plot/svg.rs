@@ -7,10 +7,11 @@
 //! SVG text is left to the viewer's fonts: [`SvgText`] wraps plotters' SVG backend and
 //! estimates text extents (0.6 em per character) instead of measuring a font.
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
 
-use super::{Curve, Style, Theme, Viewport, draw_figure_with};
+use super::{Curve, DrawResult, Style, Theme, Viewport, draw_figure_with};
 
 /// The most curves a figure compares (one per Okabe–Ito colour).
 pub const MAX_CURVES: usize = 6;
@@ -62,55 +63,94 @@ impl Figure {
         )
     }
 
+    /// The words the exported files carry: title, description, link and specs.
+    pub fn words(&self) -> Words {
+        Words {
+            title: format!("qscope: {}", self.title()),
+            description: self.description(),
+            link: self.link.clone(),
+            specs: self.specs.clone(),
+        }
+    }
+
     /// The text a PNG of the figure carries (`tEXt`/`iTXt` chunks): title, description,
     /// software and, as `Source`, the link — the same words the SVG's metadata holds.
     pub fn texts(&self) -> [(&'static str, String); 4] {
-        [
-            ("Title", format!("qscope: {}", self.title())),
-            ("Description", self.description()),
-            ("Software", software()),
-            ("Source", self.link.clone()),
-        ]
+        self.words().texts()
     }
 
     /// The figure as an SVG document (text measured by estimate, drawn at 2× and viewed at 1×
     /// so curve points keep half-pixel precision).
     pub fn svg(&self) -> Result<String, String> {
-        let (w, h) = self.size;
-        let mut buf = String::new();
-        {
-            let area = SvgText(SVGBackend::with_string(&mut buf, (2 * w, 2 * h))).into_drawing_area();
-            let style = Style { theme: self.theme, scale: 2.0, ..Style::default() };
-            draw_figure_with(&area, &self.curves, &self.view, &style).map_err(|e| format!("drawing the SVG: {e}"))?;
-        }
-        let head = format!(r#"<svg width="{}" height="{}" viewBox="0 0 {} {}""#, 2 * w, 2 * h, 2 * w, 2 * h);
-        let Some(end) = buf.find('>').filter(|_| buf.starts_with(&head)) else {
-            return Err("unexpected SVG header from plotters".into());
-        };
-        let meta = format!(
-            concat!(
-                "\n<title>{title}</title>\n<desc>{desc}</desc>\n<metadata>\n",
-                "<qscope:figure xmlns:qscope=\"urn:qscope:figure\" software=\"{sw}\" permalink=\"{link}\">\n",
-                "{specs}</qscope:figure>\n</metadata>"
-            ),
-            title = xml_escape(&format!("qscope: {}", self.title())),
-            desc = xml_escape(&self.description()),
-            sw = xml_escape(&software()),
-            link = xml_escape(&self.link),
-            specs = self
-                .specs
-                .iter()
-                .map(|s| format!("<qscope:spec>{}</qscope:spec>\n", xml_escape(s)))
-                .collect::<String>(),
-        );
-        let root = format!(
-            r#"<svg width="{w}" height="{h}" viewBox="0 0 {} {}" stroke-linejoin="round"{}>{meta}"#,
-            2 * w,
-            2 * h,
-            &buf[head.len()..end],
-        );
-        Ok(preserve_text_spaces(&(root + &buf[end + 1..])))
+        svg_document(self.size, self.theme, &self.words(), |area: &DrawingArea<SvgText, Shift>, style| {
+            draw_figure_with(area, &self.curves, &self.view, style)
+        })
     }
+}
+
+/// What an exported figure says about itself: the same words in an SVG's `<title>`, `<desc>`
+/// and `<metadata>` and in a PNG's text chunks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Words {
+    /// `qscope: …`.
+    pub title: String,
+    pub description: String,
+    /// The link that reopens the figure in the explorer.
+    pub link: String,
+    /// The canonical specs drawn.
+    pub specs: Vec<String>,
+}
+
+impl Words {
+    /// The PNG text chunks: `Title`, `Description`, `Software` and, as `Source`, the link.
+    pub fn texts(&self) -> [(&'static str, String); 4] {
+        [
+            ("Title", self.title.clone()),
+            ("Description", self.description.clone()),
+            ("Software", software()),
+            ("Source", self.link.clone()),
+        ]
+    }
+}
+
+/// An SVG document of `size` layout pixels (drawn at 2× and viewed at 1×) by `draw`, with
+/// `words` in its `<title>`, `<desc>` and `<metadata>`.
+pub fn svg_document(
+    (w, h): (u32, u32),
+    theme: Theme,
+    words: &Words,
+    draw: impl FnOnce(&DrawingArea<SvgText, Shift>, &Style) -> DrawResult<SvgText<'static>>,
+) -> Result<String, String> {
+    let mut buf = String::new();
+    {
+        let area = SvgText(SVGBackend::with_string(&mut buf, (2 * w, 2 * h))).into_drawing_area();
+        let style = Style { theme, scale: 2.0, ..Style::default() };
+        draw(&area, &style).map_err(|e| format!("drawing the SVG: {e}"))?;
+    }
+    let head = format!(r#"<svg width="{}" height="{}" viewBox="0 0 {} {}""#, 2 * w, 2 * h, 2 * w, 2 * h);
+    let Some(end) = buf.find('>').filter(|_| buf.starts_with(&head)) else {
+        return Err("unexpected SVG header from plotters".into());
+    };
+    let meta = format!(
+        concat!(
+            "\n<title>{title}</title>\n<desc>{desc}</desc>\n<metadata>\n",
+            "<qscope:figure xmlns:qscope=\"urn:qscope:figure\" software=\"{sw}\" permalink=\"{link}\">\n",
+            "{specs}</qscope:figure>\n</metadata>"
+        ),
+        title = xml_escape(&words.title),
+        desc = xml_escape(&words.description),
+        sw = xml_escape(&software()),
+        link = xml_escape(&words.link),
+        specs =
+            words.specs.iter().map(|s| format!("<qscope:spec>{}</qscope:spec>\n", xml_escape(s))).collect::<String>(),
+    );
+    let root = format!(
+        r#"<svg width="{w}" height="{h}" viewBox="0 0 {} {}" stroke-linejoin="round"{}>{meta}"#,
+        2 * w,
+        2 * h,
+        &buf[head.len()..end],
+    );
+    Ok(preserve_text_spaces(&(root + &buf[end + 1..])))
 }
 
 /// plotters writes `<text …>\nTEXT\n</text>`: the newlines would show as spaces, and SVG collapses

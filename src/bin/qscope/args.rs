@@ -183,6 +183,35 @@ pub(crate) fn evaluation<T: 'static>(seed: fn(&mut T) -> &mut u64, infer: fn(&mu
     ]
 }
 
+/// `--width W`, `--height H` (whole pixels from 200 to 4000; `default` in the help) and
+/// `--dark`: a figure's size and theme.
+pub(crate) fn figure_options<T: 'static>(
+    default: (u32, u32),
+    size: fn(&mut T) -> &mut (u32, u32),
+    dark: fn(&mut T) -> &mut bool,
+) -> [Opt<T>; 3] {
+    let pixels = |name: &str, v: &str| {
+        let n = v.parse::<u32>().ok().filter(|n| (200..=4000).contains(n));
+        n.ok_or_else(|| format!("{name} {v}: expected a whole number of pixels from 200 to 4000"))
+    };
+    [
+        Opt::value("--width", "W", format!("figure width in pixels (default {}; the PNG has 2×)", default.0), move |o, v| {
+            size(o).0 = pixels("--width", v)?;
+            Ok(())
+        }),
+        Opt::value("--height", "H", format!("figure height in pixels (default {})", default.1), move |o, v| {
+            size(o).1 = pixels("--height", v)?;
+            Ok(())
+        }),
+        Opt::switch("--dark", "dark theme", move |o| *dark(o) = true),
+    ]
+}
+
+/// The lower-case extension of a file name.
+pub(crate) fn extension(path: &str) -> String {
+    std::path::Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

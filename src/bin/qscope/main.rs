@@ -1,4 +1,4 @@
-//! `qscope`, the native command-line tool: evaluate, list and plot quantizers, print them as
+//! `qscope`, the native command-line tool: evaluate, list, plot and compare quantizers, print them as
 //! code, train small quantized networks, check and export classroom lessons. One file per subcommand, each a
 //! table of its options ([`args::Command`]) that parses its arguments and writes its `--help`.
 //!
@@ -11,6 +11,8 @@ mod args;
 mod bench;
 #[cfg(not(target_arch = "wasm32"))]
 mod code;
+#[cfg(not(target_arch = "wasm32"))]
+mod compare;
 #[cfg(not(target_arch = "wasm32"))]
 mod eval;
 #[cfg(not(target_arch = "wasm32"))]
@@ -39,11 +41,12 @@ struct Subcommand {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-const SUBCOMMANDS: [Subcommand; 8] = [
+const SUBCOMMANDS: [Subcommand; 9] = [
     Subcommand { name: "eval", run: eval::run, usage: eval::USAGE, help: eval::help },
     Subcommand { name: "list", run: list::run, usage: list::USAGE, help: list::help },
     Subcommand { name: "code", run: code::run, usage: code::USAGE, help: code::help },
     Subcommand { name: "plot", run: plot::run, usage: plot::USAGE, help: plot::help },
+    Subcommand { name: "compare", run: compare::run, usage: compare::USAGE, help: compare::help },
     Subcommand { name: "gallery", run: gallery::run, usage: gallery::USAGE, help: gallery::help },
     Subcommand { name: "bench", run: bench::run, usage: bench::USAGE, help: bench::help },
     Subcommand { name: "train", run: train::run, usage: train::USAGE, help: train::help },

@@ -4,7 +4,7 @@ use std::io::{self, BufWriter, Write};
 
 use qscope::quant::spec::fmt_f32;
 
-use crate::args::{Command, Opt, evaluation, finite};
+use crate::args::{Command, Opt, evaluation, extension, figure_options, finite};
 
 pub(crate) const USAGE: &[(&str, &str)] =
     &[("plot SPEC... -o FILE.svg|FILE.png [options]", "forward + backward figure, up to 6 specs")];
@@ -19,12 +19,6 @@ struct PlotOptions {
     crosshair: Option<f32>,
     identity: bool,
     dark: bool,
-}
-
-/// `--width` / `--height`: whole pixels from 200 to 4000.
-fn pixels(name: &str, v: &str) -> Result<u32, String> {
-    let n = v.parse::<u32>().ok().filter(|n| (200..=4000).contains(n));
-    n.ok_or_else(|| format!("{name} {v}: expected a whole number of pixels from 200 to 4000"))
 }
 
 fn command() -> Command<PlotOptions> {
@@ -43,19 +37,6 @@ fn command() -> Command<PlotOptions> {
             Ok(())
         }),
         Opt::value(
-            "--width",
-            "W",
-            "figure width in pixels (default 720; the PNG has 2×)",
-            |o: &mut PlotOptions, v| {
-                o.size.0 = pixels("--width", v)?;
-                Ok(())
-            },
-        ),
-        Opt::value("--height", "H", "figure height in pixels (default 640)", |o: &mut PlotOptions, v| {
-            o.size.1 = pixels("--height", v)?;
-            Ok(())
-        }),
-        Opt::value(
             "--crosshair",
             "X",
             "draw a vertical line at X and print every curve's y and dy/dx there",
@@ -65,8 +46,8 @@ fn command() -> Command<PlotOptions> {
             },
         ),
         Opt::switch("--identity", "draw y = x faintly in the forward panel", |o: &mut PlotOptions| o.identity = true),
-        Opt::switch("--dark", "dark theme", |o: &mut PlotOptions| o.dark = true),
     ];
+    options.extend(figure_options((720, 640), |o: &mut PlotOptions| &mut o.size, |o| &mut o.dark));
     options.extend(evaluation(|o: &mut PlotOptions| &mut o.seed, |o| &mut o.infer));
     Command {
         name: "plot",
@@ -82,11 +63,6 @@ permalink and the version are embedded in the file.",
 
 pub(crate) fn help() -> String {
     command().help()
-}
-
-/// The lower-case extension of a file name.
-fn extension(path: &str) -> String {
-    std::path::Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase()
 }
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
