@@ -297,3 +297,46 @@ fn the_gallery_writes_a_figure_per_entry_and_an_index() {
     let svg = std::fs::read_to_string(dir.join(&auto.file)).unwrap();
     assert!(svg.matches(&format!("fill=\"{BLUE}\" stroke=\"none\"")).count() >= 10, "jump dots");
 }
+
+// `qscope compare`
+
+/// `qscope compare ARGS -o FILE` in a scratch directory: the file's bytes.
+fn compare_file(name: &str, args: &[&str], file: &str) -> Vec<u8> {
+    let dir = scratch(name);
+    let out = dir.join(file);
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["-o", out.to_str().unwrap()]);
+    let o = qscope(&all);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::read(&out).unwrap()
+}
+
+#[test]
+fn compare_writes_the_same_svg_each_time_with_the_specs_and_link() {
+    let args = ["compare", "ml_dtypes.float4_e2m1fn", "torchao.float8", "--sample", "student_t,0.5", "--df", "4"];
+    let (a, b) = (compare_file("cmp-a", &args, "a.svg"), compare_file("cmp-b", &args, "b.svg"));
+    assert_eq!(a, b);
+    let svg = String::from_utf8(a).unwrap();
+    assert!(svg.contains("<qscope:spec>ml_dtypes.float4_e2m1fn</qscope:spec>"), "{svg}");
+    assert!(svg.contains(
+        "permalink=\"#q=ml_dtypes.float4_e2m1fn&amp;q=torchao.float8&amp;x=-2,2&amp;sample=student_t,0.5&amp;df=4\""
+    ));
+}
+
+#[test]
+fn compare_prints_bits_mse_and_sqnr_and_compares_the_preset_without_specs() {
+    let out = qscope(&["compare", "ml_dtypes.float8_e4m3fn", "--outliers", "0.01", "--sample", "normal,100"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.starts_with("# 1000 × normal (σ 100), 1 % outliers, seed 0\nbits\tMSE\tSQNR_dB\tspec\n8\t"), "{text}");
+    assert!(text.contains("ml_dtypes.float8_e4m3fn\t# 10 outputs not finite, left out"), "{text}");
+    let preset = qscope(&["compare"]);
+    assert!(String::from_utf8_lossy(&preset.stdout).lines().nth(2).unwrap().ends_with("\ttorchao.float8"));
+}
+
+#[test]
+fn compare_names_a_bad_sample_setting() {
+    let out = qscope(&["compare", "--df", "0"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--df 0: expected degrees of freedom from 1 to 100"), "{}", stderr(&out));
+}

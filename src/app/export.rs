@@ -2,14 +2,18 @@
 //! the pixels, its `toBlob` bytes with the specs, link and version added as PNG text chunks and
 //! a 144 dpi density) and vector SVG (plotters' SVG backend through the same drawing code;
 //! `<title>`, `<desc>` and `<metadata>` carry the specs, link and version). Both come from one
-//! [`Figure`], so they embed the same words and the same link.
+//! [`Figure`], so they embed the same words and the same link. The format comparison exports
+//! the same way, from its [`FormatFigure`].
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::{Closure, JsValue};
+use web_sys::HtmlCanvasElement;
+
+use crate::explore::formats;
 
 use super::dom::{download, settle};
-use super::figure::{self, Figure, Frame};
+use super::figure::{self, Figure, FormatFigure, Frame};
 use super::hash;
 use super::model::Model;
 
@@ -34,29 +38,31 @@ fn file_name(model: Model, ext: &str) -> String {
     if more > 0 { format!("qscope-{first}-and-{more}-more.{ext}") } else { format!("qscope-{first}.{ext}") }
 }
 
+/// The layout size of the element with `data-testid` `id`.
+fn size_of(id: &str) -> Option<(u32, u32)> {
+    let e = document().query_selector(&format!("[data-testid=\"{id}\"]")).ok().flatten()?;
+    let size = (e.client_width().max(0) as u32, e.client_height().max(0) as u32);
+    (size.0 > 0 && size.1 > 0).then_some(size)
+}
+
 /// The figure's size in layout pixels: the forward canvas' width, both canvases' height.
 fn figure_size() -> (u32, u32) {
-    let size = |id: &str| {
-        document()
-            .query_selector(&format!("[data-testid=\"{id}\"]"))
-            .ok()
-            .flatten()
-            .map(|e| (e.client_width().max(0) as u32, e.client_height().max(0) as u32))
-    };
-    match (size("plot-forward"), size("plot-backward")) {
+    match (size_of("plot-forward"), size_of("plot-backward")) {
         (Some((w, h1)), Some((_, h2))) if w > 0 && h1 + h2 > 0 => (w, h1 + h2),
         _ => (720, 640),
     }
 }
 
-/// Renders the figure at 2× and hands the PNG bytes (with metadata) to `done`.
-fn render_png(model: Model, done: impl FnOnce(Result<Vec<u8>, String>) + 'static) {
-    let (fig, frame) = figure(model);
-    let canvas = match figure::draw_figure_2x(fig.size, &fig.curves, &frame) {
+/// Hands the PNG bytes of `canvas` (drawn at 2×), with `texts` and the density added, to `done`.
+fn render_png(
+    canvas: Result<HtmlCanvasElement, String>,
+    texts: [(&'static str, String); 4],
+    done: impl FnOnce(Result<Vec<u8>, String>) + 'static,
+) {
+    let canvas = match canvas {
         Ok(c) => c,
         Err(e) => return done(Err(e)),
     };
-    let texts = fig.texts();
     let on_blob = Closure::once_into_js(move |blob: JsValue| {
         let Ok(blob) = blob.dyn_into::<web_sys::Blob>() else {
             return done(Err("the browser made no PNG".into()));
@@ -82,11 +88,16 @@ fn render_png(model: Model, done: impl FnOnce(Result<Vec<u8>, String>) + 'static
     }
 }
 
-/// Saves the figure as a PNG at 2×.
-pub fn save_png(model: Model, status: RwSignal<String>) {
+/// Saves `canvas` as the PNG file `name` with `texts`, saying how it went in `status`.
+fn save_canvas(
+    canvas: Result<HtmlCanvasElement, String>,
+    texts: [(&'static str, String); 4],
+    name: String,
+    status: RwSignal<String>,
+) {
     status.set("rendering PNG…".into());
-    render_png(model, move |png| {
-        let result = png.and_then(|bytes| download(&bytes, "image/png", &file_name(model, "png")));
+    render_png(canvas, texts, move |png| {
+        let result = png.and_then(|bytes| download(&bytes, "image/png", &name));
         status.set(match result {
             Ok(()) => "PNG saved".into(),
             Err(e) => format!("PNG export failed: {e}"),
@@ -94,15 +105,44 @@ pub fn save_png(model: Model, status: RwSignal<String>) {
     });
 }
 
-/// Saves the figure as a vector SVG document (drawn by the same code as the canvases, with the
-/// specs, link and version in its `<title>`, `<desc>` and `<metadata>`).
-pub fn save_svg(model: Model, status: RwSignal<String>) {
-    let result =
-        figure(model).0.svg().and_then(|svg| download(svg.as_bytes(), "image/svg+xml", &file_name(model, "svg")));
+/// Saves `svg` as the file `name`, saying how it went in `status`.
+fn save_svg_text(svg: Result<String, String>, name: &str, status: RwSignal<String>) {
+    let result = svg.and_then(|svg| download(svg.as_bytes(), "image/svg+xml", name));
     status.set(match result {
         Ok(()) => "SVG saved".into(),
         Err(e) => format!("SVG export failed: {e}"),
     });
+}
+
+/// Saves the figure as a PNG at 2×.
+pub fn save_png(model: Model, status: RwSignal<String>) {
+    let (fig, frame) = figure(model);
+    save_canvas(figure::draw_figure_2x(fig.size, &fig.curves, &frame), fig.texts(), file_name(model, "png"), status);
+}
+
+/// Saves the figure as a vector SVG document (drawn by the same code as the canvases, with the
+/// specs, link and version in its `<title>`, `<desc>` and `<metadata>`).
+pub fn save_svg(model: Model, status: RwSignal<String>) {
+    save_svg_text(figure(model).0.svg(), &file_name(model, "svg"), status);
+}
+
+/// The format comparison as exported: the shown quantizers on the sample, at the size of its
+/// canvas, with the link that reopens the explorer on them.
+fn format_figure(model: Model) -> FormatFigure {
+    let size = size_of("formats-plot").unwrap_or((720, 440));
+    let theme = figure::theme(model.dark.get_untracked());
+    model.state.with_untracked(|state| formats::figure(state, hash::link_to(&state.to_hash()), size, theme))
+}
+
+/// Saves the format comparison as a PNG at 2×.
+pub fn save_formats_png(model: Model, status: RwSignal<String>) {
+    let fig = format_figure(model);
+    save_canvas(figure::draw_comparison_2x(&fig), fig.words.texts(), "qscope-formats.png".into(), status);
+}
+
+/// Saves the format comparison as an SVG document.
+pub fn save_formats_svg(model: Model, status: RwSignal<String>) {
+    save_svg_text(format_figure(model).svg(), "qscope-formats.svg", status);
 }
 
 /// CRC-32 (ISO 3309, as PNG uses it) of `data`.

@@ -1,6 +1,6 @@
 //! The app's only door into [`crate::plot`]: drawing a panel on a canvas, drawing the whole
 //! figure at 2× for export, the figure as an exported document, mapping a pointer to x, the
-//! theme every canvas draws with, and the colours and dash patterns the legend uses (curves
+//! theme every canvas draws with, the format comparison's scatter, and the colours and dash patterns the legend uses (curves
 //! are evaluated by [`crate::explore::figure`]). Everything else in the app goes through these functions, so a
 //! change of the plot API is absorbed here.
 
@@ -8,6 +8,7 @@ use plotters::prelude::{IntoDrawingArea, RGBColor};
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
+pub use crate::plot::formats::{Comparison, FormatFigure};
 pub use crate::plot::svg::Figure;
 pub use crate::plot::{Curve, Panel, Reading, TrainColours, describe_levels, fmt_number};
 
@@ -74,18 +75,7 @@ fn device_pixel_ratio() -> f64 {
 /// Sizes the canvas' backing store to its CSS box times devicePixelRatio (crisp on HiDPI
 /// screens) and draws `panel` of `curves` on it. A canvas not laid out yet is left alone.
 pub fn draw_panel(canvas: &HtmlCanvasElement, panel: Panel, curves: &[Curve], frame: &Frame) -> Result<(), String> {
-    let dpr = device_pixel_ratio();
-    let (w, h) = (canvas.client_width(), canvas.client_height());
-    if w <= 0 || h <= 0 {
-        return Ok(());
-    }
-    let (bw, bh) = ((w as f64 * dpr).round() as u32, (h as f64 * dpr).round() as u32);
-    if canvas.width() != bw {
-        canvas.set_width(bw);
-    }
-    if canvas.height() != bh {
-        canvas.set_height(bh);
-    }
+    let Some(dpr) = fit_canvas(canvas) else { return Ok(()) };
     let backend =
         CanvasBackend::with_canvas_object(canvas.clone()).ok_or_else(|| "the canvas has no 2D context".to_string())?;
     plot::draw_panel_with(&backend.into_drawing_area(), panel, curves, &frame.view(), &frame.style(dpr * zoom()))
@@ -95,6 +85,48 @@ pub fn draw_panel(canvas: &HtmlCanvasElement, panel: Panel, curves: &[Curve], fr
 /// Both panels, forward above backward, on a new (detached) canvas of `size` layout pixels
 /// drawn at twice the pixels, without the crosshair: the figure as exported.
 pub fn draw_figure_2x(size: (u32, u32), curves: &[Curve], frame: &Frame) -> Result<HtmlCanvasElement, String> {
+    let frame = Frame { crosshair: None, ..*frame };
+    canvas_2x(size, |area| {
+        plot::draw_figure_with(area, curves, &frame.view(), &frame.style(2.0))
+            .map_err(|e| format!("drawing the figure failed: {e:?}"))
+    })
+}
+
+/// Sizes a canvas' backing store to its CSS box times devicePixelRatio; `None` when the canvas
+/// is not laid out yet.
+fn fit_canvas(canvas: &HtmlCanvasElement) -> Option<f64> {
+    let dpr = device_pixel_ratio();
+    let (w, h) = (canvas.client_width(), canvas.client_height());
+    if w <= 0 || h <= 0 {
+        return None;
+    }
+    let (bw, bh) = ((w as f64 * dpr).round() as u32, (h as f64 * dpr).round() as u32);
+    if canvas.width() != bw {
+        canvas.set_width(bw);
+    }
+    if canvas.height() != bh {
+        canvas.set_height(bh);
+    }
+    Some(dpr)
+}
+
+/// Draws the format comparison on `canvas` (sized to its CSS box, crisp on HiDPI screens).
+pub fn draw_comparison(canvas: &HtmlCanvasElement, cmp: &Comparison, dark: bool) -> Result<(), String> {
+    let Some(dpr) = fit_canvas(canvas) else { return Ok(()) };
+    let backend =
+        CanvasBackend::with_canvas_object(canvas.clone()).ok_or_else(|| "the canvas has no 2D context".to_string())?;
+    let style = Style { theme: theme(dark), scale: dpr * zoom(), ..Style::default() };
+    let area = backend.into_drawing_area();
+    plot::formats::draw_comparison(&area, cmp, &style)
+        .and_then(|_| area.present())
+        .map_err(|e| format!("drawing the format comparison failed: {e:?}"))
+}
+
+/// A new (detached) canvas of `size` layout pixels at twice the pixels, drawn by `draw`.
+fn canvas_2x(
+    size: (u32, u32),
+    draw: impl FnOnce(&plotters::prelude::DrawingArea<CanvasBackend, plotters::coord::Shift>) -> Result<(), String>,
+) -> Result<HtmlCanvasElement, String> {
     use wasm_bindgen::JsCast;
     let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
     let canvas: HtmlCanvasElement = document
@@ -105,10 +137,18 @@ pub fn draw_figure_2x(size: (u32, u32), curves: &[Curve], frame: &Frame) -> Resu
     canvas.set_width(2 * size.0.max(1));
     canvas.set_height(2 * size.1.max(1));
     let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("the canvas has no 2D context")?;
-    let frame = Frame { crosshair: None, ..*frame };
-    plot::draw_figure_with(&backend.into_drawing_area(), curves, &frame.view(), &frame.style(2.0))
-        .map_err(|e| format!("drawing the figure failed: {e:?}"))?;
+    draw(&backend.into_drawing_area())?;
     Ok(canvas)
+}
+
+/// The format comparison as exported, on a new canvas at 2×.
+pub fn draw_comparison_2x(fig: &FormatFigure) -> Result<HtmlCanvasElement, String> {
+    let style = Style { theme: fig.theme, scale: 2.0, ..Style::default() };
+    canvas_2x(fig.size, |area| {
+        plot::formats::draw_comparison(area, &fig.comparison, &style)
+            .and_then(|_| area.present())
+            .map_err(|e| format!("drawing the comparison failed: {e:?}"))
+    })
 }
 
 /// The plot rectangle's left edge and right margin inside a panel, in layout pixels.

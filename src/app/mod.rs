@@ -11,7 +11,8 @@
 //! - left: [`picker`], [`compare`] (the list, with [`controls`] / [`widgets`] for the selected
 //!   quantizer, and the [`spec_field`]);
 //! - middle: [`plots`] (toolbar, canvases, crosshair readout) with [`interact`];
-//! - right: [`selected`], [`quality`], [`explain`], [`code`]; bottom: [`sample`];
+//! - right: [`selected`], [`quality`], [`explain`], [`code`]; bottom: [`sample`] and
+//!   [`formats`] (the format comparison, "which format?");
 //! - [`model`] (signals and memos), [`hash`] (URL sync), [`export`] (PNG/SVG), [`dom`]
 //!   (browser helpers), [`panic`] (a panic shows a banner).
 //! - [`train`] — the Train view (`#view=train`): a small quantized MLP trained live beside its
@@ -24,6 +25,7 @@ mod dom;
 mod explain;
 mod export;
 mod figure;
+mod formats;
 mod hash;
 mod interact;
 mod lesson;

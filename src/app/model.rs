@@ -8,6 +8,7 @@ use super::dom::now_ms;
 use super::figure::Curve;
 use crate::explore::drawn::run_on_sample;
 use crate::explore::figure::{self as evaluation, Evaluated, Selected, Setting};
+use crate::explore::formats::{Row, compare};
 use crate::explore::sample::SampleSpec;
 use crate::explore::state::{Mode, Slot, State};
 use crate::quant::Quantizer;
@@ -43,6 +44,8 @@ pub struct Model {
     pub curves: Memo<Vec<Curve>>,
     pub chosen: Memo<Selected>,
     pub sample_run: Memo<SampleRun>,
+    /// Every shown quantizer on the sample: bits per element, MSE, SQNR ("which format?").
+    pub formats: Memo<Vec<Row>>,
     /// The x under the pointer while it is over a plot.
     pub hover: RwSignal<Option<f32>>,
     /// The x the Explain panel and the readout use when nothing is hovered (a click pins it).
@@ -96,6 +99,11 @@ impl Model {
             sample.with(|values| run_on_sample(&q, training, seed, values))
         });
 
+        let formats = Memo::new(move |_| {
+            let (training, seed) = (mode.get().training(), seed.get());
+            slots.with(|slots| sample.with(|values| compare(slots, training, seed, values)))
+        });
+
         let theme = RwSignal::new(ThemeChoice::System);
         let dark = Signal::derive(move || match theme.get() {
             ThemeChoice::System => system_dark.get(),
@@ -117,6 +125,7 @@ impl Model {
             curves,
             chosen,
             sample_run,
+            formats,
             hover: RwSignal::new(None),
             probe: RwSignal::new(DEFAULT_PROBE),
             theme,

@@ -8,6 +8,7 @@ use super::compare::CompareList;
 use super::dom::{copy_text, prefers_dark, resize_ticks, set_page_theme};
 use super::explain::ExplainPanel;
 use super::export::{save_png, save_svg};
+use super::formats::FormatsPanel;
 use super::hash::{self, HashBanner};
 use super::lesson::{self, LessonBar, LessonDrop, LessonErrors, LessonMenu, LessonStage, Player};
 use super::model::{Model, ThemeChoice};
@@ -141,6 +142,7 @@ fn Explorer(router: Router) -> impl IntoView {
             <div class="column middle">
                 <Plots model=model resized=resized />
                 <SamplePanel model=model resized=resized />
+                <FormatsPanel model=model resized=resized />
             </div>
             <div class="column right">
                 <SelectedPanel model=model />

@@ -109,9 +109,15 @@ pub fn signal(values: &[f32]) -> f64 {
 pub fn comparison(rows: &[Row], values: &[f32], sample: &Sample, seed: u64, fmt: impl Fn(f64) -> String) -> Comparison {
     let points = rows
         .iter()
-        .filter_map(|r| r.bits.map(|bits| FormatPoint { label: r.label.clone(), colour: r.slot, bits, sqnr_db: r.sqnr_db }))
+        .filter_map(|r| {
+            r.bits.map(|bits| FormatPoint { label: r.label.clone(), colour: r.slot, bits, sqnr_db: r.sqnr_db })
+        })
         .collect();
-    Comparison { points, signal: signal(values), subtitle: format!("on the sample: {}, seed {seed}", sample.describe(fmt)) }
+    Comparison {
+        points,
+        signal: signal(values),
+        subtitle: format!("on the sample: {}, seed {seed}", sample.describe(fmt)),
+    }
 }
 
 /// The comparison of `state`'s shown quantizers on its sample tensor, as a figure of `size`
@@ -122,7 +128,10 @@ pub fn figure(state: &State, link: String, size: (u32, u32), theme: Theme) -> Fo
     let comparison = comparison(&rows, &values, &state.sample, state.seed, crate::plot::fmt_number);
     let mode = if state.mode == Mode::Infer { ", inference" } else { "" };
     let words = Words {
-        title: format!("qscope: which format? {}", rows.iter().map(|r| r.label.as_str()).collect::<Vec<_>>().join("; ")),
+        title: format!(
+            "qscope: which format? {}",
+            rows.iter().map(|r| r.label.as_str()).collect::<Vec<_>>().join("; ")
+        ),
         description: format!(
             "SQNR and MSE against bits per element (scales included) of {} {}{mode}. Open in qscope: {link}",
             rows.iter().map(|r| r.spec.as_str()).collect::<Vec<_>>().join("; "),
@@ -159,7 +168,8 @@ mod tests {
 
     #[test]
     fn more_bits_of_the_same_kind_give_a_higher_sqnr_and_lower_mse() {
-        let r = rows(&state(&["qkeras.quantized_bits(4,0,1,alpha='auto')", "qkeras.quantized_bits(8,0,1,alpha='auto')"]));
+        let r =
+            rows(&state(&["qkeras.quantized_bits(4,0,1,alpha='auto')", "qkeras.quantized_bits(8,0,1,alpha='auto')"]));
         assert!(r[1].sqnr_db > r[0].sqnr_db + 15.0 && r[1].mse < r[0].mse, "{r:?}");
     }
 

@@ -120,10 +120,8 @@ fn codes(f: Format, list: &[u32]) -> String {
             _ => runs.push((c, c)),
         }
     }
-    let text: Vec<String> = runs
-        .iter()
-        .map(|&(a, b)| if a == b { bits(f, a) } else { format!("{}–{}", hex(f, a), hex(f, b)) })
-        .collect();
+    let text: Vec<String> =
+        runs.iter().map(|&(a, b)| if a == b { bits(f, a) } else { format!("{}–{}", hex(f, a), hex(f, b)) }).collect();
     let count = if runs.len() < list.len() { format!(" ({} codes)", list.len()) } else { String::new() };
     format!("{}{count}", text.join(", "))
 }

@@ -27,8 +27,8 @@
 //! [`State::parse`] never fails as a whole: each bad part takes its default and adds a message
 //! naming the problem (a bad spec gives its parser's message, with "did you mean").
 
-pub use crate::explore::sample::settings::Sample;
 use crate::explore::sample::SampleSpec;
+pub use crate::explore::sample::settings::Sample;
 use crate::explore::sample::settings::{SETTINGS as SAMPLE_SETTINGS, setting as sample_setting};
 use crate::quant::spec::did_you_mean;
 use crate::quant::{ENTRIES, Quantizer, parse};

@@ -51,7 +51,8 @@ impl Comparison {
 
     /// The x range: the bits, half a bit either side, at least 4 bits wide, from 0 up.
     pub fn x_range(&self) -> (f32, f32) {
-        let (lo, hi) = self.placed().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), p| (a.min(p.bits), b.max(p.bits)));
+        let (lo, hi) =
+            self.placed().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), p| (a.min(p.bits), b.max(p.bits)));
         if lo > hi {
             return (0.0, 9.0);
         }
@@ -62,7 +63,8 @@ impl Comparison {
 
     /// The y range: the SQNRs with 8 % margins, at least 10 dB tall.
     pub fn y_range(&self) -> (f64, f64) {
-        let (lo, hi) = self.placed().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.sqnr_db), b.max(p.sqnr_db)));
+        let (lo, hi) =
+            self.placed().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.sqnr_db), b.max(p.sqnr_db)));
         if lo > hi {
             return (0.0, 40.0);
         }
@@ -158,7 +160,10 @@ fn free_row(placed: &[(f64, f64, f64, f64)], x0: f64, w: f64, y: f64, row: f64) 
     let clear = |y: f64| {
         !placed.iter().any(|&(a, top, b, bottom)| x0 < b && x0 + w > a && y - row / 2.0 < bottom && y + row / 2.0 > top)
     };
-    (0..40).map(|k| y + row * if k % 2 == 0 { (k / 2) as f64 } else { -((k + 1) / 2) as f64 }).find(|&y| clear(y)).unwrap_or(y)
+    (0..40)
+        .map(|k| y + row * if k % 2 == 0 { (k / 2) as f64 } else { -((k + 1) / 2) as f64 })
+        .find(|&y| clear(y))
+        .unwrap_or(y)
 }
 
 /// The right axis: MSE at each power of ten whose SQNR lies in `y`, `MSE = signal·10^(−SQNR/10)`.
@@ -249,7 +254,12 @@ mod tests {
     fn the_figure_is_an_svg_with_its_words_and_every_label() {
         let fig = FormatFigure {
             comparison: comparison(vec![point(4.25, 18.0), point(8.0, 31.0)]),
-            words: Words { title: "qscope: formats".into(), description: "d".into(), link: "#q=x".into(), specs: vec!["a".into()] },
+            words: Words {
+                title: "qscope: formats".into(),
+                description: "d".into(),
+                link: "#q=x".into(),
+                specs: vec!["a".into()],
+            },
             size: (640, 400),
             theme: Theme::LIGHT,
         };

@@ -346,7 +346,17 @@ mod tests {
             (Float8E5M2Fnuz::FORMAT, 8, 5, 2, -15, 16, 57344.0, 3.0517578125e-05, 7.62939453125e-06),
             (Float8E4M3::FORMAT, 8, 4, 3, -6, 8, 240.0, 0.015625, 0.001953125),
             (Float8E3M4::FORMAT, 8, 3, 4, -2, 4, 15.5, 0.25, 0.015625),
-            (Float8E8M0Fnu::FORMAT, 8, 8, 0, -127, 128, 1.7014118346046923e+38, 5.877471754111438e-39, 5.877471754111438e-39),
+            (
+                Float8E8M0Fnu::FORMAT,
+                8,
+                8,
+                0,
+                -127,
+                128,
+                1.7014118346046923e+38,
+                5.877471754111438e-39,
+                5.877471754111438e-39,
+            ),
             (Float6E2M3Fn::FORMAT, 6, 2, 3, 0, 3, 7.5, 1.0, 0.125),
             (Float6E3M2Fn::FORMAT, 6, 3, 2, -2, 5, 28.0, 0.25, 0.0625),
             (Float4E2M1Fn::FORMAT, 4, 2, 1, 0, 3, 6.0, 1.0, 0.5),
@@ -382,8 +392,14 @@ mod tests {
     #[test]
     fn the_edge_values_have_their_codes() {
         let f = Float8E4M3Fn::FORMAT;
-        assert_eq!([f.code_of(448.0), f.code_of(-448.0), f.code_of(f.min_normal())], [Some(0x7e), Some(0xfe), Some(0x08)]);
-        assert_eq!([f.code_of(f.min_positive()), f.code_of(0.0), f.code_of(-0.0)], [Some(0x01), Some(0x00), Some(0x80)]);
+        assert_eq!(
+            [f.code_of(448.0), f.code_of(-448.0), f.code_of(f.min_normal())],
+            [Some(0x7e), Some(0xfe), Some(0x08)]
+        );
+        assert_eq!(
+            [f.code_of(f.min_positive()), f.code_of(0.0), f.code_of(-0.0)],
+            [Some(0x01), Some(0x00), Some(0x80)]
+        );
         assert_eq!(f.code_of(449.0), None);
         assert_eq!([Float8E4M3Fnuz::FORMAT.code_of(-0.0), Float8E4M3Fnuz::FORMAT.code_of(0.0)], [None, Some(0x00)]);
         assert_eq!(Float8E8M0Fnu::FORMAT.code_of(1.0), Some(127));

@@ -313,6 +313,58 @@ async function run(browser, url) {
   check('the sample goes into the hash', /sample=normal,[\d.]+/.test(hash19), JSON.stringify(hash19));
   await page.screenshot({ path: join(SHOTS, 'explorer-auto.png') });
 
+  // ── issue 12: bit layout, heavy-tailed samples, "which format?" (desktop 1440, phone 390) ──
+  const wide = await browser.newPage();
+  watch(wide);
+  await wide.setViewportSize({ width: 1440, height: 900 });
+  await wide.emulateMedia({ colorScheme: 'light' });
+  await wide.goto(url + '#q=ml_dtypes.float8_e4m3fn&x=-2,2', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const cells = await until(() => wide.locator('[data-testid="bit-layout"] .bit').allInnerTexts().catch(() => []), (c) => c.length === 8);
+  check('an FP8 cast shows its bits as S|EEEE|MMM', cells.join('') === 'SEEEEMMM', JSON.stringify(cells));
+  const layoutText = await text(wide, 'layout-table').catch(() => '');
+  check(
+    'its layout table gives bias, max, min normal, min subnormal and the NaN codes',
+    /bias\s+7/.test(layoutText) && /max\s+448 = 0x7e \(0 1111 110\)/.test(layoutText) && /min normal\s+0\.0156/.test(layoutText)
+      && /min subnormal\s+0\.002/.test(layoutText) && /NaN\s+0x7f/.test(layoutText) && /overflow → NaN/.test(layoutText),
+    JSON.stringify(layoutText),
+  );
+  await wide.locator('[data-testid="sample-dist"]').selectOption('student_t');
+  const df = wide.locator('[data-testid="sample-df"]');
+  await until(() => df.isVisible().catch(() => false), (v) => v);
+  await df.fill('2');
+  await df.press('Enter');
+  const outliers = wide.locator('[data-testid="sample-outliers"]');
+  await outliers.fill('0.01');
+  await outliers.press('Enter');
+  const hashT = await until(() => decodedHash(wide), (h) => h.includes('outliers=0.01'));
+  check('a Student-t sample with outliers goes into the hash', /sample=student_t,0\.5&df=2&outliers=0\.01/.test(hashT), JSON.stringify(hashT));
+  const qualityT = await until(() => text(wide, 'sqnr').catch(() => ''), () => true);
+  const sampleNote = await wide.locator('.side .muted.small').allInnerTexts().catch(() => []);
+  check('the error panel names the sample', sampleNote.some((t) => /student_t \(scale s 0\.5, ν 2\), 1 % outliers/.test(t)), JSON.stringify(sampleNote));
+  check('and measures on it', /SQNR/.test(qualityT), JSON.stringify(qualityT));
+  await wide.locator('[data-testid="compare-formats"]').click({ timeout: TIMEOUT_MS });
+  const listedF = await until(() => items(wide).allInnerTexts().catch(() => []), (t) => t.length >= 5);
+  const rows = await until(() => wide.locator('[data-testid="formats-table"] tbody tr').allInnerTexts().catch(() => []), (r) => r.length === listedF.length);
+  check('"Compare formats" fills the comparison with the preset', listedF.length >= 5 && /float8/.test(listedF[0]), JSON.stringify(listedF));
+  check('the table lists each with bits, SQNR and MSE', rows.length === listedF.length && rows.every((r) => /\d\s+[−\d.]+\s+\d\.\d{3}e−\d/.test(r)), JSON.stringify(rows));
+  const scatter = await until(() => canvasStats(wide, 'formats-plot'), inked);
+  check('the scatter is drawn', inked(scatter), JSON.stringify(scatter && { ink: scatter.ink }));
+  const hashF = await decodedHash(wide);
+  check('the preset goes into the hash, the sample kept', hashF.startsWith('#q=torchao.float8&') && hashF.includes('outliers=0.01'), JSON.stringify(hashF));
+  const svgF = await downloadOf(wide, 'formats-svg', join(SHOTS, 'formats.svg'));
+  const svgTextF = svgF.bytes.toString('utf8');
+  check('the comparison exports as SVG with its specs and link', svgF.name === 'qscope-formats.svg' && svgTextF.includes("<qscope:spec>torchao.float8</qscope:spec>") && svgTextF.includes("outliers=0.01"), svgF.name);
+  const pngF = await downloadOf(wide, 'formats-png', join(SHOTS, 'formats.png'));
+  const chunksF = pngChunks(pngF.bytes) ?? [];
+  const sourceF = chunksF.find((c) => c.type === 'tEXt' && c.data.toString('latin1').startsWith('Source\0'));
+  check('and as PNG with the link as a text chunk', pngF.name === 'qscope-formats.png' && sourceF && /#q=torchao\.float8/.test(sourceF.data.toString('latin1')), pngF.name);
+  await wide.locator('[data-testid="formats-panel"]').scrollIntoViewIfNeeded();
+  await wide.screenshot({ path: join(SHOTS, 'explorer-formats-1440.png'), fullPage: true });
+  await wide.setViewportSize({ width: 390, height: 844 });
+  const phoneScatter = await until(() => canvasStats(wide, 'formats-plot'), (s) => inked(s) && s.cssWidth < 390);
+  check('on a phone the scatter fits the width', phoneScatter && phoneScatter.cssWidth < 390, JSON.stringify(phoneScatter && phoneScatter.cssWidth));
+  await wide.screenshot({ path: join(SHOTS, 'explorer-formats-390.png'), fullPage: true });
+
   // ── refused by the library in training: a message, still a figure ──
   await page.evaluate(() => { location.hash = '#q=qkeras.stochastic_ternary&x=-2,2'; });
   const note = await until(() => text(page, 'unsupported').catch(() => ''), (t) => t.trim() !== '');
@@ -372,7 +424,7 @@ async function run(browser, url) {
 
   const timing = await text(page, 'timing').catch(() => '');
   console.log(`timing: ${timing}`);
-  const pages = [page, bad, dark, narrow];
+  const pages = [page, bad, dark, narrow, wide];
   let banners = 0;
   for (const p of pages) banners += await p.locator('[data-testid="panic"]').count();
   check('the .wasm is served as application/wasm', wasmTypes.length > 0 && wasmTypes.every((t) => t === 'application/wasm'), JSON.stringify(wasmTypes));

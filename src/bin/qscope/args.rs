@@ -195,10 +195,15 @@ pub(crate) fn figure_options<T: 'static>(
         n.ok_or_else(|| format!("{name} {v}: expected a whole number of pixels from 200 to 4000"))
     };
     [
-        Opt::value("--width", "W", format!("figure width in pixels (default {}; the PNG has 2×)", default.0), move |o, v| {
-            size(o).0 = pixels("--width", v)?;
-            Ok(())
-        }),
+        Opt::value(
+            "--width",
+            "W",
+            format!("figure width in pixels (default {}; the PNG has 2×)", default.0),
+            move |o, v| {
+                size(o).0 = pixels("--width", v)?;
+                Ok(())
+            },
+        ),
         Opt::value("--height", "H", format!("figure height in pixels (default {})", default.1), move |o, v| {
             size(o).1 = pixels("--height", v)?;
             Ok(())

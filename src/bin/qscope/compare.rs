@@ -28,10 +28,15 @@ struct CompareOptions {
 
 fn command() -> Command<CompareOptions> {
     let mut options = vec![
-        Opt::value("--output", "FILE", "also draw the comparison to FILE, .svg or .png", |o: &mut CompareOptions, v| {
-            o.out = Some(v.to_string());
-            Ok(())
-        })
+        Opt::value(
+            "--output",
+            "FILE",
+            "also draw the comparison to FILE, .svg or .png",
+            |o: &mut CompareOptions, v| {
+                o.out = Some(v.to_string());
+                Ok(())
+            },
+        )
         .alias("-o"),
     ];
     for row in &SETTINGS {
@@ -62,7 +67,8 @@ pub(crate) fn help() -> String {
 }
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    let mut o = CompareOptions { out: None, sample: Sample::default(), size: (720, 440), seed: 0, infer: false, dark: false };
+    let mut o =
+        CompareOptions { out: None, sample: Sample::default(), size: (720, 440), seed: 0, infer: false, dark: false };
     let specs = command().parse(args, &mut o)?;
     let quantizers = if specs.is_empty() {
         preset()
@@ -93,7 +99,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let _ = writeln!(w, "bits\tMSE\tSQNR_dB\tspec");
     for r in rows {
         let bits = r.bits.map_or("-".to_string(), |b| fmt_number(b as f64));
-        let left_out = if r.not_finite > 0 { format!("\t# {} outputs not finite, left out", r.not_finite) } else { String::new() };
+        let left_out =
+            if r.not_finite > 0 { format!("\t# {} outputs not finite, left out", r.not_finite) } else { String::new() };
         let _ = writeln!(w, "{bits}\t{}\t{}\t{}{left_out}", fmt_mse(r.mse), fmt_number(r.sqnr_db), r.spec);
     }
     w.flush().map_err(|e| e.to_string())

@@ -287,7 +287,8 @@ mod tests {
     #[test]
     fn student_t_with_three_degrees_of_freedom_has_mean_absolute_value_2_sqrt3_over_pi() {
         // E|t₃| = 2√3/π ≈ 1.1027 (times the scale).
-        let spec = SampleSpec { dist: Dist::StudentT, spread: 0.5, df: 3.0, n: 40_000, seed: 2, ..SampleSpec::default() };
+        let spec =
+            SampleSpec { dist: Dist::StudentT, spread: 0.5, df: 3.0, n: 40_000, seed: 2, ..SampleSpec::default() };
         let x = spec.generate();
         let mean_abs = x.iter().map(|v| v.abs() as f64).sum::<f64>() / x.len() as f64;
         let expected = 0.5 * 2.0 * 3f64.sqrt() / std::f64::consts::PI;
@@ -296,7 +297,8 @@ mod tests {
 
     #[test]
     fn student_t_with_one_degree_of_freedom_is_cauchy_with_median_absolute_value_s() {
-        let spec = SampleSpec { dist: Dist::StudentT, spread: 2.0, df: 1.0, n: 20_001, seed: 4, ..SampleSpec::default() };
+        let spec =
+            SampleSpec { dist: Dist::StudentT, spread: 2.0, df: 1.0, n: 20_001, seed: 4, ..SampleSpec::default() };
         let mut a: Vec<f32> = spec.generate().iter().map(|v| v.abs()).collect();
         a.sort_by(f32::total_cmp);
         let median = a[a.len() / 2];
@@ -309,7 +311,13 @@ mod tests {
             let spec = SampleSpec { dist: Dist::StudentT, df, n: 20_000, ..SampleSpec::default() };
             spec.generate().iter().filter(|v| v.abs() > 5.0 * spec.spread).count()
         };
-        assert!(beyond(1.0) > beyond(3.0) && beyond(3.0) > beyond(30.0), "{} {} {}", beyond(1.0), beyond(3.0), beyond(30.0));
+        assert!(
+            beyond(1.0) > beyond(3.0) && beyond(3.0) > beyond(30.0),
+            "{} {} {}",
+            beyond(1.0),
+            beyond(3.0),
+            beyond(30.0)
+        );
     }
 
     #[test]
