@@ -22,7 +22,7 @@ pub struct Row {
     pub slot: usize,
     /// The canonical spec.
     pub spec: String,
-    /// The short name on the figure: the spec without its namespace, spaces dropped.
+    /// The short name on the figure (see [`labels`]).
     pub label: String,
     /// Bits per element, scales included; `None` for continuous outputs.
     pub bits: Option<f32>,
@@ -36,6 +36,8 @@ pub struct Row {
 /// hidden slots are left out, as the figure leaves out their curves.
 pub fn compare(slots: &[Slot], training: bool, seed: u64, values: &[f32]) -> Vec<Row> {
     let finite = values.iter().filter(|v| v.is_finite()).count();
+    let shown: Vec<String> = slots.iter().filter(|s| !s.hidden).map(|s| s.quantizer.to_string()).collect();
+    let mut names = labels(&shown).into_iter();
     slots
         .iter()
         .enumerate()
@@ -46,7 +48,7 @@ pub fn compare(slots: &[Slot], training: bool, seed: u64, values: &[f32]) -> Vec
             let spec = q.to_string();
             Row {
                 slot,
-                label: label(&spec),
+                label: names.next().unwrap_or_default(),
                 spec,
                 bits: q.bits_per_element(&run.report),
                 mse: run.metrics.mse,
@@ -57,14 +59,49 @@ pub fn compare(slots: &[Slot], training: bool, seed: u64, values: &[f32]) -> Vec
         .collect()
 }
 
-/// `torchao.mx(elem_dtype='fp4_e2m1')` → `mx(elem_dtype='fp4_e2m1')`.
-fn label(spec: &str) -> String {
-    let spec = compact(spec);
+/// Short names for `specs` on the figure: each spec without its namespace and spaces, and,
+/// where several share a name, without the arguments they all share
+/// (`quantized_bits(bits=4,alpha='auto')` beside `quantized_bits(alpha='auto')` is
+/// `quantized_bits(bits=4)` beside `quantized_bits`).
+pub fn labels(specs: &[String]) -> Vec<String> {
+    let parts: Vec<(String, Vec<String>)> = specs.iter().map(|s| split(&compact(s))).collect();
+    parts
+        .iter()
+        .map(|(name, args)| {
+            let same: Vec<&Vec<String>> = parts.iter().filter(|(n, _)| n == name).map(|(_, a)| a).collect();
+            let kept: Vec<&str> = match same.len() {
+                1 => args.iter().map(String::as_str).collect(),
+                _ => args.iter().filter(|a| !same.iter().all(|o| o.contains(a))).map(String::as_str).collect(),
+            };
+            if kept.is_empty() { name.clone() } else { format!("{name}({})", kept.join(",")) }
+        })
+        .collect()
+}
+
+/// `torchao.mx(elem_dtype='fp4_e2m1',block_size=16)` → `mx` and its arguments.
+fn split(spec: &str) -> (String, Vec<String>) {
     let open = spec.find('(').unwrap_or(spec.len());
-    match spec[..open].rfind('.') {
-        Some(dot) => spec[dot + 1..].to_string(),
-        None => spec,
+    let name = spec[..open].rsplit('.').next().unwrap_or_default().to_string();
+    let inner = spec[open..].strip_prefix('(').and_then(|r| r.strip_suffix(')')).unwrap_or_default();
+    let (mut args, mut depth, mut quote, mut start) = (Vec::new(), 0i32, None, 0);
+    for (i, c) in inner.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                args.push(inner[start..i].to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
     }
+    if !inner.is_empty() {
+        args.push(inner[start..].to_string());
+    }
+    (name, args)
 }
 
 /// The preset "compare formats", in order of preference: FP8 with a tensor scale, int8, the
@@ -188,6 +225,29 @@ mod tests {
         st.sample = Sample { spread: 100.0, outliers: 0.01, ..Sample::default() };
         let r = &rows(&st)[0];
         assert_eq!(r.not_finite, 10, "outliers at 1000 to 2000 are beyond e4m3fn's 464");
+    }
+
+    #[test]
+    fn labels_drop_the_namespace_and_the_arguments_a_family_shares() {
+        let specs = [
+            "qkeras.quantized_bits(symmetric=True, alpha='auto')",
+            "qkeras.quantized_bits(bits=4, symmetric=True, alpha='auto')",
+            "torchao.float8",
+            "torchao.float8(float8_dtype='float8_e5m2')",
+            "torchao.mx(elem_dtype='fp4_e2m1', block_size=16)",
+        ];
+        let specs: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            labels(&specs),
+            [
+                "quantized_bits",
+                "quantized_bits(bits=4)",
+                "float8",
+                "float8(float8_dtype='float8_e5m2')",
+                "mx(elem_dtype='fp4_e2m1',block_size=16)"
+            ]
+        );
+        assert_eq!(split("f(a=(1,2),b='x,y')").1, ["a=(1,2)", "b='x,y'"]);
     }
 
     #[test]

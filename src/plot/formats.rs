@@ -12,6 +12,7 @@ use plotters::style::FontTransform;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::geometry::to_backend;
+use super::legend::fit;
 use super::svg::{SvgText, Words, svg_document};
 use super::{DrawResult, Style, Theme, fmt_number};
 
@@ -36,7 +37,7 @@ pub struct Comparison {
     pub subtitle: String,
 }
 
-const TITLE: &str = "Which format?  SQNR against bits per element";
+const TITLE: &str = "Which format? SQNR against bits per element";
 const DOT_R: f64 = 5.0;
 const LABEL_GAP: f64 = 8.0;
 const LABEL_SIZE: f64 = 12.0;
@@ -84,9 +85,10 @@ pub fn draw_comparison<DB: DrawingBackend>(
     let th = &style.theme;
     area.fill(&th.background)?;
     let title = style.text(14.0, th.text).pos(Pos::new(HPos::Left, VPos::Top));
-    area.draw_text(TITLE, &title, (style.px(12.0) as i32, style.px(8.0) as i32))?;
+    let room = area.dim_in_pixel().0 as f64 - style.f(24.0);
+    area.draw_text(&fit(area, TITLE, &title, room), &title, (style.px(12.0) as i32, style.px(8.0) as i32))?;
     let sub = style.text(12.0, th.muted).pos(Pos::new(HPos::Left, VPos::Top));
-    area.draw_text(&cmp.subtitle, &sub, (style.px(12.0) as i32, style.px(28.0) as i32))?;
+    area.draw_text(&fit(area, &cmp.subtitle, &sub, room), &sub, (style.px(12.0) as i32, style.px(28.0) as i32))?;
     let (_, plot_area) = area.split_vertically(style.px(48.0));
     let (x_lo, x_hi) = cmp.x_range();
     let (y_lo, y_hi) = cmp.y_range();
@@ -129,7 +131,8 @@ pub fn draw_comparison<DB: DrawingBackend>(
         return area.draw_text("no format with a finite SQNR and bit count", &note, centre);
     }
     let label_style = style.text(LABEL_SIZE, th.text);
-    let mid = at((x_lo + x_hi) / 2.0, y_lo).0;
+    let (left, right) = (at(x_lo, y_lo).0, at(x_hi, y_lo).0);
+    let mid = (left + right) / 2.0;
     let mut placed: Vec<(f64, f64, f64, f64)> = Vec::new();
     let mut order: Vec<&FormatPoint> = cmp.placed().collect();
     order.sort_by(|a, b| b.sqnr_db.total_cmp(&a.sqnr_db));
@@ -138,18 +141,21 @@ pub fn draw_comparison<DB: DrawingBackend>(
         let colour = th.curve(p.colour);
         area.draw(&Circle::new((px as i32, py as i32), style.px(DOT_R), colour.filled()))?;
         area.draw(&Circle::new((px as i32, py as i32), style.px(DOT_R), th.background.stroke_width(style.px(1.0))))?;
-        let (w, h) = area.estimate_text_size(&p.label, &label_style).map(|(w, h)| (w as f64, h as f64))?;
-        let right = px < mid;
-        let x0 = if right { px + style.f(LABEL_GAP) } else { px - style.f(LABEL_GAP) - w };
+        // At most half the plot wide, beside the dot on the side towards the middle, inside.
+        let text = fit(area, &p.label, &label_style, (right - left) / 2.0);
+        let (w, h) = area.estimate_text_size(&text, &label_style).map(|(w, h)| (w as f64, h as f64))?;
+        let on_right = px < mid;
+        let x0 = if on_right { px + style.f(LABEL_GAP) } else { px - style.f(LABEL_GAP) - w };
+        let x0 = x0.clamp(left + style.f(2.0), (right - w - style.f(2.0)).max(left));
         let y = free_row(&placed, x0, w, py, h * 1.25);
         placed.push((x0, y - h / 2.0, x0 + w, y + h / 2.0));
         if (y - py).abs() > 0.5 {
-            let end = if right { x0 - style.f(2.0) } else { x0 + w + style.f(2.0) };
+            let end = if on_right { x0 - style.f(2.0) } else { x0 + w + style.f(2.0) };
             let leader = th.muted.stroke_width(style.px(1.0));
             area.draw(&PathElement::new(to_backend(&[(px, py), (end, y)]), leader))?;
         }
         let anchor = label_style.pos(Pos::new(HPos::Left, VPos::Center));
-        area.draw_text(&p.label, &anchor, (x0.round() as i32, y.round() as i32))?;
+        area.draw_text(&text, &anchor, (x0.round() as i32, y.round() as i32))?;
     }
     Ok(())
 }

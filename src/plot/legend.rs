@@ -47,7 +47,12 @@ fn text_width<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, text: &str, sty
 }
 
 /// `text`, shortened with an ellipsis until it is at most `max` pixels wide.
-fn fit<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, text: &str, style: &TextStyle, max: f64) -> String {
+pub(super) fn fit<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    style: &TextStyle,
+    max: f64,
+) -> String {
     if text_width(area, text, style) <= max {
         return text.to_string();
     }

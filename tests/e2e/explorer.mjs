@@ -358,7 +358,6 @@ async function run(browser, url) {
   const chunksF = pngChunks(pngF.bytes) ?? [];
   const sourceF = chunksF.find((c) => c.type === 'tEXt' && c.data.toString('latin1').startsWith('Source\0'));
   check('and as PNG with the link as a text chunk', pngF.name === 'qscope-formats.png' && sourceF && /#q=torchao\.float8/.test(sourceF.data.toString('latin1')), pngF.name);
-  await wide.locator('[data-testid="formats-panel"]').scrollIntoViewIfNeeded();
   await wide.screenshot({ path: join(SHOTS, 'explorer-formats-1440.png'), fullPage: true });
   await wide.setViewportSize({ width: 390, height: 844 });
   const phoneScatter = await until(() => canvasStats(wide, 'formats-plot'), (s) => inked(s) && s.cssWidth < 390);
