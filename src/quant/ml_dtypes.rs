@@ -340,7 +340,7 @@ mod tests {
         // smallest_subnormal), printed by /work/venv-mld's ml_dtypes; maxexp is one past the
         // largest exponent, minexp the smallest normal one.
         let finfo = [
-            (Float8E4M3Fn::FORMAT, 8, 4, 3, -6, 9, 448.0, 0.015625, 0.001953125),
+            (Float8E4M3Fn::FORMAT, 8, 4, 3, -6, 9, 448.0f64, 0.015625f64, 0.001953125f64),
             (Float8E5M2::FORMAT, 8, 5, 2, -14, 16, 57344.0, 6.103515625e-05, 1.52587890625e-05),
             (Float8E4M3Fnuz::FORMAT, 8, 4, 3, -7, 8, 240.0, 0.0078125, 0.0009765625),
             (Float8E5M2Fnuz::FORMAT, 8, 5, 2, -15, 16, 57344.0, 3.0517578125e-05, 7.62939453125e-06),
@@ -364,7 +364,8 @@ mod tests {
         for (f, bits, nexp, nmant, minexp, maxexp, max, normal, subnormal) in finfo {
             let shape = (f.bits(), f.exponent_bits, f.mantissa_bits, f.min_exponent(), f.max_exponent() + 1);
             assert_eq!(shape, (bits, nexp, nmant, minexp, maxexp), "{}", f.name);
-            assert_eq!((f.max(), f.min_normal(), f.min_positive()), (max, normal, subnormal), "{}", f.name);
+            let values = (f.max() as f64, f.min_normal() as f64, f.min_positive() as f64);
+            assert_eq!(values, (max, normal, subnormal), "{}", f.name);
         }
     }
 
