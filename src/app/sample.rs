@@ -9,10 +9,11 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::figure::{self, fmt_number};
 use super::model::Model;
-use crate::explore::sample::settings::{DF_RANGE, OUTLIERS_RANGE, SampleSetting, setting};
+use crate::explore::sample::settings::{DF_RANGE, OUTLIERS_RANGE, setting};
 use crate::explore::sample::{Dist, Outputs, histogram, largest_magnitude, outputs};
 use crate::explore::slider::Scale;
 use crate::explore::state::MAX_SPREAD;
+use crate::explore::train::settings::Bounds;
 
 /// Bins of the input histogram.
 const BINS: usize = 60;
@@ -26,8 +27,6 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
     let dependent = Memo::new(move |_| model.current.with(|q| q.is_data_dependent()));
     let spread = Memo::new(move |_| model.sample_spec.get().spread);
     let dist = Memo::new(move |_| model.sample_spec.get().dist);
-    let df = Memo::new(move |_| model.sample_spec.get().df);
-    let outliers = Memo::new(move |_| model.sample_spec.get().outliers);
     let spread_error = RwSignal::new(None::<String>);
     let set_spread = move |v: f32| {
         if v.is_finite() && v > 0.0 && v <= MAX_SPREAD {
@@ -37,18 +36,6 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
             spread_error.set(Some(format!("spread: expected a number above 0, at most {MAX_SPREAD}")));
         }
     };
-    // A field of the sample settings table: its row reads the text, or says what it expected.
-    let set_row = move |row: &'static SampleSetting, text: String| {
-        let mut sample = model.state.with_untracked(|s| s.sample);
-        match (row.read)(&mut sample, &text) {
-            Ok(()) => {
-                spread_error.set(None);
-                model.update(|s| s.sample = sample);
-            }
-            Err(e) => spread_error.set(Some(format!("{}: {e}", row.key))),
-        }
-    };
-    let (df_row, outliers_row) = (setting("df"), setting("outliers"));
     let numbers = move || {
         model.sample_run.with(|r| {
             let mut parts = Vec::new();
@@ -112,36 +99,10 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                     />
                 </div>
                 <div class="sample-extra">
-                    {df_row.map(|row| view! {
-                        <label class="field-label" class:hidden=move || dist.get() != Dist::StudentT title=row.help>
-                            "degrees of freedom ν "
-                            <input
-                                type="number"
-                                class="num-input"
-                                data-testid="sample-df"
-                                min=DF_RANGE.min.to_string()
-                                max=DF_RANGE.max.to_string()
-                                step="any"
-                                prop:value=move || df.get().to_string()
-                                on:change=move |ev| set_row(row, event_target_value(&ev))
-                            />
-                        </label>
-                    })}
-                    {outliers_row.map(|row| view! {
-                        <label class="field-label" title=row.help>
-                            "outliers (share) "
-                            <input
-                                type="number"
-                                class="num-input"
-                                data-testid="sample-outliers"
-                                min=OUTLIERS_RANGE.min.to_string()
-                                max=OUTLIERS_RANGE.max.to_string()
-                                step="0.005"
-                                prop:value=move || outliers.get().to_string()
-                                on:change=move |ev| set_row(row, event_target_value(&ev))
-                            />
-                        </label>
-                    })}
+                    <SampleField model=model key="df" label="degrees of freedom ν" bounds=DF_RANGE step="any"
+                        hidden=Signal::derive(move || dist.get() != Dist::StudentT) error=spread_error />
+                    <SampleField model=model key="outliers" label="outliers (share)" bounds=OUTLIERS_RANGE step="0.005"
+                        hidden=Signal::derive(|| false) error=spread_error />
                 </div>
                 <p class="tool-error" role="alert" class:hidden=move || spread_error.with(Option::is_none)>{move || spread_error.get()}</p>
                 <p class="num" data-testid="sample-numbers">{numbers}</p>
@@ -149,6 +110,47 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
             <Histogram model=model resized=resized />
         </section>
     }
+}
+
+/// A number field of the sample settings table: the row with hash key `key` reads what is
+/// typed (or says in `error` what it expected) and shows the value.
+#[component]
+fn SampleField(
+    model: Model,
+    key: &'static str,
+    label: &'static str,
+    bounds: Bounds<f32>,
+    step: &'static str,
+    hidden: Signal<bool>,
+    error: RwSignal<Option<String>>,
+) -> impl IntoView {
+    setting(key).map(|row| {
+        let set = move |text: String| {
+            let mut sample = model.state.with_untracked(|s| s.sample);
+            match (row.read)(&mut sample, &text) {
+                Ok(()) => {
+                    error.set(None);
+                    model.update(|s| s.sample = sample);
+                }
+                Err(e) => error.set(Some(format!("{}: {e}", row.key))),
+            }
+        };
+        view! {
+            <label class="field-label" class:hidden=move || hidden.get() title=row.help>
+                {format!("{label} ")}
+                <input
+                    type="number"
+                    class="num-input"
+                    data-testid=format!("sample-{key}")
+                    min=bounds.min.to_string()
+                    max=bounds.max.to_string()
+                    step=step
+                    prop:value=move || model.state.with(|s| (row.show)(&s.sample))
+                    on:change=move |ev| set(event_target_value(&ev))
+                />
+            </label>
+        }
+    })
 }
 
 /// The histogram canvas: input bins as light bars, outputs as stems (one per level) in the

@@ -13,6 +13,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::geometry::to_backend;
 use super::legend::fit;
+use super::panel::themed_mesh;
 use super::svg::{SvgText, Words, svg_document};
 use super::{DrawResult, Style, Theme, fmt_number};
 
@@ -102,19 +103,11 @@ pub fn draw_comparison<DB: DrawingBackend>(
         .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
     let fmt_x = |v: &f32| fmt_number(*v as f64);
     let fmt_y = |v: &f64| fmt_number(*v);
-    chart
-        .configure_mesh()
-        .bold_line_style(th.grid.stroke_width(style.px(1.0)))
-        .light_line_style(th.grid.mix(0.45).stroke_width(style.px(1.0)))
-        .max_light_lines(1)
-        .axis_style(th.axis.stroke_width(style.px(1.0)))
-        .set_all_tick_mark_size(style.px(4.0))
+    themed_mesh(&mut chart.configure_mesh(), style)
         .x_labels(10)
         .y_labels(8)
         .x_label_formatter(&fmt_x)
         .y_label_formatter(&fmt_y)
-        .label_style(style.text(12.0, th.muted))
-        .axis_desc_style(style.text(12.5, th.text))
         .x_desc("bits per element (scales included)")
         .y_desc("SQNR (dB)")
         .draw()?;

@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{BoldPoints, Ranged};
 use plotters::prelude::*;
@@ -204,6 +205,21 @@ fn passes(c: &Curve) -> bool {
     c.dydx.iter().any(|g| g.is_finite() && *g != 0.0)
 }
 
+/// The grid, axis, tick and label style every figure's mesh shares.
+pub(super) fn themed_mesh<'m, 'a, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+    style: &Style,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB> {
+    let th = &style.theme;
+    mesh.bold_line_style(th.grid.stroke_width(style.px(1.0)))
+        .light_line_style(th.grid.mix(0.45).stroke_width(style.px(1.0)))
+        .max_light_lines(1)
+        .axis_style(th.axis.stroke_width(style.px(1.0)))
+        .set_all_tick_mark_size(style.px(4.0))
+        .label_style(style.text(12.0, th.muted))
+        .axis_desc_style(style.text(12.5, th.text))
+}
+
 /// Draws `panel` of `curves` filling `area` (not presented).
 pub(super) fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -237,19 +253,11 @@ pub(super) fn draw<DB: DrawingBackend>(
     let fmt_x = |v: &f32| fmt_number(snap(*v, x_hi - x_lo));
     // The grid and the x axis are plotters'; the y axis is drawn by [`y_axis`], with room for
     // the level ticks between its line and its labels.
-    chart
-        .configure_mesh()
-        .bold_line_style(th.grid.stroke_width(style.px(1.0)))
-        .light_line_style(th.grid.mix(0.45).stroke_width(style.px(1.0)))
-        .max_light_lines(1)
-        .axis_style(th.axis.stroke_width(style.px(1.0)))
-        .set_all_tick_mark_size(style.px(4.0))
+    themed_mesh(&mut chart.configure_mesh(), style)
         .x_labels(9)
         .y_labels(Y_TICKS)
         .disable_y_axis()
         .x_label_formatter(&fmt_x)
-        .label_style(style.text(12.0, th.muted))
-        .axis_desc_style(style.text(12.5, th.text))
         .x_desc("x")
         .draw()?;
     let y_ticks: Vec<f32> = chart.as_coord_spec().y_spec().key_points(BoldPoints(Y_TICKS));
