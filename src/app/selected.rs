@@ -95,7 +95,7 @@ fn LevelsView(levels: Memo<Levels>) -> impl IntoView {
 /// codes, for every quantizer that stores elements in a small float format.
 #[component]
 fn BitLayout(model: Model) -> impl IntoView {
-    let layout = Memo::new(move |_| model.current.with(|q| q.element_format()).map(|f| layout(f, figure::fmt_number)));
+    let layout = Memo::new(move |_| model.current.with(|q| q.element_format()).map(layout));
     move || {
         layout.get().map(|l| {
             let cells = l.fields.iter().flat_map(|&(field, n)| (0..n).map(move |_| field));

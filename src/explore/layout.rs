@@ -44,8 +44,16 @@ pub struct Layout {
     pub rows: Vec<(&'static str, String)>,
 }
 
-/// The layout of `f`, numbers written with `fmt`.
-pub fn layout(f: Format, fmt: impl Fn(f64) -> String) -> Layout {
+/// A value of a format written exactly: plainly from 10⁻⁴ to 10⁶, else in scientific notation
+/// (`1.52587890625e−5`), as ml_dtypes' `finfo` prints them; every digit is the value's.
+pub fn exact(v: f32) -> String {
+    let (v, a) = (v as f64, v.abs() as f64);
+    let s = if a != 0.0 && !(1e-4..1e6).contains(&a) { format!("{v:e}") } else { v.to_string() };
+    s.replace('-', "−")
+}
+
+/// The layout of `f`, its values written [`exact`]ly.
+pub fn layout(f: Format) -> Layout {
     let mut fields = Vec::with_capacity(3);
     if f.signed() {
         fields.push((Field::Sign, 1));
@@ -57,7 +65,7 @@ pub fn layout(f: Format, fmt: impl Fn(f64) -> String) -> Layout {
     let widths: Vec<String> = fields.iter().map(|(field, n)| format!("{n} {}", field.name())).collect();
     let value = |v: f32| {
         let code = f.code_of(v).map(|c| format!(" = {}", bits(f, c))).unwrap_or_default();
-        format!("{}{}{code}", fmt(v as f64), power(v))
+        format!("{}{}{code}", exact(v), power(v))
     };
     let min_subnormal = if f.mantissa_bits == 0 { "none (no mantissa)".to_string() } else { value(f.min_positive()) };
     let (nan, inf) = (f.nan_codes(), f.inf_codes());
@@ -132,7 +140,7 @@ mod tests {
     use crate::quant::ml_dtypes::{Float4E2M1Fn, Float8E4M3Fn, Float8E5M2, Float8E8M0Fnu};
 
     fn rows(f: Format) -> Vec<(&'static str, String)> {
-        layout(f, |v| v.to_string()).rows
+        layout(f).rows
     }
 
     fn row(f: Format, what: &str) -> String {
@@ -141,7 +149,7 @@ mod tests {
 
     #[test]
     fn e4m3fn_has_a_sign_four_exponent_and_three_mantissa_bits() {
-        let l = layout(Float8E4M3Fn::FORMAT, |v| v.to_string());
+        let l = layout(Float8E4M3Fn::FORMAT);
         assert_eq!(l.fields, vec![(Field::Sign, 1), (Field::Exponent, 4), (Field::Mantissa, 3)]);
         assert_eq!(
             l.rows,
@@ -163,6 +171,7 @@ mod tests {
         assert_eq!(row(Float8E5M2::FORMAT, "NaN"), "0x7d–0x7f, 0xfd–0xff (6 codes)");
         assert_eq!(row(Float8E5M2::FORMAT, "±inf"), "0x7c (0 11111 00), 0xfc (1 11111 00)");
         assert_eq!(row(Float8E5M2::FORMAT, "max"), "57344 = 0x7b (0 11110 11)");
+        assert_eq!(row(Float8E5M2::FORMAT, "min subnormal"), "1.52587890625e−5 (2^−16) = 0x01 (0 00000 01)");
     }
 
     #[test]
@@ -175,12 +184,12 @@ mod tests {
 
     #[test]
     fn e8m0_is_an_unsigned_exponent_without_subnormals() {
-        let l = layout(Float8E8M0Fnu::FORMAT, |v| v.to_string());
+        let l = layout(Float8E8M0Fnu::FORMAT);
         assert_eq!(l.fields, vec![(Field::Exponent, 8)]);
         assert_eq!(row(Float8E8M0Fnu::FORMAT, "min subnormal"), "none (no mantissa)");
         assert_eq!(row(Float8E8M0Fnu::FORMAT, "NaN"), "0xff (11111111)");
-        assert!(row(Float8E8M0Fnu::FORMAT, "min normal").ends_with(" (2^−127) = 0x00 (00000000)"));
-        assert!(row(Float8E8M0Fnu::FORMAT, "max").ends_with(" (2^127) = 0xfe (11111110)"));
+        assert_eq!(row(Float8E8M0Fnu::FORMAT, "min normal"), "5.877471754111438e−39 (2^−127) = 0x00 (00000000)");
+        assert_eq!(row(Float8E8M0Fnu::FORMAT, "max"), "1.7014118346046923e38 (2^127) = 0xfe (11111110)");
         assert_eq!(row(Float8E8M0Fnu::FORMAT, "−0"), "none");
     }
 }

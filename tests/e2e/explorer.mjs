@@ -324,8 +324,8 @@ async function run(browser, url) {
   const layoutText = await text(wide, 'layout-table').catch(() => '');
   check(
     'its layout table gives bias, max, min normal, min subnormal and the NaN codes',
-    /bias\s+7/.test(layoutText) && /max\s+448 = 0x7e \(0 1111 110\)/.test(layoutText) && /min normal\s+0\.0156/.test(layoutText)
-      && /min subnormal\s+0\.002/.test(layoutText) && /NaN\s+0x7f/.test(layoutText) && /overflow → NaN/.test(layoutText),
+    /bias\s+7/.test(layoutText) && /max\s+448 = 0x7e \(0 1111 110\)/.test(layoutText) && /min normal\s+0\.015625 \(2\^−6\) = 0x08/.test(layoutText)
+      && /min subnormal\s+0\.001953125 \(2\^−9\) = 0x01/.test(layoutText) && /NaN\s+0x7f/.test(layoutText) && /overflow → NaN/.test(layoutText),
     JSON.stringify(layoutText),
   );
   await wide.locator('[data-testid="sample-dist"]').selectOption('student_t');
