@@ -183,6 +183,16 @@ mod tests {
     }
 
     #[test]
+    fn formats_built_on_the_casts_show_their_elements_layout() {
+        let format = |spec: &str| crate::quant::parse(spec).unwrap().element_format().map(|f| f.name);
+        assert_eq!(format("torchao.float8(float8_dtype='float8_e5m2')"), Some("float8_e5m2"));
+        assert_eq!(format("torchao.mx(elem_dtype='fp6_e3m2')"), Some("float6_e3m2fn"));
+        assert_eq!(format("torchao.nvfp4"), Some("float4_e2m1fn"));
+        assert_eq!(format("ml_dtypes.float8_e3m4"), Some("float8_e3m4"));
+        assert_eq!(format("qkeras.quantized_bits(4,0,1)"), None);
+    }
+
+    #[test]
     fn e8m0_is_an_unsigned_exponent_without_subnormals() {
         let l = layout(Float8E8M0Fnu::FORMAT);
         assert_eq!(l.fields, vec![(Field::Exponent, 8)]);

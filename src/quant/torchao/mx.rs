@@ -259,6 +259,10 @@ impl Facts for Mx {
     fn block_size(&self) -> Option<usize> {
         Some(self.size())
     }
+
+    fn element_format(&self) -> Option<Format> {
+        Some(self.format())
+    }
 }
 
 #[cfg(test)]

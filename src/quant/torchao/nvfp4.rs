@@ -172,6 +172,10 @@ impl Facts for Nvfp4 {
     fn block_size(&self) -> Option<usize> {
         Some(NVFP4_BLOCK)
     }
+
+    fn element_format(&self) -> Option<Format> {
+        Some(Float4E2M1Fn::FORMAT)
+    }
 }
 
 #[cfg(test)]
