@@ -25,6 +25,7 @@ const SPREAD_SCALE: Scale = Scale::log(0.01, 10.0);
 #[component]
 pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
     let dependent = Memo::new(move |_| model.current.with(|q| q.is_data_dependent()));
+    let block = Memo::new(move |_| model.current.with(|q| q.block_size().is_some()));
     let spread = Memo::new(move |_| model.sample_spec.get().spread);
     let dist = Memo::new(move |_| model.sample_spec.get().dist);
     let spread_error = RwSignal::new(None::<String>);
@@ -53,7 +54,9 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
             <div class="sample-controls">
                 <h2 id="sample-h">"Sample tensor"</h2>
                 <p class="small">
-                    {move || if dependent.get() {
+                    {move || if block.get() {
+                        "The selected block format's curve is drawn at the sweep's own block; the sample feeds the error figures."
+                    } else if dependent.get() {
                         "The selected quantizer takes its scale or threshold from this tensor; the curves are drawn for it."
                     } else {
                         "The selected quantizer does not depend on the tensor; the sample feeds the error figures."

@@ -63,8 +63,14 @@ pub fn SelectedPanel(model: Model) -> impl IntoView {
                         .collect_view()
                 }}
             </dl>
-            {move || frozen().map(|f| view! {
-                <p class="note small">"Drawn for the sample tensor's numbers: " <code>{f}</code></p>
+            {move || frozen().map(|f| {
+                let basis = if model.current.with(|q| q.block_size().is_some()) {
+                    let (lo, hi) = model.x.get();
+                    format!("Drawn at the sweep's own block (the quantizer on [{}, {}]): ", n(lo), n(hi))
+                } else {
+                    "Drawn for the sample tensor's numbers: ".to_string()
+                };
+                view! { <p class="note small" data-testid="frozen-note">{basis} <code>{f}</code></p> }
             })}
             <BitLayout model=model />
             <Hardware model=model />

@@ -4,6 +4,8 @@
 //! (the Quality panel's figures). The page and a lesson's task conditions both go through here, so a task
 //! such as "the gradient at 1.5 is 0" is judged on the numbers the page shows.
 
+use std::borrow::Cow;
+
 use super::metrics::{Quality, measure};
 use crate::quant::{Ctx, Frozen, Levels, Quantizer, Report};
 
@@ -13,6 +15,14 @@ pub const DRAWS: usize = crate::plot::DRAWS;
 /// The random stream and mode of an evaluation: training (seeded) or inference.
 pub fn context(training: bool, seed: u64) -> Ctx {
     if training { Ctx::training(seed) } else { Ctx::inference(seed) }
+}
+
+/// The tensor `q`'s curve is frozen on: for a block format (MX, NVFP4, int-k groups…), the
+/// sweep's own block — `q` run on the ends of the x range `[lo, hi]`, one block whose scale is
+/// the one a sweep from lo to hi gets, since its amax (and min and max) are the ends'; for any
+/// other quantizer, the sample tensor.
+pub fn basis<'a>(q: &Quantizer, (lo, hi): (f32, f32), sample: &'a [f32]) -> Cow<'a, [f32]> {
+    if q.block_size().is_some() { Cow::Owned(vec![lo, hi]) } else { Cow::Borrowed(sample) }
 }
 
 /// The form of `q` the figure evaluates over x, with the numbers in use: a data-dependent
@@ -88,6 +98,17 @@ mod tests {
         for i in [0, 17, 500, 999] {
             assert_eq!(at(&quantizer, true, 0, &sample, sample[i]).0, run.y[i], "sample[{i}] = {}", sample[i]);
         }
+    }
+
+    #[test]
+    fn a_block_format_is_frozen_on_the_sweeps_own_block_and_others_on_the_sample() {
+        let sample = SampleSpec::default().generate();
+        let mx = q("torchao.mx(elem_dtype='fp4_e2m1')");
+        assert_eq!(&*basis(&mx, (-2.0, 3.0), &sample), &[-2.0, 3.0]);
+        let (_, report) = frozen_on(&mx, true, 0, &basis(&mx, (-2.0, 3.0), &sample));
+        assert_eq!((report.blocks.len(), report.blocks[0].amax), (1, 3.0));
+        let auto = q("qkeras.quantized_bits(4,0,1,alpha='auto')");
+        assert_eq!(basis(&auto, (-2.0, 3.0), &sample).len(), sample.len());
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! exported figure carries the link its state writes ([`State::to_hash`]): one writer of the
 //! explorer's link, which [`State::parse`] reads back as the same state.
 
-use super::drawn::{context, frozen_on};
+use super::drawn::{basis, context, frozen_on};
 use super::sample::SampleSpec;
 use super::state::{Mode, Slot, State};
 use crate::plot::svg::{Figure, MAX_CURVES};
@@ -38,7 +38,8 @@ pub struct Inputs {
     pub x: (f32, f32),
     pub training: bool,
     pub seed: u64,
-    /// The sample tensor, for a data-dependent quantizer (None otherwise).
+    /// The sample tensor, for a data-dependent quantizer other than a block format (which is
+    /// frozen on the sweep's own block, see [`basis`]); None otherwise.
     pub sample: Option<SampleSpec>,
 }
 
@@ -50,7 +51,7 @@ impl Inputs {
             x: setting.x,
             training: setting.training,
             seed: setting.seed,
-            sample: q.is_data_dependent().then_some(setting.sample),
+            sample: (q.is_data_dependent() && q.block_size().is_none()).then_some(setting.sample),
         }
     }
 }
@@ -72,15 +73,17 @@ pub struct Evaluated {
 }
 
 /// Evaluates `inputs` over its x range: a data-dependent quantizer takes its scale or threshold
-/// from the sample tensor `values` (which `inputs.sample` generates) and is drawn frozen at it;
+/// from the sample tensor `values` (which `inputs.sample` generates), a block format from the
+/// sweep's own block ([`basis`]), and is drawn frozen at it;
 /// any other quantizer is evaluated over the sweep as one tensor.
 pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
     let q = &inputs.quantizer;
     let (lo, hi) = inputs.x;
     let unsupported = q.unsupported(inputs.training);
     let mut ctx = context(inputs.training, inputs.seed);
-    if inputs.sample.is_some() && q.is_data_dependent() {
-        let (frozen, report) = frozen_on(q, inputs.training, inputs.seed, values);
+    if q.is_data_dependent() {
+        let basis = basis(q, inputs.x, values);
+        let (frozen, report) = frozen_on(q, inputs.training, inputs.seed, &basis);
         let label = q.to_string();
         let mut point = |x: &[f32]| frozen.eval(x, &mut ctx);
         let curve = if q.is_stochastic(inputs.training) || !frozen.is_frozen() {
@@ -232,6 +235,19 @@ mod tests {
         let frozen = evaluate(auto, &values);
         assert!(frozen.frozen.is_some() && frozen.report.scale.is_some());
         assert!(evaluate(plain, &values).frozen.is_none());
+    }
+
+    #[test]
+    fn a_block_format_is_drawn_at_the_sweeps_own_block_whatever_the_sample() {
+        let mut state = State { slots: vec![Slot::new(parse("torchao.nvfp4").unwrap())], ..State::default() };
+        let setting = Setting::of(&state);
+        let first = evaluate(Inputs::new(&state.slots[0].quantizer, &setting), &setting.sample.generate());
+        assert_eq!(first.inputs.sample, None);
+        assert_eq!((first.report.blocks.len(), first.report.blocks[0].amax), (1, 2.0));
+        state.sample.spread = 3.0;
+        let setting = Setting::of(&state);
+        let again = evaluate(Inputs::new(&state.slots[0].quantizer, &setting), &setting.sample.generate());
+        assert_eq!(again.curve, first.curve);
     }
 
     #[test]

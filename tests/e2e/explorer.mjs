@@ -328,6 +328,12 @@ async function run(browser, url) {
       && /min subnormal\s+0\.001953125 \(2\^−9\) = 0x01/.test(layoutText) && /NaN\s+0x7f/.test(layoutText) && /overflow → NaN/.test(layoutText),
     JSON.stringify(layoutText),
   );
+  await wide.evaluate(() => { location.hash = "#q=torchao.mx(elem_dtype='fp4_e2m1')&x=-2,2"; });
+  const mxCells = await until(() => wide.locator('[data-testid="bit-layout"] .bit').allInnerTexts().catch(() => []), (c) => c.length === 4);
+  check('an MXFP4 block format shows its element, S|EE|M', mxCells.join('') === 'SEEM', JSON.stringify(mxCells));
+  const mxNote = await until(() => text(wide, 'frozen-note').catch(() => ''), (t) => /own block/.test(t));
+  check('its curve is drawn at the sweep\'s own block', /sweep's own block \(the quantizer on \[−2, 2\]\)/.test(mxNote), JSON.stringify(mxNote));
+  await wide.screenshot({ path: join(SHOTS, 'explorer-mxfp4-1440.png') });
   await wide.locator('[data-testid="sample-dist"]').selectOption('student_t');
   const df = wide.locator('[data-testid="sample-df"]');
   await until(() => df.isVisible().catch(() => false), (v) => v);

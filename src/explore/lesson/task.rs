@@ -476,13 +476,19 @@ impl<'a> Probe<'a> {
         self.sample.get_or_insert_with(|| spec.generate())
     }
 
+    /// What `q`'s curve is frozen on, as the figure freezes it ([`drawn::basis`]).
+    fn basis(&mut self, q: &Quantizer) -> Vec<f32> {
+        let x = self.state.x;
+        drawn::basis(q, x, self.sample()).into_owned()
+    }
+
     fn value(&mut self, m: Measure) -> Result<f64, String> {
         let (training, seed) = (self.state.mode.training(), self.state.seed);
         let q: Quantizer = self.state.selected_slot().quantizer.clone();
         Ok(match m {
-            Measure::Y(x) => f64::from(drawn::at(&q, training, seed, self.sample(), x).0),
-            Measure::Dydx(x) => f64::from(drawn::at(&q, training, seed, self.sample(), x).1),
-            Measure::Levels => count(&drawn::levels(&q, training, seed, self.sample())),
+            Measure::Y(x) => f64::from(drawn::at(&q, training, seed, &self.basis(&q), x).0),
+            Measure::Dydx(x) => f64::from(drawn::at(&q, training, seed, &self.basis(&q), x).1),
+            Measure::Levels => count(&drawn::levels(&q, training, seed, &self.basis(&q))),
             Measure::Sqnr => drawn::run_on_sample(&q, training, seed, self.sample()).metrics.sqnr_db,
             Measure::Mse => drawn::run_on_sample(&q, training, seed, self.sample()).metrics.mse,
             Measure::Curves => self.state.slots.len() as f64,
