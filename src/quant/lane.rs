@@ -39,15 +39,17 @@ pub trait Lane:
     fn exponent(self) -> Self;
     /// `v / 2^⌊log2 v⌋` ∈ [1, 2) of a positive normal `v`, from its mantissa bits.
     fn mantissa(self) -> Self;
+    /// `2^⌊log2 v⌋` of a non-negative `v` from its exponent bits alone: 0 for zero and
+    /// subnormals, +inf for +inf and NaN.
+    fn binade(self) -> Self;
+    /// `o < self ? o : self` (wasm's `pmin`: `self` where either is NaN).
+    fn pmin(self, o: Self) -> Self;
+    /// `self < o ? o : self` (wasm's `pmax`: `self` where either is NaN).
+    fn pmax(self, o: Self) -> Self;
     /// `2^e` for integer-valued `e`: exact on [−126, 127], 0 below, +inf above.
     fn pow2(self) -> Self;
     /// `self`'s magnitude with `sign`'s sign bit (NaNs included: a NaN's sign bit is read too).
     fn copysign(self, sign: Self) -> Self;
-    /// A non-negative `self` rounded to `bits` (< 23) mantissa bits, half to even, by integer
-    /// arithmetic on its bit pattern: a carry out of the mantissa moves to the next exponent
-    /// (the largest finite floats may become +inf). Exact for normal and subnormal float32;
-    /// a NaN's payload is rounded too (it may become +inf): callers handle NaN themselves.
-    fn round_mantissa(self, bits: u32) -> Self;
     fn lt(self, o: Self) -> Self::Mask;
     fn le(self, o: Self) -> Self::Mask;
     fn gt(self, o: Self) -> Self::Mask;
@@ -81,6 +83,18 @@ impl Lane for f32 {
         f32::floor(self)
     }
     #[inline(always)]
+    fn binade(self) -> Self {
+        f32::from_bits(self.to_bits() & 0x7f80_0000)
+    }
+    #[inline(always)]
+    fn pmin(self, o: Self) -> Self {
+        if o < self { o } else { self }
+    }
+    #[inline(always)]
+    fn pmax(self, o: Self) -> Self {
+        if self < o { o } else { self }
+    }
+    #[inline(always)]
     fn abs(self) -> Self {
         f32::abs(self)
     }
@@ -106,12 +120,6 @@ impl Lane for f32 {
     #[inline(always)]
     fn copysign(self, sign: Self) -> Self {
         f32::copysign(self, sign)
-    }
-    #[inline(always)]
-    fn round_mantissa(self, bits: u32) -> Self {
-        let (b, shift) = (self.to_bits(), 23 - bits);
-        let r = b + ((1 << (shift - 1)) - 1) + ((b >> shift) & 1);
-        f32::from_bits(r & !((1 << shift) - 1))
     }
     #[inline(always)]
     fn lt(self, o: Self) -> bool {
@@ -362,6 +370,18 @@ mod simd128 {
             F32x4(f32x4_floor(self.0))
         }
         #[inline(always)]
+        fn binade(self) -> Self {
+            F32x4(v128_and(self.0, i32x4_splat(0x7f80_0000)))
+        }
+        #[inline(always)]
+        fn pmin(self, o: Self) -> Self {
+            F32x4(f32x4_pmin(self.0, o.0))
+        }
+        #[inline(always)]
+        fn pmax(self, o: Self) -> Self {
+            F32x4(f32x4_pmax(self.0, o.0))
+        }
+        #[inline(always)]
         fn abs(self) -> Self {
             F32x4(f32x4_abs(self.0))
         }
@@ -391,13 +411,6 @@ mod simd128 {
             F32x4(v128_bitselect(sign.0, self.0, i32x4_splat(i32::MIN)))
         }
         #[inline(always)]
-        fn round_mantissa(self, bits: u32) -> Self {
-            let shift = 23 - bits;
-            let odd = v128_and(u32x4_shr(self.0, shift), i32x4_splat(1));
-            let r = i32x4_add(i32x4_add(self.0, i32x4_splat((1 << (shift - 1)) - 1)), odd);
-            F32x4(v128_and(r, i32x4_splat(!((1 << shift) - 1))))
-        }
-        #[inline(always)]
         fn lt(self, o: Self) -> M32x4 {
             M32x4(f32x4_lt(self.0, o.0))
         }
@@ -425,16 +438,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_mantissa_rounds_half_to_even_and_carries_into_the_exponent() {
-        // Three mantissa bits: steps of 1/8 in [1, 2).
-        assert_eq!(1.0625f32.round_mantissa(3), 1.0); // tie, 1.000 is even
-        assert_eq!(1.1875f32.round_mantissa(3), 1.25); // tie, 1.010 is even
-        assert_eq!(1.0625f32.next_up().round_mantissa(3), 1.125);
-        assert_eq!(1.96875f32.round_mantissa(3), 2.0); // carry: 1.111|1 → 10.000
-        assert_eq!(f32::MAX.round_mantissa(3), f32::INFINITY);
-        assert_eq!(f32::INFINITY.round_mantissa(3), f32::INFINITY);
-        assert_eq!(0.0f32.round_mantissa(3), 0.0);
-        assert_eq!(f32::from_bits(3).round_mantissa(21), f32::from_bits(4));
+    fn binade_keeps_the_exponent_bits_and_pmin_pmax_keep_self_on_nan() {
+        assert_eq!([1.75f32.binade(), 0.3.binade(), 0.0.binade(), 1e-40.binade()], [1.0, 0.25, 0.0, 0.0]);
+        assert_eq!(f32::INFINITY.binade(), f32::INFINITY);
+        assert_eq!(f32::NAN.binade(), f32::INFINITY);
+        assert_eq!([2.0f32.pmin(3.0), 2.0.pmax(3.0)], [2.0, 3.0]);
+        assert_eq!([2.0f32.pmin(f32::NAN), 2.0.pmax(f32::NAN)], [2.0, 2.0]);
+        assert!(f32::NAN.pmin(2.0).is_nan() && f32::NAN.pmax(2.0).is_nan());
     }
 
     #[test]

@@ -164,10 +164,10 @@ impl Format {
 
     /// `float32(dtype(x))`: round to nearest even, then the format's overflow and special rules.
     ///
-    /// Normal results round |x|'s float32 mantissa to the format's bits on the bit pattern
-    /// ([`Lane::round_mantissa`]: a carry moves to the next exponent); below the format's
-    /// smallest normal the step is fixed, 2^(lo−m), and `(|x| + M) − M` with `M = 2^(lo−m+23)`
-    /// rounds to it in float32 arithmetic (M's ulp is that step). Then overflow, sign, specials.
+    /// The rounding is float32 arithmetic: with `M = 2^(e−m+23)` for |x|'s exponent `e`
+    /// (clamped to the format's lowest, so subnormals share its step), M's ulp is the format's
+    /// step at |x|, and `(|x| + M) − M` is |x| rounded to it, half to even (a carry reaches the
+    /// next exponent exactly). Then overflow, sign and specials.
     #[inline(always)]
     pub fn cast<V: Lane>(self, x: V) -> V {
         let (max, inf, nan) = (V::splat(self.max()), V::splat(f32::INFINITY), V::splat(f32::NAN));
@@ -177,10 +177,13 @@ impl Format {
             Specials::Fn | Specials::Fnuz => nan,
             Specials::PowerOfTwo => return self.cast_power_of_two(x),
         };
-        let (lo, m) = (self.min_exponent(), self.mantissa_bits as i32);
-        let (normal, magic) = (V::splat(pow2(lo)), V::splat(pow2(lo - m + 23)));
+        let (lo, hi, m) = (self.min_exponent(), self.max_exponent(), self.mantissa_bits as i32);
         let a = x.abs();
-        let q = V::select(a.lt(normal), (a + magic) - magic, a.round_mantissa(self.mantissa_bits));
+        // The step at |x|'s exponent (the lowest for subnormals; past the top, one exponent
+        // beyond it: those overflow anyway), times 2^23: adding it leaves |x| rounded to the step.
+        let binade = a.binade().pmax(V::splat(pow2(lo))).pmin(V::splat(pow2(hi + 1)));
+        let magic = binade * V::splat(pow2(23 - m));
+        let q = (a + magic) - magic;
         let y = V::select(q.gt(max), over, q).copysign(x);
         // A NaN's rounded payload may read as +inf, so NaN is told apart by `a ≤ inf` failing.
         let finite_or_inf = a.le(inf);

@@ -91,14 +91,18 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
             v.store(&mut s[l * V::WIDTH..]);
         }
     }
-    per_part!(unary: nearest floor abs sqrt exponent mantissa pow2; compare: lt le gt ge);
+    per_part!(unary: nearest floor abs sqrt exponent mantissa pow2 binade; compare: lt le gt ge);
+    #[inline(always)]
+    fn pmin(self, o: Self) -> Self {
+        self.zip(o, V::pmin)
+    }
+    #[inline(always)]
+    fn pmax(self, o: Self) -> Self {
+        self.zip(o, V::pmax)
+    }
     #[inline(always)]
     fn copysign(self, sign: Self) -> Self {
         self.zip(sign, V::copysign)
-    }
-    #[inline(always)]
-    fn round_mantissa(self, bits: u32) -> Self {
-        self.map(|v| v.round_mantissa(bits))
     }
     #[inline(always)]
     fn select(m: Self::Mask, a: Self, b: Self) -> Self {
