@@ -323,17 +323,24 @@ fn state() -> impl Strategy<Value = State> {
         prop::sample::subsequence(vec!["bits", "alpha", "picker", "integer", "code"], 0..=3),
         any::<prop::sample::Index>(),
         prop::option::of(-1e6f32..=1e6),
+        prop::option::of(1usize..=40),
     )
-        .prop_map(|(slots, (lo, w), infer, seed, (d, spread, df, outliers), hide, sel, pin)| State {
-            selected: sel.index(slots.len()),
-            slots,
-            // At least the narrowest range check_x accepts at that magnitude.
-            x: (lo, lo + w.max(lo.abs() * 1e-3)),
-            mode: if infer { Mode::Infer } else { Mode::Train },
-            seed,
-            sample: Sample { dist: Dist::ALL[d], spread, df, outliers: outliers.unwrap_or(0.0) },
-            hide: hide.into_iter().map(String::from).collect(),
-            pin,
+        .prop_map(|(slots, (lo, w), infer, seed, (d, spread, df, outliers), hide, sel, pin, block)| {
+            let mut st = State {
+                selected: sel.index(slots.len()),
+                slots,
+                // At least the narrowest range check_x accepts at that magnitude.
+                x: (lo, lo + w.max(lo.abs() * 1e-3)),
+                mode: if infer { Mode::Infer } else { Mode::Train },
+                seed,
+                sample: Sample { dist: Dist::ALL[d], spread, df, outliers: outliers.unwrap_or(0.0) },
+                hide: hide.into_iter().map(String::from).collect(),
+                pin,
+                block: None,
+            };
+            // A block is kept only where a compared block format has it (see State::drawn_block).
+            st.block = block.filter(|&k| k <= st.block_count());
+            st
         })
 }
 

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use super::dom::now_ms;
 use super::figure::Curve;
+use crate::explore::blocks::{self, BlockRow};
 use crate::explore::drawn::run_on_sample;
 use crate::explore::figure::{self as evaluation, Evaluated, Selected, Setting};
 use crate::explore::formats::{Row, compare};
@@ -44,6 +45,10 @@ pub struct Model {
     pub curves: Memo<Vec<Curve>>,
     pub chosen: Memo<Selected>,
     pub sample_run: Memo<SampleRun>,
+    /// The sample block block formats are drawn at (`None`: the sweep's own block).
+    pub block: Memo<Option<usize>>,
+    /// The selected block format's blocks on the sample (empty for any other quantizer).
+    pub blocks: Memo<Vec<BlockRow>>,
     /// Every shown quantizer on the sample: bits per element, MSE, SQNR ("which format?").
     pub formats: Memo<Vec<Row>>,
     /// The x under the pointer while it is over a plot.
@@ -76,12 +81,13 @@ impl Model {
         let sample_spec = Memo::new(move |_| state.with(State::sample_spec));
         let sample = Memo::new(move |_| sample_spec.get().generate());
         let hide = Memo::new(move |_| state.with(|s| s.hide.clone()));
+        let block = Memo::new(move |_| state.with(State::drawn_block));
         let eval_ms = RwSignal::new(0.0);
 
         let evaluated = Memo::new(move |prev: Option<&Vec<Evaluated>>| {
             let start = now_ms();
-            let setting =
-                Setting { x: x.get(), training: mode.get().training(), seed: seed.get(), sample: sample_spec.get() };
+            let (training, seed) = (mode.get().training(), seed.get());
+            let setting = Setting { x: x.get(), training, seed, sample: sample_spec.get(), block: block.get() };
             let previous = prev.map_or(&[][..], Vec::as_slice);
             let out =
                 slots.with(|slots| sample.with(|values| evaluation::evaluate_all(slots, &setting, values, previous)));
@@ -97,6 +103,9 @@ impl Model {
             let q = current.get();
             let (training, seed) = (mode.get().training(), seed.get());
             sample.with(|values| run_on_sample(&q, training, seed, values))
+        });
+        let blocks = Memo::new(move |_| {
+            sample_run.with(|run| current.with(|q| sample.with(|values| blocks::rows(q, values, run))))
         });
 
         let formats = Memo::new(move |_| {
@@ -125,6 +134,8 @@ impl Model {
             curves,
             chosen,
             sample_run,
+            block,
+            blocks,
             formats,
             hover: RwSignal::new(None),
             probe: RwSignal::new(DEFAULT_PROBE),

@@ -1,10 +1,11 @@
 //! The error panel: what the selected quantizer loses on the sample tensor (SQNR, MSE, levels
-//! used, clipped inputs).
+//! used — for a block format the median of the codes each block uses —, clipped inputs).
 
 use leptos::prelude::*;
 
 use super::figure::fmt_number;
 use super::model::Model;
+use crate::explore::blocks::median_codes;
 
 /// A dB figure with one decimal (∞ for a lossless quantizer).
 fn db(v: f64) -> String {
@@ -19,6 +20,8 @@ fn db(v: f64) -> String {
 pub fn Quality(model: Model) -> impl IntoView {
     let metrics = Memo::new(move |_| model.sample_run.with(|r| r.metrics.clone()));
     let total = Memo::new(move |_| model.sample_run.with(|r| r.levels.count()));
+    // A block format's levels differ from block to block: counted per block (see explore::blocks).
+    let per_block = Memo::new(move |_| model.blocks.with(|rows| median_codes(rows)));
     let sample = move || model.state.with(|s| format!("{}, seed {}", s.sample.describe(fmt_number), s.seed));
     view! {
         <section class="card side" aria-labelledby="quality-h">
@@ -28,11 +31,13 @@ pub fn Quality(model: Model) -> impl IntoView {
                 <dd class="num big">{move || db(metrics.get().sqnr_db)}</dd>
                 <dt>"MSE"</dt>
                 <dd class="num">{move || fmt_number(metrics.get().mse)}</dd>
-                <dt>"levels used"</dt>
-                <dd class="num">
-                    {move || match total.get() {
-                        Some(t) => format!("{} of {t}", metrics.get().levels_used),
-                        None => metrics.get().levels_used.to_string(),
+                <dt>{move || if per_block.get().is_some() { "codes used per block" } else { "levels used" }}</dt>
+                <dd class="num" data-testid="levels-used">
+                    {move || match (per_block.get(), total.get()) {
+                        (Some((median, Some(of))), _) => format!("median {median} of {of}"),
+                        (Some((median, None)), _) => format!("median {median}"),
+                        (None, Some(t)) => format!("{} of {t}", metrics.get().levels_used),
+                        (None, None) => metrics.get().levels_used.to_string(),
                     }}
                 </dd>
                 <dt>"clipped"</dt>

@@ -55,7 +55,7 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                 <h2 id="sample-h">"Sample tensor"</h2>
                 <p class="small">
                     {move || if block.get() {
-                        "The selected block format's curve is drawn at the sweep's own block; the sample feeds the error figures."
+                        "The selected block format's curve is drawn at the block chosen under Blocks of the sample; the sample feeds the error figures and the block view."
                     } else if dependent.get() {
                         "The selected quantizer takes its scale or threshold from this tensor; the curves are drawn for it."
                     } else {

@@ -64,7 +64,10 @@ pub fn SelectedPanel(model: Model) -> impl IntoView {
                 }}
             </dl>
             {move || frozen().map(|f| {
-                let basis = if model.current.with(|q| q.block_size().is_some()) {
+                let at_block = model.chosen.with(|c| c.block.zip(c.report.blocks.first().copied()));
+                let basis = if let Some((k, b)) = at_block {
+                    format!("Drawn at sample block {k} (scale {}): ", super::blocks::scale_text(&b))
+                } else if model.current.with(|q| q.block_size().is_some()) {
                     let (lo, hi) = model.x.get();
                     format!("Drawn at the sweep's own block (the quantizer on [{}, {}]): ", n(lo), n(hi))
                 } else {

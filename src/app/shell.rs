@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use super::blocks::BlocksPanel;
 use super::code::CodePanel;
 use super::compare::CompareList;
 use super::dom::{copy_text, prefers_dark, resize_ticks, set_page_theme};
@@ -142,6 +143,9 @@ fn Explorer(router: Router) -> impl IntoView {
             <div class="column middle">
                 <Plots model=model resized=resized />
                 <SamplePanel model=model resized=resized />
+                <Show when=move || model.current.with(|q| q.block_size().is_some())>
+                    <BlocksPanel model=model />
+                </Show>
                 <FormatsPanel model=model resized=resized />
             </div>
             <div class="column right">

@@ -7,6 +7,7 @@
 //! exported figure carries the link its state writes ([`State::to_hash`]): one writer of the
 //! explorer's link, which [`State::parse`] reads back as the same state.
 
+use super::blocks::frozen_at_block;
 use super::drawn::{basis, context, frozen_on};
 use super::sample::SampleSpec;
 use super::state::{Mode, Slot, State};
@@ -21,12 +22,20 @@ pub struct Setting {
     pub training: bool,
     pub seed: u64,
     pub sample: SampleSpec,
+    /// The sample block (from 1) block formats are drawn at; `None`: the sweep's own block.
+    pub block: Option<usize>,
 }
 
 impl Setting {
     /// The setting of `state`'s figure.
     pub fn of(state: &State) -> Setting {
-        Setting { x: state.x, training: state.mode.training(), seed: state.seed, sample: state.sample_spec() }
+        Setting {
+            x: state.x,
+            training: state.mode.training(),
+            seed: state.seed,
+            sample: state.sample_spec(),
+            block: state.drawn_block(),
+        }
     }
 }
 
@@ -39,19 +48,24 @@ pub struct Inputs {
     pub training: bool,
     pub seed: u64,
     /// The sample tensor, for a data-dependent quantizer other than a block format (which is
-    /// frozen on the sweep's own block, see [`basis`]); None otherwise.
+    /// frozen on the sweep's own block, see [`basis`]) and for a block format drawn at a
+    /// sample block; None otherwise.
     pub sample: Option<SampleSpec>,
+    /// For a block format, the sample block it is drawn at (see [`Setting::block`]).
+    pub block: Option<usize>,
 }
 
 impl Inputs {
     /// `q` in `setting`: the sample tensor counts only when `q` depends on it.
     pub fn new(q: &Quantizer, setting: &Setting) -> Inputs {
+        let block = setting.block.filter(|_| q.block_size().is_some());
         Inputs {
             quantizer: q.clone(),
             x: setting.x,
             training: setting.training,
             seed: setting.seed,
-            sample: (q.is_data_dependent() && q.block_size().is_none()).then_some(setting.sample),
+            sample: (q.is_data_dependent() && (q.block_size().is_none() || block.is_some())).then_some(setting.sample),
+            block,
         }
     }
 }
@@ -70,11 +84,15 @@ pub struct Evaluated {
     pub unsupported: Option<String>,
     /// For a data-dependent quantizer: what the curve is frozen at.
     pub frozen: Option<String>,
+    /// For a block format drawn at a sample block: that block (from 1); its numbers are
+    /// `report.blocks[0]`.
+    pub block: Option<usize>,
 }
 
 /// Evaluates `inputs` over its x range: a data-dependent quantizer takes its scale or threshold
 /// from the sample tensor `values` (which `inputs.sample` generates), a block format from the
-/// sweep's own block ([`basis`]), and is drawn frozen at it;
+/// sweep's own block ([`basis`]) or the sample block `inputs.block` (when the sample has it),
+/// and is drawn frozen at it;
 /// any other quantizer is evaluated over the sweep as one tensor.
 pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
     let q = &inputs.quantizer;
@@ -82,8 +100,14 @@ pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
     let unsupported = q.unsupported(inputs.training);
     let mut ctx = context(inputs.training, inputs.seed);
     if q.is_data_dependent() {
-        let basis = basis(q, inputs.x, values);
-        let (frozen, report) = frozen_on(q, inputs.training, inputs.seed, &basis);
+        let at_block = inputs
+            .block
+            .and_then(|k| frozen_at_block(q, inputs.training, inputs.seed, values, k).map(|(f, r)| (f, r, k)));
+        let block = at_block.as_ref().map(|a| a.2);
+        let (frozen, report) = match at_block {
+            Some((f, r, _)) => (f, r),
+            None => frozen_on(q, inputs.training, inputs.seed, &basis(q, inputs.x, values)),
+        };
         let label = q.to_string();
         let mut point = |x: &[f32]| frozen.eval(x, &mut ctx);
         let curve = if q.is_stochastic(inputs.training) || !frozen.is_frozen() {
@@ -94,11 +118,11 @@ pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
         let levels = frozen.levels(&report);
         let curve = curve.with_levels(levels.list(64));
         let frozen = Some(frozen.describe());
-        return Evaluated { inputs, curve, report, levels, unsupported, frozen };
+        return Evaluated { inputs, curve, report, levels, unsupported, frozen, block };
     }
     let (curve, report) = Curve::evaluate(q, lo, hi, SAMPLES, &mut ctx);
     let levels = q.levels(&report);
-    Evaluated { inputs, curve, report, levels, unsupported, frozen: None }
+    Evaluated { inputs, curve, report, levels, unsupported, frozen: None, block: None }
 }
 
 /// Every slot evaluated in `setting` on the sample tensor `values` (generated from
@@ -128,6 +152,8 @@ pub struct Selected {
     pub levels: Levels,
     pub unsupported: Option<String>,
     pub frozen: Option<String>,
+    /// The sample block a block format is drawn at (see [`Evaluated::block`]).
+    pub block: Option<usize>,
 }
 
 impl Selected {
@@ -139,8 +165,15 @@ impl Selected {
                 levels: e.levels.clone(),
                 unsupported: e.unsupported.clone(),
                 frozen: e.frozen.clone(),
+                block: e.block,
             },
-            None => Selected { report: Report::default(), levels: Levels::Continuous, unsupported: None, frozen: None },
+            None => Selected {
+                report: Report::default(),
+                levels: Levels::Continuous,
+                unsupported: None,
+                frozen: None,
+                block: None,
+            },
         }
     }
 }
@@ -248,6 +281,22 @@ mod tests {
         let setting = Setting::of(&state);
         let again = evaluate(Inputs::new(&state.slots[0].quantizer, &setting), &setting.sample.generate());
         assert_eq!(again.curve, first.curve);
+    }
+
+    #[test]
+    fn a_block_format_at_a_sample_block_is_drawn_at_that_blocks_scale() {
+        let state =
+            State { slots: vec![Slot::new(parse("torchao.nvfp4").unwrap())], block: Some(3), ..State::default() };
+        let setting = Setting::of(&state);
+        let values = setting.sample.generate();
+        let e = evaluate(Inputs::new(&state.slots[0].quantizer, &setting), &values);
+        let run = state.slots[0].quantizer.eval(&values, &mut context(true, 0)).2;
+        assert_eq!(
+            (e.block, e.inputs.sample, e.report.blocks.clone()),
+            (Some(3), Some(setting.sample), vec![run.blocks[2]])
+        );
+        let plain = Inputs::new(&parse("qkeras.quantized_bits(4,0,1)").unwrap(), &setting);
+        assert_eq!((plain.block, plain.sample), (None, None));
     }
 
     #[test]

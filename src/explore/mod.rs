@@ -10,6 +10,8 @@
 //!   warnings about configurations that surprise users.
 //! - [`explain`] — the computation at one x, step by step, with the numbers the kernels give.
 //! - [`code`] — "copy as code": QKeras, Larq, PyTorch and `qscope` CLI snippets.
+//! - [`blocks`] — a block format on the sample, block by block: the block its curve is drawn
+//!   at (`block=k`) and the block view's rows (scale, code, codes used, error per block).
 //! - [`drawn`] — a quantizer as the figure draws it: its value and gradient at one x, its
 //!   levels, its run on the sample tensor.
 //! - [`figure`] — the figure before drawing: every compared quantizer evaluated into a curve
@@ -32,6 +34,7 @@
 //! - [`train`] — the Train view's settings, their hash, the networks' configs and the
 //!   equivalent `qscope train` command.
 
+pub mod blocks;
 pub mod code;
 pub mod drawn;
 pub mod explain;

@@ -18,6 +18,7 @@
 //! | `hide` | parameter names whose controls a lesson hides, and the sections `picker`, `spec`, `code` | none |
 //! | `sel` | the index (from 0) of the selected quantizer | `0` |
 //! | `pin` | the pinned x of the crosshair, readout and Explain panel: finite, within ±[`X_LIMIT`] | none |
+//! | `block` | the sample's block `k` (from 1) that block formats are drawn at, up to the most blocks a compared block format cuts the sample into; `sweep` is the default | the sweep's own block |
 //!
 //! Printing writes the canonical spec of each quantizer with the spaces after commas dropped,
 //! and only the keys that differ from their defaults (`q` and `x` always). Percent-encoding is
@@ -27,6 +28,7 @@
 //! [`State::parse`] never fails as a whole: each bad part takes its default and adds a message
 //! naming the problem (a bad spec gives its parser's message, with "did you mean").
 
+use crate::explore::blocks;
 use crate::explore::sample::SampleSpec;
 pub use crate::explore::sample::settings::Sample;
 use crate::explore::sample::settings::{SETTINGS as SAMPLE_SETTINGS, setting as sample_setting};
@@ -123,6 +125,8 @@ pub struct State {
     pub selected: usize,
     /// The pinned x (crosshair, readout, Explain panel), when one is pinned.
     pub pin: Option<f32>,
+    /// The sample's block (from 1) block formats are drawn at; `None`: the sweep's own block.
+    pub block: Option<usize>,
 }
 
 impl Default for State {
@@ -136,6 +140,7 @@ impl Default for State {
             hide: Vec::new(),
             selected: 0,
             pin: None,
+            block: None,
         }
     }
 }
@@ -158,6 +163,7 @@ impl State {
         let mut slots = Vec::new();
         let mut dropped = 0usize;
         let mut selected: Option<(String, usize)> = None;
+        let mut block: Option<(String, usize)> = None;
         let text = hash.strip_prefix('#').unwrap_or(hash);
         for part in text.split('&').filter(|p| !p.trim().is_empty()) {
             let (raw_key, raw_value) = match part.split_once('=') {
@@ -225,6 +231,14 @@ impl State {
                     _ => problems
                         .push(format!("pin={}: expected a finite x from -{X_LIMIT} to {X_LIMIT}", shorten(&value))),
                 },
+                "block" => match value.trim().parse::<usize>() {
+                    _ if value.trim().eq_ignore_ascii_case("sweep") => {}
+                    Ok(k) => block = Some((value.clone(), k)),
+                    Err(_) => problems.push(format!(
+                        "block={}: expected sweep or the number of a sample block (1, 2, …)",
+                        shorten(&value)
+                    )),
+                },
                 "sel" => match value.trim().parse::<usize>() {
                     Ok(i) => selected = Some((value.clone(), i)),
                     Err(_) => {
@@ -242,6 +256,15 @@ impl State {
         }
         if !slots.is_empty() {
             st.slots = slots;
+        }
+        if let Some((text, k)) = block {
+            match st.block_count() {
+                0 => problems.push(format!("block={}: no block format is compared", shorten(&text))),
+                n if k == 0 || k > n => {
+                    problems.push(format!("block={}: the sample has blocks 1 to {n}", shorten(&text)))
+                }
+                _ => st.block = Some(k),
+            }
         }
         if let Some((text, i)) = selected {
             if i < st.slots.len() {
@@ -287,6 +310,9 @@ impl State {
         if let Some(p) = self.pin {
             parts.push(format!("pin={p}"));
         }
+        if let Some(k) = self.drawn_block() {
+            parts.push(format!("block={k}"));
+        }
         format!("#{}", parts.join("&"))
     }
 
@@ -298,6 +324,17 @@ impl State {
     /// `selected`, clamped to the slots.
     pub fn selected_index(&self) -> usize {
         self.selected.min(self.slots.len().saturating_sub(1))
+    }
+
+    /// The most blocks a compared block format cuts the sample into (0 with no block format).
+    pub fn block_count(&self) -> usize {
+        self.slots.iter().map(|s| blocks::count(&s.quantizer, SAMPLE_N)).max().unwrap_or(0)
+    }
+
+    /// The sample block block formats are drawn at, when one is chosen and some compared
+    /// format has it (`None`: the sweep's own block).
+    pub fn drawn_block(&self) -> Option<usize> {
+        self.block.filter(|&k| k >= 1 && k <= self.block_count())
     }
 
     /// The sample tensor's full specification.
@@ -361,13 +398,14 @@ impl State {
 
 /// Whether `key` is one the hash knows.
 fn known_key(key: &str) -> bool {
-    matches!(key, "q" | "x" | "mode" | "infer" | "seed" | "hide" | "sel" | "pin") || sample_setting(key).is_some()
+    matches!(key, "q" | "x" | "mode" | "infer" | "seed" | "hide" | "sel" | "pin" | "block")
+        || sample_setting(key).is_some()
 }
 
 fn unknown_key(key: &str) -> String {
     let mut keys = vec!["q", "x", "mode", "seed"];
     keys.extend(SAMPLE_SETTINGS.iter().map(|row| row.key));
-    keys.extend(["hide", "sel", "pin"]);
+    keys.extend(["hide", "sel", "pin", "block"]);
     let hint = match did_you_mean(key, keys.iter().copied()) {
         Some(k) if key.len() > 1 => format!("; did you mean '{k}'?"),
         _ => String::new(),
