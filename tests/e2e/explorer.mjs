@@ -19,6 +19,45 @@ const BAD = 'qkeras.quantized_bits(bits=0)';
 
 // ── checks ───────────────────────────────────────────────────────────
 
+// Issue 12's block view: the selected block format's blocks on the sample, the block the curves
+// are drawn at (the hash's block=k), codes used per block; a bad block in a link falls back.
+async function blockView(page, url) {
+  const rowsOf = () => page.locator('[data-testid="block-row"]').allInnerTexts().catch(() => []);
+  const blockRows = await until(rowsOf, (r) => r.length === 32);
+  check('a block format lists the sample\'s 32 MX blocks', blockRows.length === 32 && /^1\s+32\s/.test(blockRows[0]), JSON.stringify(blockRows.slice(0, 2)));
+  check('each row gives amax, scale with its E8M0 code, codes used and error', /\(0x[0-9A-F]{2}\)\s+\d+ of 15\s+[\d.]+e−\d+/.test(blockRows[0]), JSON.stringify(blockRows[0]));
+  const scroll = await page.locator('[data-testid="blocks-list"]').evaluate((el) => [el.scrollHeight, el.clientHeight]).catch(() => [0, 0]);
+  check('the block list scrolls within its panel', scroll[0] > scroll[1] && scroll[1] > 0, JSON.stringify(scroll));
+  const used = await text(page, 'levels-used').catch(() => '');
+  check('the Quality panel counts codes used per block', /^median \d+ of 15$/.test(used.trim()), JSON.stringify(used));
+  await page.locator('[data-testid="block-choice"]').selectOption('5');
+  const hash5 = await until(() => hashOf(page), (h) => h.includes('block=5'));
+  const note5 = await until(() => text(page, 'frozen-note').catch(() => ''), (t) => /sample block 5/.test(t));
+  check('choosing sample block 5 goes into the hash', /&block=5$/.test(hash5), JSON.stringify(hash5));
+  check('the Selected panel says the block and its scale and code', /sample block 5 \(scale [\d.]+ \(0x[0-9A-F]{2}\)\)/.test(note5), JSON.stringify(note5));
+  await page.locator('[data-testid="block-row"]').nth(6).click({ timeout: TIMEOUT_MS });
+  const hash7 = await until(() => hashOf(page), (h) => h.includes('block=7'));
+  const chosen = await page.locator('[data-testid="block-row"].chosen').allInnerTexts().catch(() => []);
+  const choice = await page.locator('[data-testid="block-choice"]').inputValue().catch(() => '');
+  check('clicking a row draws at that block (hash, chooser, row)', /block=7/.test(hash7) && choice === '7' && chosen.length === 1 && /^7\s/.test(chosen[0]), JSON.stringify([hash7, choice, chosen]));
+  await page.screenshot({ path: join(SHOTS, 'explorer-blocks-1440.png'), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('[data-testid="blocks-panel"]').scrollIntoViewIfNeeded().catch(() => {});
+  const phoneWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  check('on a phone the block view fits the width', phoneWidth <= 390, JSON.stringify(phoneWidth));
+  await page.locator('[data-testid="blocks-panel"]').screenshot({ path: join(SHOTS, 'explorer-blocks-390.png') });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.locator('[data-testid="block-choice"]').selectOption('sweep');
+  const hashS = await until(() => hashOf(page), (h) => !h.includes('block='));
+  check('back to the sweep\'s own block, the hash drops block', !hashS.includes('block='), JSON.stringify(hashS));
+  const bad = await page.context().newPage();
+  await bad.goto(url + "#q=torchao.mx(elem_dtype='fp4_e2m1')&x=-2,2&block=99", { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const banner = await until(() => text(bad, 'hash-errors').catch(() => ''), (t) => t.trim() !== '');
+  const badNote = await until(() => text(bad, 'frozen-note').catch(() => ''), (t) => /own block/.test(t));
+  check('a bad block in a link says so and draws at the sweep\'s own block', /block=99: the sample has blocks 1 to 32/.test(banner) && /sweep's own block/.test(badNote), JSON.stringify([banner, badNote]));
+  await bad.close();
+}
+
 async function applySpec(page, spec) {
   const input = page.locator('[data-testid="spec-input"]');
   await input.fill(spec, { timeout: TIMEOUT_MS });
@@ -334,6 +373,7 @@ async function run(browser, url) {
   const mxNote = await until(() => text(wide, 'frozen-note').catch(() => ''), (t) => /own block/.test(t));
   check('its curve is drawn at the sweep\'s own block', /sweep's own block \(the quantizer on \[−2, 2\]\)/.test(mxNote), JSON.stringify(mxNote));
   await wide.screenshot({ path: join(SHOTS, 'explorer-mxfp4-1440.png') });
+  await blockView(wide, url);
   await wide.locator('[data-testid="sample-dist"]').selectOption('student_t');
   const df = wide.locator('[data-testid="sample-df"]');
   await until(() => df.isVisible().catch(() => false), (v) => v);
