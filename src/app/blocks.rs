@@ -62,7 +62,7 @@ pub fn BlocksPanel(model: Model) -> impl IntoView {
                 </select>
             </div>
             <p class="small muted">
-                "Each block of the selected format on the sample tensor: its scale (stored code in hex), the distinct codes it uses of the levels one block has, and its error. Click a row to draw the curves at that block."
+                "Each block of the selected format on the sample tensor: its scale (stored code in hex), the distinct codes it uses of the levels one block has, and its error (MSE, SQNR in dB). Click a row to draw the curves at that block."
             </p>
             <div class="blocks-scroll" data-testid="blocks-list">
                 <table class="blocks-table">
@@ -72,9 +72,9 @@ pub fn BlocksPanel(model: Model) -> impl IntoView {
                             <th scope="col" class="num">"len"</th>
                             <th scope="col" class="num">"amax"</th>
                             <th scope="col" class="num">"scale (code)"</th>
-                            <th scope="col" class="num">"codes used"</th>
-                            <th scope="col" class="num">"MSE"</th>
-                            <th scope="col" class="num">"SQNR dB"</th>
+                            <th scope="col" class="num" title="distinct codes the block uses, of the levels one block has">"codes"</th>
+                            <th scope="col" class="num" title="the block's mean squared error">"MSE"</th>
+                            <th scope="col" class="num" title="the block's SQNR in dB">"dB"</th>
                         </tr>
                     </thead>
                     <tbody>
