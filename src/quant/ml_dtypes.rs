@@ -170,29 +170,30 @@ impl Format {
     /// next exponent exactly). Then overflow, sign and specials.
     #[inline(always)]
     pub fn cast<V: Lane>(self, x: V) -> V {
-        let (max, inf, nan) = (V::splat(self.max()), V::splat(f32::INFINITY), V::splat(f32::NAN));
-        let over = match self.specials {
-            Specials::Ieee => inf,
-            Specials::Saturating => max,
-            Specials::Fn | Specials::Fnuz => nan,
-            Specials::PowerOfTwo => return self.cast_power_of_two(x),
-        };
-        let (lo, hi, m) = (self.min_exponent(), self.max_exponent(), self.mantissa_bits as i32);
+        if self.specials == Specials::PowerOfTwo {
+            return self.cast_power_of_two(x);
+        }
+        let (lo, m) = (self.min_exponent(), self.mantissa_bits as i32);
+        let max = V::splat(self.max());
         let a = x.abs();
-        // The step at |x|'s exponent (the lowest for subnormals; past the top, one exponent
-        // beyond it: those overflow anyway), times 2^23: adding it leaves |x| rounded to the step.
-        let binade = a.binade().pmax(V::splat(pow2(lo))).pmin(V::splat(pow2(hi + 1)));
-        let magic = binade * V::splat(pow2(23 - m));
+        // The step at |x|'s exponent (the lowest one for subnormals), times 2^23: adding it
+        // leaves |x| rounded to the step. NaN stays NaN, and so do ±inf and |x| ≥ 2^(104+m)
+        // (where the magic number is +inf): `q ≤ max` fails for all of them, as for overflow.
+        let magic = a.binade().pmax(V::splat(pow2(lo))) * V::splat(pow2(23 - m));
         let q = (a + magic) - magic;
-        let y = V::select(q.gt(max), over, q).copysign(x);
-        // A NaN's rounded payload may read as +inf, so NaN is told apart by `a ≤ inf` failing.
-        let finite_or_inf = a.le(inf);
+        let fits = q.le(max);
         match self.specials {
+            // Overflow and ±inf to ±inf, NaN stays NaN: a·inf is both.
+            Specials::Ieee => V::select(fits, q, a * V::splat(f32::INFINITY)).copysign(x),
+            Specials::Fn => V::select(fits, q, V::splat(f32::NAN)).copysign(x),
             // −0 + 0 = +0: no negative zero.
-            Specials::Fnuz => V::select(finite_or_inf, y + V::splat(0.0), nan.copysign(x)),
-            // ml_dtypes 0.6: a NaN becomes 0 with its sign bit flipped.
-            Specials::Saturating => V::select(finite_or_inf, y, V::splat(0.0).copysign(-x)),
-            Specials::Ieee | Specials::Fn | Specials::PowerOfTwo => V::select(finite_or_inf, y, nan.copysign(x)),
+            Specials::Fnuz => V::select(fits, q, V::splat(f32::NAN)).copysign(x) + V::splat(0.0),
+            // Saturate; ml_dtypes 0.6 turns a NaN into 0 with its sign bit flipped.
+            Specials::Saturating => {
+                let y = V::select(fits, q, max).copysign(x);
+                V::select(a.le(V::splat(f32::INFINITY)), y, V::splat(0.0).copysign(-x))
+            }
+            Specials::PowerOfTwo => self.cast_power_of_two(x),
         }
     }
 
