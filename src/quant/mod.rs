@@ -124,24 +124,30 @@ pub trait Kernel: schema::Schema {
     /// own: how the trainer applies a block format along a layer's input dimension
     /// ([`Facts::block_size`]). The reports' blocks are concatenated in row order; tensor-level
     /// numbers are the last row's. A format with a per-matrix statistic overrides it.
-    fn apply_rows(
-        &self,
-        x: &[f32],
-        row_len: usize,
-        y: &mut [f32],
-        mut dydx: Option<&mut [f32]>,
-        ctx: &mut Ctx,
-    ) -> Report {
+    fn apply_rows(&self, x: &[f32], row_len: usize, y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
         let mut report = Report::default();
         let mut blocks = Vec::new();
-        for (r, (xr, yr)) in x.chunks(row_len.max(1)).zip(y.chunks_mut(row_len.max(1))).enumerate() {
-            let at = r * row_len;
-            let d = dydx.as_deref_mut().map(|d| &mut d[at..at + xr.len()]);
+        each_row(x, row_len, y, dydx, |xr, yr, d| {
             report = self.apply(xr, yr, d, ctx);
             blocks.append(&mut report.blocks);
-        }
+        });
         report.blocks = blocks;
         report
+    }
+}
+
+/// Calls `f(x_row, y_row, dydx_row)` for each row of `row_len` elements (the last may be
+/// shorter) of a row-major matrix: [`Kernel::apply_rows`]' loop.
+pub fn each_row(
+    x: &[f32],
+    row_len: usize,
+    y: &mut [f32],
+    mut dydx: Option<&mut [f32]>,
+    mut f: impl FnMut(&[f32], &mut [f32], Option<&mut [f32]>),
+) {
+    let n = row_len.max(1);
+    for (r, (xr, yr)) in x.chunks(n).zip(y.chunks_mut(n)).enumerate() {
+        f(xr, yr, dydx.as_deref_mut().map(|d| &mut d[r * n..r * n + xr.len()]));
     }
 }
 

@@ -27,7 +27,7 @@ use crate::quant::ml_dtypes::{Float4E2M1Fn, Float8E4M3Fn, Format};
 use crate::quant::round::clip;
 use crate::quant::schema::{AutoScale, Kind, quantizer};
 use crate::quant::torchao::BlockCast;
-use crate::quant::{Block, Ctx, Facts, Kernel, Levels, Report};
+use crate::quant::{Block, Ctx, Facts, Kernel, Levels, Report, each_row};
 
 /// Elements per block (torchao asserts 16).
 pub const NVFP4_BLOCK: usize = 16;
@@ -122,20 +122,10 @@ impl Kernel for Nvfp4 {
 
     /// A matrix is one tensor to torchao: the per-tensor scale ('auto') comes from the whole
     /// matrix's amax; each row is cut into its own blocks of 16.
-    fn apply_rows(
-        &self,
-        x: &[f32],
-        row_len: usize,
-        y: &mut [f32],
-        mut dydx: Option<&mut [f32]>,
-        _: &mut Ctx,
-    ) -> Report {
-        let (t, n) = (self.tensor_scale(x), row_len.max(1));
+    fn apply_rows(&self, x: &[f32], row_len: usize, y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let t = self.tensor_scale(x);
         let mut blocks = Vec::new();
-        for (r, (xr, yr)) in x.chunks(n).zip(y.chunks_mut(n)).enumerate() {
-            let d = dydx.as_deref_mut().map(|d| &mut d[r * n..r * n + xr.len()]);
-            blocks.extend(Self::row_blocks(xr, yr, d, t));
-        }
+        each_row(x, row_len, y, dydx, |xr, yr, d| blocks.extend(Self::row_blocks(xr, yr, d, t)));
         self.report(x, t, blocks)
     }
 
