@@ -56,6 +56,9 @@ pub trait Lane:
     fn ge(self, o: Self) -> Self::Mask;
     /// `if m { a } else { b }` per lane.
     fn select(m: Self::Mask, a: Self, b: Self) -> Self;
+    /// `self`'s magnitude with `sign`'s sign bit, flipped where `sign` is NaN (ml_dtypes'
+    /// float6/float4 rule: a NaN becomes a zero of the other sign).
+    fn copysign_nan_flipped(self, sign: Self) -> Self;
 }
 
 impl Lane for f32 {
@@ -140,6 +143,10 @@ impl Lane for f32 {
     #[inline(always)]
     fn select(m: bool, a: Self, b: Self) -> Self {
         if m { a } else { b }
+    }
+    #[inline(always)]
+    fn copysign_nan_flipped(self, sign: Self) -> Self {
+        f32::copysign(self, if sign.is_nan() { -sign } else { sign })
     }
 }
 
@@ -429,6 +436,13 @@ mod simd128 {
         #[inline(always)]
         fn select(m: M32x4, a: Self, b: Self) -> Self {
             F32x4(v128_bitselect(a.0, b.0, m.0))
+        }
+        #[inline(always)]
+        fn copysign_nan_flipped(self, sign: Self) -> Self {
+            // `sign ≠ sign` is all ones on a NaN lane: the xor flips its sign bit (and others,
+            // which the bit select drops).
+            let flipped = v128_xor(sign.0, f32x4_ne(sign.0, sign.0));
+            F32x4(v128_bitselect(flipped, self.0, i32x4_splat(i32::MIN)))
         }
     }
 }

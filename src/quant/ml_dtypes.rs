@@ -162,52 +162,60 @@ impl Format {
         all
     }
 
-    /// `float32(dtype(x))`: round to nearest even, then the format's overflow and special rules.
-    ///
-    /// The rounding is float32 arithmetic: with `M = 2^(e−m+23)` for |x|'s exponent `e`
-    /// (clamped to the format's lowest, so subnormals share its step), M's ulp is the format's
-    /// step at |x|, and `(|x| + M) − M` is |x| rounded to it, half to even (a carry reaches the
-    /// next exponent exactly). Then overflow, sign and specials.
+    /// `float32(dtype(x))`: round to nearest even ([`Format::round`]), then the format's
+    /// overflow and special rules.
     #[inline(always)]
     pub fn cast<V: Lane>(self, x: V) -> V {
-        if self.specials == Specials::PowerOfTwo {
-            return self.cast_power_of_two(x);
-        }
-        let (lo, m) = (self.min_exponent(), self.mantissa_bits as i32);
-        let max = V::splat(self.max());
+        let (max, nan) = (V::splat(self.max()), V::splat(f32::NAN));
         let a = x.abs();
-        // The step at |x|'s exponent (the lowest one for subnormals), times 2^23: adding it
-        // leaves |x| rounded to the step. NaN stays NaN, and so do ±inf and |x| ≥ 2^(104+m)
-        // (where the magic number is +inf): `q ≤ max` fails for all of them, as for overflow.
-        let magic = a.binade().pmax(V::splat(pow2(lo))) * V::splat(pow2(23 - m));
-        let q = (a + magic) - magic;
-        let fits = q.le(max);
+        // NaN, ±inf and overflow all fail `q ≤ max` (see `round`).
         match self.specials {
             // Overflow and ±inf to ±inf, NaN stays NaN: a·inf is both.
-            Specials::Ieee => V::select(fits, q, a * V::splat(f32::INFINITY)).copysign(x),
-            Specials::Fn => V::select(fits, q, V::splat(f32::NAN)).copysign(x),
-            // −0 + 0 = +0: no negative zero.
-            Specials::Fnuz => V::select(fits, q, V::splat(f32::NAN)).copysign(x) + V::splat(0.0),
-            // Saturate; ml_dtypes 0.6 turns a NaN into 0 with its sign bit flipped.
-            Specials::Saturating => {
-                let y = V::select(fits, q, max).copysign(x);
-                V::select(a.le(V::splat(f32::INFINITY)), y, V::splat(0.0).copysign(-x))
+            Specials::Ieee => {
+                let q = self.round(a);
+                V::select(q.le(max), q, a * V::splat(f32::INFINITY)).copysign(x)
             }
+            Specials::Fn => {
+                let q = self.round(a);
+                V::select(q.le(max), q, nan).copysign(x)
+            }
+            // −0 + 0 = +0: no negative zero.
+            Specials::Fnuz => {
+                let q = self.round(a);
+                V::select(q.le(max), q, nan).copysign(x) + V::splat(0.0)
+            }
+            // Saturate before rounding (max is representable and rounding is monotone, so it
+            // is the same as after); NaN to 0 (`0 < NaN` fails, so pmax keeps the 0), with the
+            // NaN's sign bit flipped, as ml_dtypes 0.6 does.
+            Specials::Saturating => self.round(V::splat(0.0).pmax(a).pmin(max)).copysign_nan_flipped(x),
             Specials::PowerOfTwo => self.cast_power_of_two(x),
         }
     }
 
-    /// E8M0: `2^⌊log2 x⌋`, doubled when the float32 mantissa is ≥ 1.5; float32 subnormals
-    /// go to 2^−127 up to it and to 2^−126 above; NaN for everything without a power of two.
+    /// Non-negative `a` rounded to the format's step at its exponent, half to even, unbounded
+    /// above. With `M = 2^(e−m+23)` for a's exponent `e` (clamped to the format's lowest, so
+    /// subnormals share its step), M's ulp is the step at `a`, and `(a + M) − M` is `a` rounded
+    /// to it (a carry reaches the next exponent exactly). NaN stays NaN, and ±inf and
+    /// `a ≥ 2^(104+m)` (where M is +inf) become +inf or NaN: above any format's max.
+    #[inline(always)]
+    fn round<V: Lane>(self, a: V) -> V {
+        let (lo, m) = (self.min_exponent(), self.mantissa_bits as i32);
+        let magic = a.binade().pmax(V::splat(pow2(lo))) * V::splat(pow2(23 - m));
+        (a + magic) - magic
+    }
+
+    /// E8M0: `2^⌊log2 x⌋`, doubled when the float32 mantissa is ≥ 1.5 (ties up); float32
+    /// subnormals go to 2^−127 up to it and to 2^−126 above; NaN for everything without a
+    /// power of two (zero, negatives, overflow, ±inf, NaN).
+    ///
+    /// Adding half of x's binade carries into the next binade exactly when the mantissa is
+    /// ≥ 1.5; a subnormal gets 2^−127 − 2^−149 instead, which carries exactly above 2^−127.
     #[inline(always)]
     fn cast_power_of_two<V: Lane>(self, x: V) -> V {
-        let (one, zero) = (V::splat(1.0), V::splat(0.0));
-        let normal = V::splat(f32::MIN_POSITIVE);
         let smallest = V::splat(self.min_positive());
-        let up = V::select(x.mantissa().ge(V::splat(1.5)), one, zero);
-        let q = (x.exponent() + up).pow2();
-        let q = V::select(x.lt(normal), V::select(x.le(smallest), smallest, normal), q);
-        V::select(x.gt(zero) & q.le(V::splat(self.max())), q, V::splat(f32::NAN))
+        let half = (x.binade() * V::splat(0.5)).pmax(V::splat(pow2(-127) - pow2(-149)));
+        let q = (x + half).binade().pmax(smallest);
+        V::select(x.gt(V::splat(0.0)) & q.le(V::splat(self.max())), q, V::splat(f32::NAN))
     }
 }
 
@@ -441,5 +449,22 @@ mod tests {
         assert_eq!([f.cast(3.0f32), f.cast(1.5), f.cast(1.4999999), f.cast(2.5)], [4.0, 2.0, 1.0, 2.0]);
         assert!(f.cast(0.0f32).is_nan() && f.cast(-1.0f32).is_nan());
         assert_eq!(f.cast(1.25 * 2f32.powi(-127)), f32::MIN_POSITIVE);
+    }
+
+    #[test]
+    fn e8m0_sends_subnormals_to_2_pow_minus_127_up_to_it_and_to_2_pow_minus_126_above() {
+        let f = Float8E8M0Fnu::FORMAT;
+        let (tiny, half_normal) = (f32::from_bits(1), pow2(-127));
+        assert_eq!([f.cast(tiny), f.cast(half_normal)], [half_normal, half_normal]);
+        assert_eq!(f.cast(f32::from_bits(half_normal.to_bits() + 1)), f32::MIN_POSITIVE);
+        assert_eq!(f.cast(f32::from_bits(f32::MIN_POSITIVE.to_bits() - 1)), f32::MIN_POSITIVE);
+    }
+
+    #[test]
+    fn e8m0_overflows_to_nan_from_one_and_a_half_times_its_max() {
+        let f = Float8E8M0Fnu::FORMAT;
+        let top = pow2(127);
+        assert_eq!(f.cast(f32::from_bits((1.5 * top).to_bits() - 1)), top);
+        assert!(f.cast(1.5 * top).is_nan() && f.cast(f32::INFINITY).is_nan() && f.cast(f32::NAN).is_nan());
     }
 }

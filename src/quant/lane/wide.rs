@@ -108,6 +108,10 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
     fn select(m: Self::Mask, a: Self, b: Self) -> Self {
         Wide(std::array::from_fn(|l| V::select(m.0[l], a.0[l], b.0[l])))
     }
+    #[inline(always)]
+    fn copysign_nan_flipped(self, sign: Self) -> Self {
+        self.zip(sign, V::copysign_nan_flipped)
+    }
 }
 
 #[cfg(test)]
