@@ -4,27 +4,43 @@
 
 use crate::quant::{Ctx, Quantizer, parse};
 
-/// The kernels the benchmarks measure: the five TensorFlow.js has too (tests/bench/harness.mjs
-/// `tfjsKernels`), then the number formats (element casts and their scaled forms).
-pub const KERNELS: &[&str] = &[
+/// Specs benched besides the catalogue's defaults: the configurations TensorFlow.js has too
+/// (tests/bench/harness.mjs `tfjsKernels`, named as there) and the data-dependent variants
+/// (least-squares and power-of-two 'auto' scales, ternary weight networks' threshold).
+pub const EXTRA: &[&str] = &[
     "qkeras.quantized_bits(4,0,1)",
-    "qkeras.ternary()",
-    "larq.ste_sign",
+    "qkeras.quantized_bits(4,0,1,alpha='auto')",
+    "qkeras.quantized_bits(4,0,1,alpha='auto_po2')",
     "qkeras.quantized_po2(4)",
+    "qkeras.ternary()",
+    "qkeras.ternary(alpha='auto')",
+    "larq.ste_sign",
     "larq.approx_sign",
-    "ml_dtypes.float8_e4m3fn",
-    "ml_dtypes.float8_e5m2",
-    "ml_dtypes.float6_e2m3fn",
-    "ml_dtypes.float4_e2m1fn",
-    "ml_dtypes.float8_e8m0fnu",
-    "torchao.float8",
-    "torchao.affine",
-    "torchao.intx_fake_quantize",
-    "torchao.mx(elem_dtype='fp4_e2m1')",
-    "torchao.nvfp4",
-    "bnb.nf4",
-    "bnb.fp4",
+    "larq.SteTern(ternary_weight_networks=True)",
 ];
+
+/// The kernels the benchmarks measure: every catalogue entry at its library defaults, in
+/// catalogue order, each followed by its [`EXTRA`] specs (an extra equal to the default
+/// stands for it), so a new quantizer gets a row of its own.
+pub fn kernels() -> Vec<String> {
+    let extras: Vec<Quantizer> = EXTRA.iter().map(|s| parse(s).expect("EXTRA specs parse")).collect();
+    let mut out = Vec::new();
+    for e in crate::quant::ENTRIES {
+        let default = (e.default)();
+        let mine = || EXTRA.iter().zip(&extras).filter(|(_, q)| std::ptr::eq(q.info(), e.info));
+        if !mine().any(|(_, q)| *q == default) {
+            out.push(default.to_string());
+        }
+        out.extend(mine().map(|(s, _)| s.to_string()));
+    }
+    out
+}
+
+/// Whether `spec` draws random numbers in training (the bench marks those rows: the aims
+/// for a copy's time are the deterministic kernels').
+pub fn stochastic(spec: &str) -> bool {
+    parse(spec).is_ok_and(|q| q.is_stochastic(true))
+}
 
 /// Deterministic inputs spread over [−2, 2] (a fixed LCG, so every runtime sees the same).
 pub fn inputs(n: usize) -> Vec<f32> {
@@ -90,10 +106,16 @@ pub fn median(mut v: Vec<f64>) -> f64 {
 mod wasm {
     use wasm_bindgen::prelude::*;
 
-    /// The benchmark kernels' specs ([`super::KERNELS`]), for the JavaScript harness.
+    /// The benchmark kernels' specs ([`super::kernels`]), for the JavaScript harness.
     #[wasm_bindgen]
     pub fn bench_kernels() -> Vec<String> {
-        super::KERNELS.iter().map(|s| s.to_string()).collect()
+        super::kernels()
+    }
+
+    /// Whether a benchmark kernel is stochastic in training ([`super::stochastic`]).
+    #[wasm_bindgen]
+    pub fn bench_stochastic(spec: &str) -> bool {
+        super::stochastic(spec)
     }
 
     /// A benchmark workload driven from JavaScript (timing happens there).

@@ -95,7 +95,7 @@ fn bench_prints_one_json_row_per_measurement() {
     let out = stdout(&o);
     let rows: Vec<&str> = out.lines().filter(|l| l.starts_with('{')).collect();
     // Per size: one copy row and forward + forward_backward for each benchmark kernel.
-    assert_eq!(rows.len(), 2 * (1 + qscope::bench::KERNELS.len() * 2), "{out}");
+    assert_eq!(rows.len(), 2 * (1 + qscope::bench::kernels().len() * 2), "{out}");
     for key in [
         "\"kernel\":",
         "\"pass\":",

@@ -2,7 +2,7 @@
 //! quantizers (LSQ, PACT) and PyTorch's fake quantization. Their specs carry no namespace.
 
 use super::lane::{self, Lane};
-use super::round::{mean_f32, rhe};
+use super::round::{mean_abs, rhe};
 use super::schema::{Kind, quantizer};
 use super::simd::{self, Op};
 use super::{Ctx, Facts, Frozen, Kernel, Levels, Quantizer, Report, elementwise_facts};
@@ -189,7 +189,7 @@ impl Lsq {
     fn step_on(&self, x: &[f32]) -> f32 {
         match self.step {
             Some(s) => s as f32,
-            None => 2.0 * mean_f32(x.iter().map(|v| v.abs())) / self.range().1.sqrt(),
+            None => 2.0 * mean_abs(x) / self.range().1.sqrt(),
         }
     }
 

@@ -59,6 +59,8 @@ pub trait Lane:
     /// `self`'s magnitude with `sign`'s sign bit, flipped where `sign` is NaN (ml_dtypes'
     /// float6/float4 rule: a NaN becomes a zero of the other sign).
     fn copysign_nan_flipped(self, sign: Self) -> Self;
+    /// Whether any lane of `m` is set (a kernel's rare slow path, taken per vector).
+    fn any(m: Self::Mask) -> bool;
 }
 
 impl Lane for f32 {
@@ -148,13 +150,17 @@ impl Lane for f32 {
     fn copysign_nan_flipped(self, sign: Self) -> Self {
         f32::copysign(self, if sign.is_nan() { -sign } else { sign })
     }
+    #[inline(always)]
+    fn any(m: bool) -> bool {
+        m
+    }
 }
 
 /// Keras `clip` / `tf.clip_by_value`: `min(max(v, lo), hi)`; NaN passes through.
+/// `pmax`/`pmin` are exactly `v < lo ? lo : v` and `hi < a ? hi : a` (one instruction each).
 #[inline(always)]
 pub fn clip<V: Lane>(v: V, lo: V, hi: V) -> V {
-    let a = V::select(v.lt(lo), lo, v);
-    V::select(a.gt(hi), hi, a)
+    v.pmax(lo).pmin(hi)
 }
 
 /// Gradient mask of `clip`: 1 on `[lo, hi]` (both ends inclusive), else 0 (NaN → 0).
@@ -184,7 +190,8 @@ pub fn sgn0<V: Lane>(v: V) -> V {
 /// `(1 − q)·x + q·xq` instead (see README, "Where qscope differs").
 #[inline(always)]
 pub fn ste_blend<V: Lane>(x: V, xq: V, q: f32) -> V {
-    let lib = x + V::splat(q) * (xq - x);
+    // 1·d is d: no multiply for the usual q = 1.
+    let lib = if q == 1.0 { x + (xq - x) } else { x + V::splat(q) * (xq - x) };
     let far = if q == 1.0 { xq } else { V::splat(1.0 - q) * x + V::splat(q) * xq };
     V::select(x.abs().le(V::splat(1_048_576.0)), lib, far)
 }
@@ -443,6 +450,10 @@ mod simd128 {
             // which the bit select drops).
             let flipped = v128_xor(sign.0, f32x4_ne(sign.0, sign.0));
             F32x4(v128_bitselect(flipped, self.0, i32x4_splat(i32::MIN)))
+        }
+        #[inline(always)]
+        fn any(m: M32x4) -> bool {
+            v128_any_true(m.0)
         }
     }
 }

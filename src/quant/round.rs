@@ -93,35 +93,121 @@ pub fn sum_f32(values: impl ExactSizeIterator<Item = f32>) -> f32 {
     tail + a[0]
 }
 
+/// `[Σ f(xᵢ)[0], …, Σ f(xᵢ)[K−1]]`: K float32 sums in one pass over `x`, each added in
+/// [`sum_f32`]'s order (so each equals `sum_f32(x.iter().map(|v| f(v)[k]))` to the bit), with
+/// `f` applied eight lanes at a time in fixed-size loops the compiler vectorizes.
+#[inline]
+pub fn sums_f32<const K: usize>(x: &[f32], f: impl Fn(f32) -> [f32; K]) -> [f32; K] {
+    const P: usize = 8;
+    let (mut a, mut b) = ([[0.0f32; P]; K], [[0.0f32; P]; K]);
+    let mut blocks = x.chunks_exact(2 * P);
+    for c in &mut blocks {
+        let (lo, hi): ([[f32; K]; P], [[f32; K]; P]) =
+            (std::array::from_fn(|l| f(c[l])), std::array::from_fn(|l| f(c[P + l])));
+        for l in 0..P {
+            for k in 0..K {
+                a[k][l] += lo[l][k];
+                b[k][l] += hi[l][k];
+            }
+        }
+    }
+    let rest = blocks.remainder();
+    let (packet, tail) = rest.split_at(rest.len() / P * P);
+    for (l, &v) in packet.iter().enumerate() {
+        let u = f(v);
+        for k in 0..K {
+            a[k][l] += u[k];
+        }
+    }
+    std::array::from_fn(|k| {
+        let t = tail.iter().fold(0.0f32, |t, &v| t + f(v)[k]);
+        let mut s = a[k];
+        for (x, y) in s.iter_mut().zip(b[k]) {
+            *x += y;
+        }
+        let mut width = P;
+        while width > 1 {
+            width /= 2;
+            for i in 0..width {
+                s[i] += s[i + width];
+            }
+        }
+        t + s[0]
+    })
+}
+
+/// `mean(|x|)` in float32, as `mean_f32` of the magnitudes (the same bits), in one vectorized pass.
+#[inline]
+pub fn mean_abs(x: &[f32]) -> f32 {
+    mean_of(sums_f32(x, |v| [v.abs()])[0], x.len())
+}
+
+/// A float32 sum of `n` values over `n`, as [`mean_f32`] divides it (NaN for none).
+#[inline]
+pub fn mean_of(sum: f32, n: usize) -> f32 {
+    if n == 0 { f32::NAN } else { sum / n as f32 }
+}
+
 /// Mean in float32 (`K.mean`).
 #[inline]
 pub fn mean_f32(values: impl ExactSizeIterator<Item = f32>) -> f32 {
     let n = values.len();
-    if n == 0 {
-        return f32::NAN;
-    }
-    sum_f32(values) / n as f32
+    mean_of(sum_f32(values), n)
 }
 
 /// Largest absolute value (`K.max(abs(x))`); NaN propagates as in TensorFlow.
 #[inline]
 pub fn max_abs(x: &[f32]) -> f32 {
-    let mut m = 0.0f32;
-    for &v in x {
-        let a = v.abs();
-        if a.is_nan() {
-            return f32::NAN;
-        }
-        if a > m {
-            m = a;
+    // Eight running maxima and NaN flags (lane by lane, so the loop vectorizes); the
+    // maximum does not depend on the order.
+    const P: usize = 8;
+    let (mut m, mut nan) = ([0.0f32; P], [false; P]);
+    let mut blocks = x.chunks_exact(P);
+    for c in &mut blocks {
+        for l in 0..P {
+            let a = c[l].abs();
+            m[l] = if a > m[l] { a } else { m[l] };
+            nan[l] |= a.is_nan();
         }
     }
-    m
+    let rest = blocks.remainder();
+    let top = m.into_iter().chain(rest.iter().map(|v| v.abs())).fold(0.0f32, |t, a| if a > t { a } else { t });
+    if nan.contains(&true) || rest.iter().any(|v| v.is_nan()) { f32::NAN } else { top }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sums_f32_adds_each_sum_in_sum_f32s_order() {
+        for n in [0usize, 5, 8, 13, 16, 23, 24, 31, 1000, 1003] {
+            let x: Vec<f32> = (0..n).map(|i| ((i * 7919 % 1000) as f32 - 500.0) / 37.0).collect();
+            let [s, q] = sums_f32(&x, |v| [v, v * v / 3.0]);
+            assert_eq!(s.to_bits(), sum_f32(x.iter().copied()).to_bits(), "n = {n}");
+            assert_eq!(q.to_bits(), sum_f32(x.iter().map(|v| v * v / 3.0)).to_bits(), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn mean_abs_is_mean_f32_of_the_magnitudes() {
+        for n in [0usize, 7, 16, 1001] {
+            let x: Vec<f32> = (0..n).map(|i| ((i * 104_729 % 997) as f32 - 498.0) / 7.0).collect();
+            assert_eq!(mean_abs(&x).to_bits(), mean_f32(x.iter().map(|v| v.abs())).to_bits(), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn max_abs_is_the_largest_magnitude_or_nan() {
+        let x: Vec<f32> = (0..37).map(|i| (i as f32 - 20.0) / 3.0).collect();
+        assert_eq!(max_abs(&x), 20.0 / 3.0);
+        assert_eq!(max_abs(&[]), 0.0);
+        for at in [3, 20, 36] {
+            let mut y = x.clone();
+            y[at] = f32::NAN;
+            assert!(max_abs(&y).is_nan(), "NaN at {at}");
+        }
+    }
 
     #[test]
     fn rhe_rounds_ties_to_even() {

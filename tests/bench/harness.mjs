@@ -26,7 +26,7 @@ export const TRAIN_LR = 0.01; // src/nn/bench.rs
 export const TRAIN_RUN_MS = 50;
 export const TRAIN_WARM_MS = { qscope: 300, tfjs: 2000 };
 
-/** The benchmark kernels (src/bench.rs KERNELS) and their TensorFlow.js versions. */
+/** The benchmark kernels (src/bench.rs EXTRA) and their TensorFlow.js versions. */
 export function tfjsKernels(tf) {
   const one = () => tf.scalar(1);
   // Larq's sign: sign(sign(x) + 0.1), i.e. 0 ↦ +1.
@@ -321,8 +321,10 @@ export async function runBench({ qscope, qscopeScalar, tf, runtime, sizes, reps,
 async function benchKernels({ qscope, qscopeScalar, tf, runtime, sizes, reps, log }) {
   const rows = [];
   const yieldNow = () => new Promise((r) => setTimeout(r, 0));
+  // Stochastic kernels are marked (the aims for a copy's time are the deterministic ones').
+  const stochastic = (kernel) => kernel !== 'copy' && qscope.bench_stochastic(kernel);
   const row = (kernel, pass, impl, n, m) => {
-    rows.push({ kernel, pass, impl, runtime, n, elements_per_s: Math.round(m.eps) });
+    rows.push({ kernel, pass, impl, runtime, n, ...(stochastic(kernel) && { stochastic: true }), elements_per_s: Math.round(m.eps) });
     log(`${runtime} n=${n} ${impl.padEnd(9)} ${pass.padEnd(16)} ${kernel}: ${(m.eps / 1e9).toFixed(3)} G/s (k=${m.k})`);
   };
   const disagree = checkAgreement(tf, qscope);

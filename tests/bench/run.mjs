@@ -128,6 +128,8 @@ function benchNative({ sizes, reps, parts }) {
 const G = (v) => (v === undefined ? '—' : (v / 1e9).toFixed(3));
 const R = (v) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(2));
 
+// One row per kernel and size: for each pass the SIMD throughput, its time over the copy's,
+// SIMD over scalar and over TF.js; then the native throughputs. Stochastic kernels are marked *.
 function table(all) {
   const rows = all.filter((r) => r.pass !== 'train' && r.pass !== 'ui');
   if (!rows.length) return '';
@@ -135,29 +137,45 @@ function table(all) {
     rows.find((r) => r.kernel === kernel && r.pass === pass && r.impl === impl && r.runtime === runtime && r.n === n)
       ?.elements_per_s;
   const kernels = [...new Set(rows.filter((r) => r.kernel !== 'copy').map((r) => r.kernel))];
+  const stochastic = new Set(rows.filter((r) => r.stochastic).map((r) => r.kernel));
+  const name = (k) => (stochastic.has(k) ? `${k} *` : k);
   const sizes = [...new Set(rows.map((r) => r.n))].sort((a, b) => a - b);
+  const passes = [['forward', 'fwd'], ['forward_backward', 'f+g']];
   const out = [];
-  const head = ['kernel', 'pass', 'n', 'simd', 'scalar', 'native', 'copy', 'tfjs-wasm', 'SIMD/scalar', 't(SIMD)/t(copy)', 'SIMD/tfjs'];
+  const head = ['kernel', 'n', ...passes.flatMap(([, p]) => [`${p} G/s`, `${p} t÷copy`, `${p} ÷scalar`, `${p} ÷tfjs`]), 'native fwd', 'native f+g'];
+  const grid = (h, body, left) => {
+    const widths = h.map((c, i) => Math.max(c.length, ...body.map((b) => b[i].length)));
+    const fmt = (cells) => cells.map((c, i) => (i < left ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+    return [fmt(h), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt)];
+  };
   for (const runtime of ['chromium', 'node']) {
     if (!rows.some((r) => r.runtime === runtime)) continue;
-    out.push(`\n${runtime}: G elements/s; native = target/release/qscope bench (same kernels, x86-64 release build); ratios use this runtime's figures`);
+    out.push(`\n${runtime}: SIMD G elements/s; t÷copy = SIMD time over a copy's (aims: fwd ≤ 2, f+g ≤ 3); ÷scalar, ÷tfjs = throughput ratios; ` +
+      `native = target/release/qscope bench G/s; * = stochastic`);
     const body = [];
+    const slow = [];
     for (const n of sizes) {
       const copy = get('copy', 'forward', 'copy', runtime, n);
+      const size = n >= 1e6 ? `${n / 1e6}M` : String(n);
       for (const k of kernels) {
-        for (const pass of ['forward', 'forward_backward']) {
-          const simd = get(k, pass, 'simd', runtime, n);
-          const scalar = get(k, pass, 'scalar', runtime, n);
-          const tfjs = get(k, pass, 'tfjs-wasm', runtime, n);
-          body.push([k, pass === 'forward' ? 'fwd' : 'fwd+grad', n >= 1e6 ? `${n / 1e6}M` : String(n),
-            G(simd), G(scalar), G(get(k, pass, 'native', 'native', n)), G(copy), G(tfjs),
-            R(simd / scalar), R(copy / simd), R(simd / tfjs)]);
+        const cells = [name(k), size];
+        for (const [pass] of passes) {
+          const [simd, scalar, tfjs] = ['simd', 'scalar', 'tfjs-wasm'].map((impl) => get(k, pass, impl, runtime, n));
+          cells.push(G(simd), R(copy / simd), R(simd / scalar), R(simd / tfjs));
+          if (!stochastic.has(k) && simd) slow.push({ k, n: size, pass, ratio: copy / simd });
         }
+        body.push([...cells, ...passes.map(([pass]) => G(get(k, pass, 'native', 'native', n)))]);
+      }
+      body.push([`copy = ${G(copy)} G/s`, size, ...head.slice(2).map(() => '')]);
+    }
+    out.push(...grid(head, body, 1));
+    // The worst five deterministic kernels by time over a copy's, per pass and size.
+    for (const n of sizes.map((v) => (v >= 1e6 ? `${v / 1e6}M` : String(v)))) {
+      for (const [pass, p] of passes) {
+        const worst = slow.filter((r) => r.n === n && r.pass === pass).sort((a, b) => b.ratio - a.ratio).slice(0, 5);
+        out.push(`${runtime} n=${n} worst five ${p} t÷copy: ${worst.map((r) => `${r.k} ${R(r.ratio)}`).join(', ')}`);
       }
     }
-    const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-    const fmt = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-    out.push(fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt));
   }
   return out.join('\n');
 }
@@ -216,8 +234,8 @@ for (const runtime of o.runtimes) {
   log(`== ${runtime} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 const outFile = join(ROOT, 'target/bench.json');
-// `batch` only on the training rows, `fps` only on the page rows.
-const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'batch', 'fps', 'elements_per_s'];
+// `batch` only on the training rows, `fps` only on the page rows, `stochastic` only on stochastic kernels'.
+const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'batch', 'fps', 'stochastic', 'elements_per_s'];
 const pick = (r) => Object.fromEntries(keys.filter((k) => r[k] !== undefined).map((k) => [k, r[k]]));
 writeFileSync(outFile, JSON.stringify(rows.map(pick), null, 1) + '\n');
 console.log([table(rows), trainTable(rows), pageTable(rows)].filter(Boolean).join('\n'));

@@ -44,7 +44,7 @@ pub(crate) fn help() -> String {
 /// Native throughput of the benchmark kernels and of a plain copy, as JSON rows
 /// (the format of target/bench.json).
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    use qscope::bench::{KERNELS, Workload, median};
+    use qscope::bench::{Workload, kernels, median};
     use std::time::Instant;
     let mut o = BenchOptions { sizes: vec![1_000_000, 4_000_000], reps: 15 };
     command().parse(args, &mut o)?;
@@ -65,10 +65,11 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             sink += w.checksum();
             median(t)
         };
-        let mut w = Workload::new(KERNELS[0], n)?;
+        let kernels = kernels();
+        let mut w = Workload::new(&kernels[0], n)?;
         let copy = time(&mut w, &|w| w.copy());
         rows.push(format!(r#"{{"kernel":"copy","pass":"forward","impl":"copy","runtime":"native","n":{n},"elements_per_s":{copy:.0}}}"#));
-        for spec in KERNELS {
+        for spec in &kernels {
             let mut w = Workload::new(spec, n)?;
             for (pass, f) in [
                 ("forward", &(|w: &mut Workload| w.forward()) as &dyn Fn(&mut Workload)),

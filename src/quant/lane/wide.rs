@@ -112,6 +112,10 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
     fn copysign_nan_flipped(self, sign: Self) -> Self {
         self.zip(sign, V::copysign_nan_flipped)
     }
+    #[inline(always)]
+    fn any(m: Self::Mask) -> bool {
+        m.0.into_iter().any(V::any)
+    }
 }
 
 #[cfg(test)]

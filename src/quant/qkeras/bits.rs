@@ -1,11 +1,11 @@
 //! Fixed-point quantizers: `quantized_bits`, `quantized_linear`, `quantized_hswish`.
 
 use super::super::lane::{self, Lane};
-use super::super::round::{max_abs, pow2i, rhe, stochastic_round};
+use super::super::round::{max_abs, pow2i, rhe, stochastic_round, sums_f32};
 use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
-use super::{integer_fits, least_squares_scale, one_minus, only_with_auto_po2, po2_round};
+use super::{integer_fits, least_squares_of_sums, least_squares_scale, one_minus, only_with_auto_po2, po2_round};
 use crate::quant::{Facts, Fixed, Frozen, Quantizer};
 
 const BITS: Kind = Kind::Int { min: 1, max: 32 };
@@ -76,11 +76,20 @@ impl QuantizedBits {
                 let mut s = max_abs(x) / mi * 2.0 / levels;
                 if self.alpha == Alpha::AutoPo2 {
                     s = po2_round(s);
-                    let xs: Vec<f32> = x.iter().map(|v| v / mi).collect();
-                    let mut z = vec![0.0f32; x.len()];
+                    // Five least-squares refits of the codes of x/m_i, each one fused pass.
                     for _ in 0..5 {
-                        z.iter_mut().zip(&xs).for_each(|(zi, &v)| *zi = code(v, s));
-                        s = least_squares_scale(Alpha::AutoPo2, &xs, &z, self.min_po2_exponent, self.max_po2_exponent);
+                        let sums = sums_f32(x, |v| {
+                            let xs = v * (1.0 / mi); // = v / m_i: m_i is a power of two
+                            let z = code(xs, s);
+                            [xs * z, z * z]
+                        });
+                        s = least_squares_of_sums(
+                            Alpha::AutoPo2,
+                            sums,
+                            x.len(),
+                            self.min_po2_exponent,
+                            self.max_po2_exponent,
+                        );
                     }
                 }
                 s
@@ -131,7 +140,8 @@ impl BitsOp {
         let xq = if self.one_bit {
             a * lane::sgn_plus(x)
         } else {
-            a * (lane::clip(r, V::splat(self.lo), V::splat(self.hi)) * V::splat(self.down))
+            let v = lane::clip(r, V::splat(self.lo), V::splat(self.hi)) * V::splat(self.down);
+            if self.a == 1.0 { v } else { a * v }
         };
         if self.use_ste {
             (lane::ste_blend(x, xq, self.q), V::splat(1.0))
@@ -192,9 +202,10 @@ pub(crate) struct AutoBitsOp {
 impl Op for AutoBitsOp {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let (m, mi) = (V::splat(self.m), V::splat(self.mi));
-        let z = auto_code(x / mi, V::splat(self.s), V::splat(self.half));
-        let xq = V::splat(self.s * self.m) * (mi * z / m);
+        // m and m_i are powers of two: multiplying by their reciprocals is dividing by them.
+        let (inv_m, mi, inv_mi) = (V::splat(1.0 / self.m), V::splat(self.mi), V::splat(1.0 / self.mi));
+        let z = auto_code(x * inv_mi, V::splat(self.s), V::splat(self.half));
+        let xq = V::splat(self.s * self.m) * (mi * z * inv_m);
         if self.use_ste {
             (lane::ste_blend(x, xq, self.q), V::splat(1.0))
         } else {

@@ -24,7 +24,7 @@ pub use relu::{QuantizedRelu, QuantizedSigmoid, QuantizedTanh, QuantizedUlaw};
 pub use ternary::{StochasticTernary, Ternary};
 
 use super::lane::{self, Lane};
-use super::round::{EPS, mean_f32, pow2i, rhe};
+use super::round::{EPS, mean_f32, mean_of, pow2i, rhe};
 use super::schema::Alpha;
 
 /// `ln 2` as float32, as `x / np.log(2.0)` divides by it in TensorFlow.
@@ -55,20 +55,41 @@ fn least_squares_scale(alpha: Alpha, x: &[f32], q: &[f32], min_exp: Option<i32>,
         Alpha::Auto | Alpha::AutoPo2 => {
             let xq = mean_f32(x.iter().zip(q).map(|(a, b)| a * b));
             let qq = mean_f32(q.iter().map(|b| b * b));
-            let s = xq / (qq + EPS);
-            if alpha == Alpha::Auto {
-                return s;
-            }
-            let mut s = po2_round(s);
-            if let Some(lo) = min_exp {
-                s = s.max(pow2i(lo));
-            }
-            if let Some(hi) = max_exp {
-                s = s.min(pow2i(hi));
-            }
-            s
+            fitted_scale(alpha, xq, qq, min_exp, max_exp)
         }
     }
+}
+
+/// [`least_squares_scale`] of the float32 sums `Σx·q` and `Σq·q` over `n` elements (as
+/// [`sums_f32`](super::round::sums_f32) gives them in one pass): the same bits.
+fn least_squares_of_sums(
+    alpha: Alpha,
+    [xq, qq]: [f32; 2],
+    n: usize,
+    min_exp: Option<i32>,
+    max_exp: Option<i32>,
+) -> f32 {
+    match alpha {
+        Alpha::None => 1.0,
+        Alpha::Value(a) => a as f32,
+        Alpha::Auto | Alpha::AutoPo2 => fitted_scale(alpha, mean_of(xq, n), mean_of(qq, n), min_exp, max_exp),
+    }
+}
+
+/// `mean(x·q) / (mean(q·q) + ε)`, for 'auto_po2' rounded to a power of two and clipped.
+fn fitted_scale(alpha: Alpha, xq: f32, qq: f32, min_exp: Option<i32>, max_exp: Option<i32>) -> f32 {
+    let s = xq / (qq + EPS);
+    if alpha == Alpha::Auto {
+        return s;
+    }
+    let mut s = po2_round(s);
+    if let Some(lo) = min_exp {
+        s = s.max(pow2i(lo));
+    }
+    if let Some(hi) = max_exp {
+        s = s.min(pow2i(hi));
+    }
+    s
 }
 
 /// `(1 − q)` as Python computes it (in double) before TensorFlow casts it to float32.

@@ -26,6 +26,34 @@ fn exp2(e: f32) -> f32 {
     if e.fract() == 0.0 { e.pow2() } else { e.exp2() }
 }
 
+/// The mantissas between which, in every binade, TensorFlow's float32 `round(log(t)/ln 2)`
+/// moves from the binade's exponent to the next (near √2; where exactly differs by binade,
+/// as `log` adds the exponent's `e·ln 2` in float32): the smallest and largest first mantissa
+/// of the next exponent, over all 254 binades (the test below checks every binade).
+const SWITCH_LO: f32 = f32::from_bits(0x3fb5_04be);
+const SWITCH_HI: f32 = f32::from_bits(0x3fb5_0529);
+
+/// `round(log(t)/ln 2)` with TensorFlow's float32 `log`, as a step function: the exponent
+/// bits, plus one where the mantissa is past the switch. A vector with a mantissa within
+/// [`SWITCH_LO`, `SWITCH_HI`) (about 2^−17 of inputs) takes the logarithm itself. Zero and
+/// subnormals give −inf, as `log` flushes them; +inf gives 128 (not inf: both clip alike).
+#[inline(always)]
+pub(crate) fn round_log2<V: Lane>(t: V) -> V {
+    let m = t.mantissa();
+    if V::any(m.ge(V::splat(SWITCH_LO)) & m.lt(V::splat(SWITCH_HI))) {
+        return round_log2_reference(t);
+    }
+    let e = t.exponent() + V::select(m.ge(V::splat(SWITCH_HI)), V::splat(1.0), V::splat(0.0));
+    V::select(t.lt(V::splat(f32::MIN_POSITIVE)), V::splat(f32::NEG_INFINITY), e)
+}
+
+/// `round(log(t)/ln 2)` as QKeras computes it (`tf.math.log`, Eigen's float32 `plog`): the
+/// formula [`round_log2`] stands for, and its slow path.
+#[inline(always)]
+fn round_log2_reference<V: Lane>(t: V) -> V {
+    (lane::log(t) / V::splat(LN2)).nearest()
+}
+
 /// The two exponents `stochastic_round_po2` draws between for `y = |x|`: `lo` and `lo + 1`,
 /// with `2^lo ≤ y < 2^(lo+1)` (unless y is below ε).
 fn po2_bracket(y: f32) -> (f32, f32) {
@@ -111,8 +139,7 @@ impl Po2Rule {
             None => a,
         };
         let (t, f) = if self.quadratic { (t.sqrt(), 2.0) } else { (t, 1.0) };
-        let l = lane::log(t) / V::splat(LN2);
-        let e0 = if self.floor { l.floor() } else { l.nearest() };
+        let e0 = if self.floor { (lane::log(t) / V::splat(LN2)).floor() } else { round_log2(t) };
         let e = V::splat(f) * lane::clip(e0, V::splat(self.min_exp), V::splat(self.max_exp));
         V::select(a.lt(V::splat(EPS)), V::splat(self.min_exp), e)
     }
@@ -382,3 +409,55 @@ impl Kernel for QuantizedReluPo2 {
 }
 
 elementwise_facts! { QuantizedPo2 ["use_variables"], QuantizedReluPo2 ["use_variables"] }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every positive normal float of binade `e` (mantissa bits `lo..hi`, by `step`) gives
+    /// the same exponent through [`round_log2`] as through the logarithm.
+    fn agree_in(e: i32, bits: std::ops::Range<u32>, step: usize) {
+        for b in bits.step_by(step) {
+            let t = f32::from_bits(((e + 127) as u32) << 23 | b);
+            assert_eq!(round_log2(t), round_log2_reference(t), "t = {t:e} ({:#x})", t.to_bits());
+        }
+    }
+
+    #[test]
+    fn round_log2_equals_the_logarithm_for_every_float_from_one_sixteenth_to_sixteen() {
+        for e in -4..4 {
+            agree_in(e, 0..1 << 23, 1);
+        }
+    }
+
+    #[test]
+    fn round_log2_equals_the_logarithm_around_each_switch_and_across_every_binade() {
+        let (lo, hi) = (SWITCH_LO.to_bits() & 0x7f_ffff, SWITCH_HI.to_bits() & 0x7f_ffff);
+        for e in -126..=127 {
+            agree_in(e, lo - (1 << 13)..hi + (1 << 13), 1);
+            agree_in(e, 0..1 << 23, 509);
+            agree_in(e, (1 << 23) - 64..1 << 23, 1);
+        }
+    }
+
+    #[test]
+    fn round_log2_switches_within_the_window_in_every_binade() {
+        for e in -126..=127 {
+            let p = |m: f32| m * (e as f32).pow2();
+            let below = f32::from_bits(SWITCH_LO.to_bits() - 1);
+            assert_eq!(
+                [round_log2_reference(p(below)), round_log2_reference(p(SWITCH_HI))],
+                [e as f32, e as f32 + 1.0]
+            );
+        }
+    }
+
+    #[test]
+    fn round_log2_sends_zero_and_subnormals_to_minus_infinity_like_the_logarithm() {
+        for t in [0.0f32, 1e-40, f32::from_bits(0x7f_ffff)] {
+            assert_eq!(round_log2(t), f32::NEG_INFINITY);
+            assert_eq!(round_log2_reference(t), f32::NEG_INFINITY);
+        }
+        assert_eq!(round_log2(f32::INFINITY), 128.0);
+    }
+}

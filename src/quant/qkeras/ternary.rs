@@ -1,13 +1,13 @@
 //! Ternary quantizers: `ternary`, `stochastic_ternary`.
 
-use super::super::lane;
-use super::super::round::{max_abs, rhe, sgn_plus, sgn0, ste_blend, stochastic_round, uniform};
+use super::super::lane::{self, Lane};
+use super::super::round::{max_abs, sgn_plus, sgn0, ste_blend, stochastic_round, sums_f32, uniform};
 use super::super::schema::{Alpha, Kind, quantizer};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::binary::{SignOp, std_eps};
-use super::{least_squares_scale, po2_round, sigmoid_q};
+use super::{least_squares_of_sums, least_squares_scale, po2_round, sigmoid_q};
 use crate::quant::round::EPS;
-use crate::quant::simd;
+use crate::quant::simd::{self, Op};
 use crate::quant::{Facts, Fixed, Frozen, Quantizer};
 
 const UNROLLS: Kind = Kind::Int { min: 1, max: 100 };
@@ -30,6 +30,49 @@ fn auto_scale(alpha: Alpha, x: &[f32], unrolls: i32, k: &mut [f32], mut round: i
         scale = least_squares_scale(alpha, x, k, None, None);
     }
     (scale, thres)
+}
+
+/// [`auto_scale`] with round-half-even codes, each refit one fused pass over `x` (the same
+/// bits): returns the scale the last codes were computed with, the final scale and threshold.
+fn auto_scale_rhe(alpha: Alpha, x: &[f32], unrolls: i32) -> (f32, f32, f32) {
+    let mut scale = 2.0 * max_abs(x) / 3.0;
+    if alpha == Alpha::AutoPo2 {
+        scale = po2_round(scale);
+    }
+    let (mut coded, mut thres) = (scale, scale / 2.0);
+    for _ in 0..unrolls {
+        (coded, thres) = (scale, scale / 2.0);
+        let sums = sums_f32(x, |v| {
+            let k = ternary_code(v, coded, thres);
+            [v * k, k * k]
+        });
+        scale = least_squares_of_sums(alpha, sums, x.len(), None, None);
+    }
+    (coded, scale, thres)
+}
+
+/// The code of [`auto_scale`] with `round` = round half to even: `sign(v)` where
+/// `|scale·round(v/scale)| ≥ thres`, else 0.
+#[inline(always)]
+fn ternary_code<V: Lane>(v: V, scale: V, thres: V) -> V {
+    let q = scale * (v / scale).nearest();
+    V::select(q.abs().ge(thres), lane::sgn0(v), V::splat(0.0))
+}
+
+/// ternary 'auto' after the fit: the last codes (for the scale `coded`) times the fitted
+/// scale, through the identity STE.
+struct AutoTernaryOp {
+    coded: f32,
+    scale: f32,
+    thres: f32,
+}
+
+impl Op for AutoTernaryOp {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let k = ternary_code(x, V::splat(self.coded), V::splat(self.thres));
+        (lane::ste_blend(x, V::splat(self.scale) * k, 1.0), V::splat(1.0))
+    }
 }
 
 quantizer! {
@@ -79,11 +122,15 @@ impl Kernel for Ternary {
             return Report { scale: Some(a), threshold: Some(t), ..Report::default() };
         }
         let stochastic = self.is_stochastic(ctx.training);
+        if !stochastic {
+            let (coded, scale, thres) = auto_scale_rhe(self.alpha, x, self.number_of_unrolls);
+            simd::run(&AutoTernaryOp { coded, scale, thres }, x, y, dydx);
+            return Report { scale: Some(scale), threshold: Some(thres), ..Report::default() };
+        }
         let rng = &mut ctx.rng;
         let mut k = vec![0.0f32; x.len()];
-        let (scale, thres) = auto_scale(self.alpha, x, self.number_of_unrolls, &mut k, |v| {
-            if stochastic { stochastic_round(v, 1.0 / 3.0, rng) } else { rhe(v) }
-        });
+        let (scale, thres) =
+            auto_scale(self.alpha, x, self.number_of_unrolls, &mut k, |v| stochastic_round(v, 1.0 / 3.0, rng));
         let mut i = 0;
         elementwise(x, y, dydx, |v| {
             let r = (ste_blend(v, scale * k[i], 1.0), 1.0);
@@ -223,5 +270,31 @@ impl Facts for StochasticTernary {
 
     fn inert(&self) -> Vec<&'static str> {
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quant::round::rhe;
+
+    #[test]
+    fn the_fused_auto_fit_gives_the_reference_fits_scale_threshold_and_codes() {
+        let lcg = crate::bench::inputs(4099);
+        let steps: Vec<f32> = (-300..=300).map(|i| i as f32 / 64.0).collect();
+        let specials = vec![0.0, -0.0, 3.0, -1.5, 1e-30, f32::INFINITY, 0.75];
+        for x in [lcg, steps, specials, vec![0.4f32; 5]] {
+            for alpha in [Alpha::Auto, Alpha::AutoPo2] {
+                for unrolls in [1, 2, 5] {
+                    let mut k = vec![0.0f32; x.len()];
+                    let (scale, thres) = auto_scale(alpha, &x, unrolls, &mut k, rhe);
+                    let (coded, fused, fused_thres) = auto_scale_rhe(alpha, &x, unrolls);
+                    assert_eq!([fused, fused_thres].map(f32::to_bits), [scale, thres].map(f32::to_bits));
+                    for (&v, &ki) in x.iter().zip(&k) {
+                        assert_eq!(ternary_code(v, coded, fused_thres).to_bits(), ki.to_bits(), "x = {v}");
+                    }
+                }
+            }
+        }
     }
 }
