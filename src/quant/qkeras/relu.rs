@@ -458,8 +458,10 @@ impl Op for QuantizedUlaw {
         let (lo, hi) = (V::splat(-1.0 + self.symmetric as i32 as f32 / m), V::splat(1.0 - 1.0 / m));
         let (one, two, m, mi) = (V::splat(1.0), V::splat(2.0), V::splat(m), V::splat(pow2i(self.integer)));
         let (u, l) = (V::splat(self.u as f32), V::splat(lane::log(1.0 + self.u as f32)));
-        let (s, ds) = sigmoid_q(x / mi);
-        let rp = two * ((s * m).nearest() / m) - one;
+        // m and m_i are powers of two: × their reciprocals is ÷ them, bit for bit.
+        let (inv_m, inv_mi) = (one / m, one / mi);
+        let (s, ds) = sigmoid_q(x * inv_mi);
+        let rp = two * ((s * m).nearest() * inv_m) - one;
         let c = self.law(rp);
         let sg = lane::sgn0(rp);
         // Reverse mode in TensorFlow's order: clip mask, ÷log(1+u), ×sign, ×1/(1+u|r|), ×u,
@@ -468,8 +470,8 @@ impl Op for QuantizedUlaw {
         g = g / l * sg;
         g = g * (one / (one + u * rp.abs()));
         g = g * u * sg;
-        g = g * two / m * m;
-        g = g * ds / mi;
+        g = g * two * inv_m * m;
+        g = g * ds * inv_mi;
         // The clip mask zeroes the gradient at NaN before the chain rule.
         (mi * lane::clip(c, lo, hi), V::select(x.le(x), g, V::splat(0.0)))
     }
