@@ -2,7 +2,7 @@
 //! define their gradient with `@tf.custom_gradient`. Larq's `sign` maps 0 to +1.
 
 use super::lane::{self, Lane, sgn_plus, sgn0};
-use super::round::{max_abs, mean_abs, sums_f32};
+use super::round::{max_abs, mean_abs, sum_abs};
 use super::schema::{Kind, choice, quantizer};
 use super::simd::{self, Op};
 use super::{Ctx, Kernel, Levels, Report};
@@ -209,7 +209,7 @@ impl Op for Tern {
 impl Kernel for SteTern {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
         let t = if self.ternary_weight_networks {
-            0.7 * sums_f32(x, |v| [v.abs()])[0] / x.len() as f32
+            0.7 * sum_abs(x) / x.len() as f32
         } else {
             self.threshold_value as f32
         };

@@ -93,53 +93,92 @@ pub fn sum_f32(values: impl ExactSizeIterator<Item = f32>) -> f32 {
     tail + a[0]
 }
 
-/// `[Σ f(xᵢ)[0], …, Σ f(xᵢ)[K−1]]`: K float32 sums in one pass over `x`, each added in
-/// [`sum_f32`]'s order (so each equals `sum_f32(x.iter().map(|v| f(v)[k]))` to the bit), with
-/// `f` applied eight lanes at a time in fixed-size loops the compiler vectorizes.
+/// The per-element terms of K float32 sums ([`sums_f32`]), generic over one element or four.
+pub trait Terms<const K: usize> {
+    /// The K terms of each lane of `v`.
+    fn terms<V: Lane>(&self, v: V) -> [V; K];
+}
+
+/// `[Σ t(xᵢ)[0], …, Σ t(xᵢ)[K−1]]`: K float32 sums in one pass over `x`, each added in
+/// [`sum_f32`]'s order (so each equals `sum_f32` of that term to the bit), on f32x4 lanes
+/// where SIMD runs.
 #[inline]
-pub fn sums_f32<const K: usize>(x: &[f32], f: impl Fn(f32) -> [f32; K]) -> [f32; K] {
+pub fn sums_f32<const K: usize, T: Terms<K>>(x: &[f32], t: &T) -> [f32; K] {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    if super::simd::enabled() {
+        return sums_lanes::<super::lane::F32x4, K, T>(x, t);
+    }
+    sums_lanes::<f32, K, T>(x, t)
+}
+
+/// [`sums_f32`] on lanes `V`: Eigen's two 8-wide accumulators as `8 / V::WIDTH` lanes each
+/// (lane by lane, the same additions in the same order), then the scalar tail.
+#[inline(always)]
+pub(crate) fn sums_lanes<V: Lane, const K: usize, T: Terms<K>>(x: &[f32], t: &T) -> [f32; K] {
     const P: usize = 8;
-    let (mut a, mut b) = ([[0.0f32; P]; K], [[0.0f32; P]; K]);
+    let (w, zero) = (V::WIDTH, V::splat(0.0));
+    let (mut a, mut b) = ([[zero; P]; K], [[zero; P]; K]);
     let mut blocks = x.chunks_exact(2 * P);
     for c in &mut blocks {
-        let (lo, hi): ([[f32; K]; P], [[f32; K]; P]) =
-            (std::array::from_fn(|l| f(c[l])), std::array::from_fn(|l| f(c[P + l])));
-        for l in 0..P {
+        for j in 0..P / w {
+            let (lo, hi) = (t.terms(V::load(&c[j * w..])), t.terms(V::load(&c[P + j * w..])));
             for k in 0..K {
-                a[k][l] += lo[l][k];
-                b[k][l] += hi[l][k];
+                a[k][j] = a[k][j] + lo[k];
+                b[k][j] = b[k][j] + hi[k];
             }
         }
     }
     let rest = blocks.remainder();
     let (packet, tail) = rest.split_at(rest.len() / P * P);
-    for (l, &v) in packet.iter().enumerate() {
-        let u = f(v);
-        for k in 0..K {
-            a[k][l] += u[k];
+    if !packet.is_empty() {
+        for j in 0..P / w {
+            let u = t.terms(V::load(&packet[j * w..]));
+            for k in 0..K {
+                a[k][j] = a[k][j] + u[k];
+            }
         }
     }
     std::array::from_fn(|k| {
-        let t = tail.iter().fold(0.0f32, |t, &v| t + f(v)[k]);
-        let mut s = a[k];
-        for (x, y) in s.iter_mut().zip(b[k]) {
+        let (mut sa, mut sb) = ([0.0f32; P], [0.0f32; P]);
+        for j in 0..P / w {
+            a[k][j].store(&mut sa[j * w..]);
+            b[k][j].store(&mut sb[j * w..]);
+        }
+        let tl = tail.iter().fold(0.0f32, |s, &v| s + t.terms(v)[k]);
+        for (x, y) in sa.iter_mut().zip(sb) {
             *x += y;
         }
         let mut width = P;
         while width > 1 {
             width /= 2;
             for i in 0..width {
-                s[i] += s[i + width];
+                sa[i] += sa[i + width];
             }
         }
-        t + s[0]
+        tl + sa[0]
     })
+}
+
+/// The term of `mean(|x|)`.
+struct Magnitude;
+
+impl Terms<1> for Magnitude {
+    #[inline(always)]
+    fn terms<V: Lane>(&self, v: V) -> [V; 1] {
+        [v.abs()]
+    }
+}
+
+/// `Σ|x|` in float32, as `sum_f32` of the magnitudes (the same bits), in one vectorized pass.
+#[inline]
+pub fn sum_abs(x: &[f32]) -> f32 {
+    sums_f32(x, &Magnitude)[0]
 }
 
 /// `mean(|x|)` in float32, as `mean_f32` of the magnitudes (the same bits), in one vectorized pass.
 #[inline]
 pub fn mean_abs(x: &[f32]) -> f32 {
-    mean_of(sums_f32(x, |v| [v.abs()])[0], x.len())
+    mean_of(sum_abs(x), x.len())
 }
 
 /// A float32 sum of `n` values over `n`, as [`mean_f32`] divides it (NaN for none).
@@ -178,14 +217,24 @@ pub fn max_abs(x: &[f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quant::lane::Wide;
+
+    /// The terms `v` and `v²/3`.
+    struct Two;
+
+    impl Terms<2> for Two {
+        fn terms<V: Lane>(&self, v: V) -> [V; 2] {
+            [v, v * v / V::splat(3.0)]
+        }
+    }
 
     #[test]
-    fn sums_f32_adds_each_sum_in_sum_f32s_order() {
+    fn sums_add_each_sum_in_sum_f32s_order_on_one_lane_and_on_four() {
         for n in [0usize, 5, 8, 13, 16, 23, 24, 31, 1000, 1003] {
             let x: Vec<f32> = (0..n).map(|i| ((i * 7919 % 1000) as f32 - 500.0) / 37.0).collect();
-            let [s, q] = sums_f32(&x, |v| [v, v * v / 3.0]);
-            assert_eq!(s.to_bits(), sum_f32(x.iter().copied()).to_bits(), "n = {n}");
-            assert_eq!(q.to_bits(), sum_f32(x.iter().map(|v| v * v / 3.0)).to_bits(), "n = {n}");
+            let want = [sum_f32(x.iter().copied()), sum_f32(x.iter().map(|v| v * v / 3.0))].map(f32::to_bits);
+            assert_eq!(sums_lanes::<f32, 2, _>(&x, &Two).map(f32::to_bits), want, "n = {n}");
+            assert_eq!(sums_lanes::<Wide<f32, 4>, 2, _>(&x, &Two).map(f32::to_bits), want, "n = {n}");
         }
     }
 

@@ -1,7 +1,7 @@
 //! Fixed-point quantizers: `quantized_bits`, `quantized_linear`, `quantized_hswish`.
 
 use super::super::lane::{self, Lane};
-use super::super::round::{max_abs, pow2i, rhe, stochastic_round, sums_f32};
+use super::super::round::{Terms, max_abs, pow2i, rhe, stochastic_round, sums_f32};
 use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
@@ -69,7 +69,6 @@ impl QuantizedBits {
         let shape = self.auto_op(f32::NAN);
         let (m, mi, half) = (shape.m, shape.mi, shape.half);
         let levels = half * 2.0;
-        let code = |v: f32, s: f32| auto_code(v, s, half);
         let s = match self.post_training_scale {
             Some(pts) => pts as f32 / m,
             None => {
@@ -78,11 +77,7 @@ impl QuantizedBits {
                     s = po2_round(s);
                     // Five least-squares refits of the codes of x/m_i, each one fused pass.
                     for _ in 0..5 {
-                        let sums = sums_f32(x, |v| {
-                            let xs = v * (1.0 / mi); // = v / m_i: m_i is a power of two
-                            let z = code(xs, s);
-                            [xs * z, z * z]
-                        });
+                        let sums = sums_f32(x, &CodeFit { inv_mi: 1.0 / mi, s, half });
                         s = least_squares_of_sums(
                             Alpha::AutoPo2,
                             sums,
@@ -183,6 +178,23 @@ impl QuantizedBits {
 fn auto_code<V: Lane>(v: V, s: V, half: V) -> V {
     let k = (v.abs() / s + V::splat(0.5)).floor();
     lane::sgn0(v) * V::select(k.lt(half), k, half)
+}
+
+/// The least-squares terms `xs·z` and `z·z` of the 'auto' codes `z` of `xs = x/m_i` for the
+/// step `s` (× the exact reciprocal of the power of two m_i is ÷ m_i).
+struct CodeFit {
+    inv_mi: f32,
+    s: f32,
+    half: f32,
+}
+
+impl Terms<2> for CodeFit {
+    #[inline(always)]
+    fn terms<V: Lane>(&self, v: V) -> [V; 2] {
+        let xs = v * V::splat(self.inv_mi);
+        let z = auto_code(xs, V::splat(self.s), V::splat(self.half));
+        [xs * z, z * z]
+    }
 }
 
 /// quantized_bits with a data-dependent step `s` already fitted.

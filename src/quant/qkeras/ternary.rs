@@ -1,7 +1,7 @@
 //! Ternary quantizers: `ternary`, `stochastic_ternary`.
 
 use super::super::lane::{self, Lane};
-use super::super::round::{max_abs, sgn_plus, sgn0, ste_blend, stochastic_round, sums_f32, uniform};
+use super::super::round::{Terms, max_abs, sgn_plus, sgn0, ste_blend, stochastic_round, sums_f32, uniform};
 use super::super::schema::{Alpha, Kind, quantizer};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::binary::{SignOp, std_eps};
@@ -42,13 +42,24 @@ fn auto_scale_rhe(alpha: Alpha, x: &[f32], unrolls: i32) -> (f32, f32, f32) {
     let (mut coded, mut thres) = (scale, scale / 2.0);
     for _ in 0..unrolls {
         (coded, thres) = (scale, scale / 2.0);
-        let sums = sums_f32(x, |v| {
-            let k = ternary_code(v, coded, thres);
-            [v * k, k * k]
-        });
+        let sums = sums_f32(x, &CodeFit { coded, thres });
         scale = least_squares_of_sums(alpha, sums, x.len(), None, None);
     }
     (coded, scale, thres)
+}
+
+/// The least-squares terms `x·k` and `k·k` of the codes for `coded` and `thres`.
+struct CodeFit {
+    coded: f32,
+    thres: f32,
+}
+
+impl Terms<2> for CodeFit {
+    #[inline(always)]
+    fn terms<V: Lane>(&self, v: V) -> [V; 2] {
+        let k = ternary_code(v, V::splat(self.coded), V::splat(self.thres));
+        [v * k, k * k]
+    }
 }
 
 /// The code of [`auto_scale`] with `round` = round half to even: `sign(v)` where
