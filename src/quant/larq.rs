@@ -208,11 +208,8 @@ impl Op for Tern {
 
 impl Kernel for SteTern {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let t = if self.ternary_weight_networks {
-            0.7 * sum_abs(x) / x.len() as f32
-        } else {
-            self.threshold_value as f32
-        };
+        let t =
+            if self.ternary_weight_networks { 0.7 * sum_abs(x) / x.len() as f32 } else { self.threshold_value as f32 };
         simd::run(&Tern { t, clip: clip_f32(self.clip_value) }, x, y, dydx);
         Report { threshold: Some(t), ..Report::default() }
     }

@@ -75,16 +75,16 @@ impl QuantizedBits {
                 let mut s = max_abs(x) / mi * 2.0 / levels;
                 if self.alpha == Alpha::AutoPo2 {
                     s = po2_round(s);
-                    // Five least-squares refits of the codes of x/m_i, each one fused pass.
+                    // Five least-squares refits of the codes of x/m_i, each one fused pass; a
+                    // refit that returns its own step is a fixed point the rest would repeat.
+                    let (lo, hi) = (self.min_po2_exponent, self.max_po2_exponent);
                     for _ in 0..5 {
                         let sums = sums_f32(x, &CodeFit { inv_mi: 1.0 / mi, s, half });
-                        s = least_squares_of_sums(
-                            Alpha::AutoPo2,
-                            sums,
-                            x.len(),
-                            self.min_po2_exponent,
-                            self.max_po2_exponent,
-                        );
+                        let next = least_squares_of_sums(Alpha::AutoPo2, sums, x.len(), lo, hi);
+                        if next.to_bits() == s.to_bits() {
+                            break;
+                        }
+                        s = next;
                     }
                 }
                 s

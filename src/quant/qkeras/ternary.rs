@@ -32,8 +32,8 @@ fn auto_scale(alpha: Alpha, x: &[f32], unrolls: i32, k: &mut [f32], mut round: i
     (scale, thres)
 }
 
-/// [`auto_scale`] with round-half-even codes, each refit one fused pass over `x` (the same
-/// bits): returns the scale the last codes were computed with, the final scale and threshold.
+/// [`auto_scale`] with round-half-even codes, each refit one fused pass over `x`, stopping at
+/// a fixed point (the same bits): returns the scale the last codes were computed with, the final scale and threshold.
 fn auto_scale_rhe(alpha: Alpha, x: &[f32], unrolls: i32) -> (f32, f32, f32) {
     let mut scale = 2.0 * max_abs(x) / 3.0;
     if alpha == Alpha::AutoPo2 {
@@ -44,6 +44,9 @@ fn auto_scale_rhe(alpha: Alpha, x: &[f32], unrolls: i32) -> (f32, f32, f32) {
         (coded, thres) = (scale, scale / 2.0);
         let sums = sums_f32(x, &CodeFit { coded, thres });
         scale = least_squares_of_sums(alpha, sums, x.len(), None, None);
+        if scale.to_bits() == coded.to_bits() {
+            break; // a fixed point: every further round repeats this one
+        }
     }
     (coded, scale, thres)
 }
