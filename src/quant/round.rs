@@ -80,10 +80,16 @@ pub fn sum_f32(values: impl ExactSizeIterator<Item = f32>) -> f32 {
             tail += v;
         }
     }
+    reduce(a, b, tail)
+}
+
+/// The end of Eigen's reduction: the two packet accumulators added lane by lane, their lanes
+/// added pairwise, and the scalar remainder's sum added last.
+fn reduce(mut a: [f32; 8], b: [f32; 8], tail: f32) -> f32 {
     for (x, y) in a.iter_mut().zip(b) {
         *x += y;
     }
-    let mut width = P;
+    let mut width = a.len();
     while width > 1 {
         width /= 2;
         for i in 0..width {
@@ -144,18 +150,7 @@ pub(crate) fn sums_lanes<V: Lane, const K: usize, T: Terms<K>>(x: &[f32], t: &T)
             a[k][j].store(&mut sa[j * w..]);
             b[k][j].store(&mut sb[j * w..]);
         }
-        let tl = tail.iter().fold(0.0f32, |s, &v| s + t.terms(v)[k]);
-        for (x, y) in sa.iter_mut().zip(sb) {
-            *x += y;
-        }
-        let mut width = P;
-        while width > 1 {
-            width /= 2;
-            for i in 0..width {
-                sa[i] += sa[i + width];
-            }
-        }
-        tl + sa[0]
+        reduce(sa, sb, tail.iter().fold(0.0f32, |s, &v| s + t.terms(v)[k]))
     })
 }
 
