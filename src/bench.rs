@@ -17,6 +17,8 @@ pub const EXTRA: &[&str] = &[
     "larq.ste_sign",
     "larq.approx_sign",
     "larq.SteTern(ternary_weight_networks=True)",
+    "qkeras.quantized_bits(4,0,1,use_stochastic_rounding=True)",
+    "qkeras.stochastic_ternary(alpha='auto')",
 ];
 
 /// The kernels the benchmarks measure: every catalogue entry at its library defaults, in

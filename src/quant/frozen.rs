@@ -138,7 +138,7 @@ impl Fixed {
                 report.stochastic = draw;
                 let rng = &mut ctx.rng;
                 elementwise(x, y, dydx, |v| {
-                    let r = if draw { stochastic_round(v / s0, 1.0 / 3.0, rng) } else { rhe(v / s0) };
+                    let r = if draw { stochastic_round(v / s0, 1.0 / 3.0, rng.uniform()) } else { rhe(v / s0) };
                     let k = if (s0 * r).abs() >= threshold { sgn0(v) } else { 0.0 };
                     (ste_blend(v, scale * k, 1.0), 1.0)
                 });

@@ -20,6 +20,7 @@ pub mod larq;
 pub mod levels;
 pub mod ml_dtypes;
 pub mod qkeras;
+pub mod random;
 pub mod round;
 pub mod schema;
 pub mod simd;
@@ -35,25 +36,24 @@ pub use levels::Levels;
 pub use schema::{Alpha, AutoScale, Family, Info, Kind, Literal, ParamDef};
 pub use spec::{SpecError, parse};
 
-use rand::SeedableRng;
-use rand::rngs::StdRng;
+use random::Stream;
 
 /// Evaluation context: training or inference behaviour, and the random stream that
 /// stochastic quantizers draw from (same seed, same numbers).
 pub struct Ctx {
     pub training: bool,
-    pub rng: StdRng,
+    pub rng: Stream,
 }
 
 impl Ctx {
     /// Training mode (the libraries' default for QAT), seeded.
     pub fn training(seed: u64) -> Self {
-        Ctx { training: true, rng: StdRng::seed_from_u64(seed) }
+        Ctx { training: true, rng: Stream::new(seed) }
     }
 
     /// Inference mode (Keras learning phase 0), seeded.
     pub fn inference(seed: u64) -> Self {
-        Ctx { training: false, rng: StdRng::seed_from_u64(seed) }
+        Ctx { training: false, rng: Stream::new(seed) }
     }
 }
 

@@ -1,5 +1,5 @@
-//! Scalar helpers with no lane form, shared by every family: random draws (stochastic
-//! rounding), reductions over a tensor (sums and means in TensorFlow's order, max |x|),
+//! Helpers shared by every family: stochastic rounding given a draw (the draws come from
+//! [`super::random`]), reductions over a tensor (sums and means in TensorFlow's order, max |x|),
 //! exact powers of two, Keras' ε.
 //!
 //! All arithmetic is `f32`, as in TensorFlow and PyTorch, so results agree to the bit.
@@ -25,23 +25,24 @@ pub fn rhe(v: f32) -> f32 {
     v.nearest()
 }
 
-/// A uniform draw in `[0, 1)` with 24 random bits, as `tf.random.uniform` produces.
+/// A uniform draw in `[0, 1)` with 24 random bits, as `tf.random.uniform` produces
+/// ([`super::random::unit`]), from any `rand` generator (the gallery's sample tensor).
 #[inline(always)]
 pub fn uniform<R: Rng + ?Sized>(rng: &mut R) -> f32 {
-    (rng.next_u32() >> 8) as f32 * (1.0 / 16_777_216.0)
+    super::random::unit(rng.next_u32())
 }
 
-/// QKeras `stochastic_round(x, precision)`: rounds `x/precision` down with probability
-/// `1 − frac` and up with probability `frac` (so it is unbiased), then scales back.
-/// Ties and integers are exact. Gradient: none of its own (callers wrap it in an STE).
+/// QKeras `stochastic_round(x, precision)` given the draw `u` ∈ [0, 1): rounds `x/precision`
+/// down where `frac < u` (probability `1 − frac`), else up (so it is unbiased), then scales
+/// back. Ties and integers are exact; ceil is `−⌊−v⌋`, the same IEEE value. Gradient: none of
+/// its own (callers wrap it in an STE).
 #[inline(always)]
-pub fn stochastic_round<R: Rng + ?Sized>(x: f32, precision: f32, rng: &mut R) -> f32 {
-    let scale = 1.0 / precision;
+pub fn stochastic_round<V: Lane>(x: V, precision: f32, u: V) -> V {
+    let scale = V::splat(1.0 / precision);
     let v = x * scale;
     let fl = v.floor();
     let frac = v - fl;
-    let r = if frac < uniform(rng) { fl } else { v.ceil() };
-    r / scale
+    V::select(frac.lt(u), fl, -(-v).floor()) / scale
 }
 
 /// `2^e` for an integer exponent, exact over the whole f32 range (subnormals included;

@@ -106,14 +106,15 @@ fn run_lanes<V: Lane, O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::cell::Cell;
 
     use crate::quant::{Ctx, ENTRIES};
 
     thread_local! {
-        /// Makes [`super::run`] take the four-lane driver on `Wide<f32, 4>` (this thread only).
-        pub(super) static FOUR_LANES: Cell<bool> = const { Cell::new(false) };
+        /// Makes [`super::run`] (and `random::run_drawn`) take the four-lane driver on
+        /// `Wide<f32, 4>` (this thread only).
+        pub(crate) static FOUR_LANES: Cell<bool> = const { Cell::new(false) };
     }
 
     /// The SIMD = scalar check of tests/wasm.rs, natively: the lane-generic driver with its
@@ -124,7 +125,8 @@ mod tests {
         let x: Vec<f32> = (-600..=600).map(|k| k as f32 / 128.0).chain(specials).collect();
         assert_ne!(x.len() % 4, 0, "a tail to run");
         for q in ENTRIES.iter().map(|e| (e.default)()) {
-            for training in [false, true].into_iter().filter(|&t| !q.is_stochastic(t)) {
+            // Stochastic ones too: the same seed gives each element the same draws on both.
+            for training in [false, true] {
                 let [lanes, scalar] = [true, false].map(|four| {
                     FOUR_LANES.set(four);
                     let (y, g, _) = q.eval(&x, &mut Ctx { training, ..Ctx::training(1) });

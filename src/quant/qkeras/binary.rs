@@ -1,7 +1,8 @@
 //! Binary quantizers: `binary`, `stochastic_binary`, `bernoulli`.
 
 use super::super::lane::{self, Lane};
-use super::super::round::{max_abs, mean_f32, sgn_plus, sgn0, ste_blend, stochastic_round, uniform};
+use super::super::random::{DrawOp, run_drawn};
+use super::super::round::{max_abs, mean_f32, sgn_plus, sgn0, ste_blend, stochastic_round};
 use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
@@ -60,9 +61,32 @@ impl Op for SignOp {
 
 /// The probability `σ(T·x/sd)` the stochastic binaries draw +1 with.
 #[inline(always)]
-fn prob(v: f32, temperature: f32, sd: f32, real: bool) -> f32 {
-    let z = temperature * v / sd;
+fn prob<V: Lane>(v: V, temperature: f32, sd: f32, real: bool) -> V {
+    let z = V::splat(temperature) * v / V::splat(sd);
     if real { lane::sigmoid(z) } else { sigmoid_q(z).0 }
+}
+
+/// stochastic_binary's and bernoulli's training draw: `+1` (or `1`) where `u < p`, else `−1`
+/// (or `0`), times the scale, through the identity STE.
+struct DrawnSign {
+    scale: f32,
+    temperature: f32,
+    sd: f32,
+    real: bool,
+    zero_one: bool,
+}
+
+impl DrawOp for DrawnSign {
+    const DRAWS: usize = 1;
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V, u: V, _: V) -> (V, V) {
+        let p = prob(x, self.temperature, self.sd, self.real);
+        let mut q = sgn_plus(sgn0(p - u));
+        if self.zero_one {
+            q = (q + V::splat(1.0)) / V::splat(2.0);
+        }
+        (ste_blend(x, V::splat(self.scale) * q, 1.0), V::splat(1.0))
+    }
 }
 
 quantizer! {
@@ -118,10 +142,10 @@ impl Kernel for Binary {
         let mut through = vec![0.0f32; x.len()];
         let mut grad = vec![1.0f32; x.len()];
         for (i, &v) in x.iter().enumerate() {
-            let v = if stochastic { f * stochastic_round(v / f, 0.125, &mut ctx.rng) } else { v };
+            let v = if stochastic { f * stochastic_round(v / f, 0.125, ctx.rng.uniform()) } else { v };
             let mut s = sgn0(v);
             if s == 0.0 && self.use_stochastic_rounding {
-                s = if ctx.training { 2.0 * uniform(&mut ctx.rng).round_ties_even() - 1.0 } else { 1.0 };
+                s = if ctx.training { 2.0 * ctx.rng.uniform().round_ties_even() - 1.0 } else { 1.0 };
             }
             let mut s = sgn_plus(s);
             if self.use_01 {
@@ -176,13 +200,9 @@ impl Kernel for StochasticBinary {
         let sd = if self.alpha.is_auto() { std_eps(x) } else { 1.0 };
         let k: Vec<f32> = x.iter().map(|&v| sgn_plus(v)).collect();
         let scale = least_squares_scale(self.alpha, x, &k, None, None);
-        let t = self.temperature as f32;
-        let rng = &mut ctx.rng;
-        elementwise(x, y, dydx, |v| {
-            let p = prob(v, t, sd, self.use_real_sigmoid);
-            let q = sgn_plus(sgn0(p - uniform(rng)));
-            (ste_blend(v, scale * q, 1.0), 1.0)
-        });
+        let (temperature, real) = (self.temperature as f32, self.use_real_sigmoid);
+        let op = DrawnSign { scale, temperature, sd, real, zero_one: false };
+        run_drawn(&op, x, y, dydx, &mut ctx.rng);
         Report { scale: Some(scale), ..Report::default() }
     }
 
@@ -217,13 +237,9 @@ impl Kernel for Bernoulli {
         let sd = if self.alpha.is_auto() { std_eps(x) } else { 1.0 };
         let k: Vec<f32> = x.iter().map(|&v| (sgn_plus(v) + 1.0) / 2.0).collect();
         let scale = least_squares_scale(self.alpha, x, &k, None, None);
-        let t = self.temperature as f32;
-        let rng = &mut ctx.rng;
-        elementwise(x, y, dydx, |v| {
-            let p = prob(v, t, sd, self.use_real_sigmoid);
-            let q = (sgn_plus(sgn0(p - uniform(rng))) + 1.0) / 2.0;
-            (ste_blend(v, scale * q, 1.0), 1.0)
-        });
+        let (temperature, real) = (self.temperature as f32, self.use_real_sigmoid);
+        let op = DrawnSign { scale, temperature, sd, real, zero_one: true };
+        run_drawn(&op, x, y, dydx, &mut ctx.rng);
         Report { scale: Some(scale), ..Report::default() }
     }
 

@@ -1,6 +1,7 @@
 //! Fixed-point quantizers: `quantized_bits`, `quantized_linear`, `quantized_hswish`.
 
 use super::super::lane::{self, Lane};
+use super::super::random::{DrawOp, run_drawn};
 use super::super::round::{Terms, max_abs, pow2i, rhe, stochastic_round, sums_f32};
 use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
@@ -154,6 +155,15 @@ impl Op for BitsOp {
     }
 }
 
+impl DrawOp for BitsOp {
+    const DRAWS: usize = 1;
+    /// Training with stochastic rounding: the code rounded at random.
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V, u: V, _: V) -> (V, V) {
+        self.with_code(x, stochastic_round(x * V::splat(self.up), 1.0, u))
+    }
+}
+
 impl QuantizedBits {
     /// The fixed-scale kernel (alpha None or a number).
     pub(crate) fn op(&self) -> BitsOp {
@@ -252,8 +262,7 @@ impl Kernel for QuantizedBits {
         }
         let op = self.op();
         if self.is_stochastic(ctx.training) {
-            let rng = &mut ctx.rng;
-            elementwise(x, y, dydx, |v| op.with_code(v, stochastic_round(v * op.up, 1.0, rng)));
+            run_drawn(&op, x, y, dydx, &mut ctx.rng);
         } else {
             simd::run(&op, x, y, dydx);
         }
@@ -336,10 +345,10 @@ impl QuantizedLinear {
 
     /// The scaled, clipped, rounded code of `v` (`_scale_clip_and_round`).
     #[inline(always)]
-    fn code(&self, v: f32, qs: f32, stochastic: bool, rng: &mut rand::rngs::StdRng) -> f32 {
+    fn code(&self, v: f32, qs: f32, stochastic: bool, rng: &mut crate::quant::random::Stream) -> f32 {
         let op = self.op(qs);
         let c = op.pre(v);
-        (if stochastic { stochastic_round(c, 1.0, rng) } else { rhe(c) }) + op.shift
+        (if stochastic { stochastic_round(c, 1.0, rng.uniform()) } else { rhe(c) }) + op.shift
     }
 
     /// The kernel for the scale `qs`.
@@ -434,7 +443,7 @@ impl Kernel for QuantizedLinear {
         let op = self.op(qs);
         if stochastic {
             let rng = &mut ctx.rng;
-            elementwise(x, y, dydx, |v| op.post(v, stochastic_round(op.pre(v), 1.0, rng)));
+            elementwise(x, y, dydx, |v| op.post(v, stochastic_round(op.pre(v), 1.0, rng.uniform())));
         } else {
             simd::run(&op, x, y, dydx);
         }

@@ -1,7 +1,8 @@
 //! QKeras' quantizing helper functions (used inside its quantizers and as activations).
 
 use super::super::lane::{self, Lane};
-use super::super::round::{ste_blend, stochastic_round};
+use super::super::random::{DrawOp, run_drawn};
+use super::super::round::stochastic_round;
 use super::super::schema::{Kind, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
@@ -33,6 +34,15 @@ impl Op for RoundThrough {
     }
 }
 
+impl DrawOp for RoundThrough {
+    const DRAWS: usize = 1;
+    /// Training with stochastic rounding: `x + stop_gradient(sr(x) − x)`.
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V, u: V, _: V) -> (V, V) {
+        (lane::ste_blend(x, stochastic_round(x, self.precision as f32, u), 1.0), V::splat(1.0))
+    }
+}
+
 impl Kernel for RoundThrough {
     fn is_stochastic(&self, training: bool) -> bool {
         training && self.use_stochastic_rounding
@@ -40,9 +50,7 @@ impl Kernel for RoundThrough {
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
         if self.is_stochastic(ctx.training) {
-            let p = self.precision as f32;
-            let rng = &mut ctx.rng;
-            elementwise(x, y, dydx, |v| (ste_blend(v, stochastic_round(v, p, rng), 1.0), 1.0));
+            run_drawn(self, x, y, dydx, &mut ctx.rng);
         } else {
             simd::run(self, x, y, dydx);
         }
@@ -67,15 +75,21 @@ quantizer! {
     }
 }
 
+impl DrawOp for StochasticRound {
+    const DRAWS: usize = 1;
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V, u: V, _: V) -> (V, V) {
+        (stochastic_round(x, self.precision as f32, u), V::splat(0.0))
+    }
+}
+
 impl Kernel for StochasticRound {
     fn is_stochastic(&self, _: bool) -> bool {
         true
     }
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
-        let p = self.precision as f32;
-        let rng = &mut ctx.rng;
-        elementwise(x, y, dydx, |v| (stochastic_round(v, p, rng), 0.0));
+        run_drawn(self, x, y, dydx, &mut ctx.rng);
         Report::default()
     }
 

@@ -1,9 +1,8 @@
 //! Power-of-two quantizers: `quantized_po2`, `quantized_relu_po2`.
 
-use rand::Rng;
-
 use super::super::lane::{self, Lane};
-use super::super::round::{EPS, no_ste_blend, rhe, sgn_plus, ste_blend, uniform};
+use super::super::random::Stream;
+use super::super::round::{EPS, no_ste_blend, rhe, sgn_plus, ste_blend};
 use super::super::schema::{Kind, Opaque, choice, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
@@ -62,11 +61,11 @@ fn po2_bracket(y: f32) -> (f32, f32) {
 }
 
 /// QKeras `stochastic_round_po2`: a random exponent `e` with `E[2^e] = |x|`.
-pub(crate) fn stochastic_round_po2<R: Rng + ?Sized>(x: f32, rng: &mut R) -> f32 {
+pub(crate) fn stochastic_round_po2(x: f32, rng: &mut Stream) -> f32 {
     let y = x.abs();
     let (lo, hi) = po2_bracket(y);
     let (a, b) = (exp2(lo), exp2(hi));
-    let v = a + (b - a) * uniform(rng);
+    let v = a + (b - a) * rng.uniform();
     if y < v { lo } else { hi }
 }
 
@@ -111,7 +110,7 @@ impl Po2Rule {
 
     /// The exponent for `|x|`, drawing when stochastic; `|x| < ε` takes the smallest.
     #[inline(always)]
-    fn exponent<R: Rng + ?Sized>(&self, a: f32, rng: &mut R) -> f32 {
+    fn exponent(&self, a: f32, rng: &mut Stream) -> f32 {
         if !self.stochastic || a < EPS {
             return self.exponent_rnd(a);
         }

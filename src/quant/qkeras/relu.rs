@@ -1,9 +1,8 @@
 //! Bounded activations: `quantized_relu`, `quantized_tanh`, `quantized_sigmoid`,
 //! `quantized_ulaw`.
 
-use rand::rngs::StdRng;
-
 use super::super::lane::{self, Lane};
+use super::super::random::Stream;
 use super::super::round::{clip, pow2i, rhe, stochastic_round};
 use super::super::schema::{Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
@@ -18,8 +17,8 @@ const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
 /// `_round_through(v, stochastic)` with QKeras' default precision ½ (half-step codes in
 /// training with stochastic rounding).
 #[inline(always)]
-fn round_through(v: f32, stochastic: bool, rng: &mut StdRng) -> f32 {
-    if stochastic { stochastic_round(v, 0.5, rng) } else { rhe(v) }
+fn round_through(v: f32, stochastic: bool, rng: &mut Stream) -> f32 {
+    if stochastic { stochastic_round(v, 0.5, rng.uniform()) } else { rhe(v) }
 }
 
 quantizer! {
@@ -328,7 +327,7 @@ impl SquashOp {
     }
 
     /// Runs over a slice; stochastic rounding (to half steps) draws per element.
-    fn run(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, stochastic: bool, rng: &mut StdRng) {
+    fn run(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, stochastic: bool, rng: &mut Stream) {
         if stochastic {
             elementwise(x, y, dydx, |v| {
                 let (p, dp) = self.squash.eval(v);

@@ -1,7 +1,8 @@
 //! Ternary quantizers: `ternary`, `stochastic_ternary`.
 
 use super::super::lane::{self, Lane};
-use super::super::round::{Terms, max_abs, sgn_plus, sgn0, ste_blend, stochastic_round, sums_f32, uniform};
+use super::super::random::{DrawOp, run_drawn};
+use super::super::round::{Terms, max_abs, sgn_plus, sgn0, ste_blend, stochastic_round, sums_f32};
 use super::super::schema::{Alpha, Kind, quantizer};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::binary::{SignOp, std_eps};
@@ -143,8 +144,9 @@ impl Kernel for Ternary {
         }
         let rng = &mut ctx.rng;
         let mut k = vec![0.0f32; x.len()];
-        let (scale, thres) =
-            auto_scale(self.alpha, x, self.number_of_unrolls, &mut k, |v| stochastic_round(v, 1.0 / 3.0, rng));
+        let (scale, thres) = auto_scale(self.alpha, x, self.number_of_unrolls, &mut k, |v| {
+            stochastic_round(v, 1.0 / 3.0, rng.uniform())
+        });
         let mut i = 0;
         elementwise(x, y, dydx, |v| {
             let r = (ste_blend(v, scale * k[i], 1.0), 1.0);
@@ -179,6 +181,30 @@ quantizer! {
         use_real_sigmoid: bool = true, Kind::Bool;
         /// Rounds of least-squares refitting.
         number_of_unrolls: i32 = 5, UNROLLS;
+    }
+}
+
+/// stochastic_ternary's training draws: two signs, `+1` where `u < σ(T·(x/sd ∓ t))`, averaged
+/// and scaled, through the identity STE.
+struct DrawnTernary {
+    scale: f32,
+    t: f32,
+    sd_eps: f32,
+    temperature: f32,
+    real: bool,
+}
+
+impl DrawOp for DrawnTernary {
+    const DRAWS: usize = 2;
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V, u: V, u2: V) -> (V, V) {
+        let sig = |z: V| if self.real { lane::sigmoid(z) } else { sigmoid_q(z).0 };
+        let (temp, t) = (V::splat(self.temperature), V::splat(self.t));
+        let xn = x / V::splat(self.sd_eps);
+        let (p0, p1) = (sig(temp * (xn - t)), sig(temp * (xn + t)));
+        let q0 = sgn_plus(sgn0(p0 - u));
+        let q1 = sgn_plus(sgn0(p1 - u2));
+        (ste_blend(x, V::splat(self.scale) * ((q0 + q1) / V::splat(2.0)), 1.0), V::splat(1.0))
     }
 }
 
@@ -227,17 +253,14 @@ impl Kernel for StochasticTernary {
             scale = least_squares_scale(self.alpha, x, &k, None, None);
         }
         let t = scale / (2.0 * (sd + EPS));
-        let temp = self.temperature as f32;
-        let real = self.use_real_sigmoid;
-        let sig = |z: f32| if real { lane::sigmoid(z) } else { sigmoid_q(z).0 };
-        let rng = &mut ctx.rng;
-        elementwise(x, y, dydx, |v| {
-            let xn = v / (sd + EPS);
-            let (p0, p1) = (sig(temp * (xn - t)), sig(temp * (xn + t)));
-            let q0 = sgn_plus(sgn0(p0 - uniform(rng)));
-            let q1 = sgn_plus(sgn0(p1 - uniform(rng)));
-            (ste_blend(v, scale * ((q0 + q1) / 2.0), 1.0), 1.0)
-        });
+        let op = DrawnTernary {
+            scale,
+            t,
+            sd_eps: sd + EPS,
+            temperature: self.temperature as f32,
+            real: self.use_real_sigmoid,
+        };
+        run_drawn(&op, x, y, dydx, &mut ctx.rng);
         Report { scale: Some(scale), threshold: Some(scale / 2.0), ..Report::default() }
     }
 
