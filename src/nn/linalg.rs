@@ -26,7 +26,7 @@ type Scalar4 = Wide<f32, 4>;
 /// `Σ_p coef(i, p)·b[p]` over the `k` rows of `b`.
 trait Coefs: Copy {
     /// The coefficients of rows `i..i + R`, for p = 0, 1, … k − 1.
-    fn rows<const R: usize>(self, i: usize) -> impl Iterator<Item = [f32; R]> + Clone;
+    fn rows<const R: usize>(self, i: usize) -> impl ExactSizeIterator<Item = [f32; R]> + Clone;
 }
 
 /// `coef(i, p) = a[i][p]` for row-major `a` (m × k): the plain product `a·b`.
@@ -38,7 +38,7 @@ struct Rows<'a> {
 
 impl Coefs for Rows<'_> {
     #[inline(always)]
-    fn rows<const R: usize>(self, i: usize) -> impl Iterator<Item = [f32; R]> + Clone {
+    fn rows<const R: usize>(self, i: usize) -> impl ExactSizeIterator<Item = [f32; R]> + Clone {
         // R slices of length k: indexing them by p < k needs no check inside the loop.
         let rows: [&[f32]; R] = std::array::from_fn(|r| &self.a[(i + r) * self.k..][..self.k]);
         (0..self.k).map(move |p| std::array::from_fn(|r| rows[r][p]))
@@ -55,10 +55,12 @@ struct Columns<'a> {
 
 impl Coefs for Columns<'_> {
     #[inline(always)]
-    fn rows<const R: usize>(self, i: usize) -> impl Iterator<Item = [f32; R]> + Clone {
+    fn rows<const R: usize>(self, i: usize) -> impl ExactSizeIterator<Item = [f32; R]> + Clone {
         let m = self.m;
+        assert!(i + R <= m, "columns: tile past the last row");
         self.a.chunks_exact(m).map(move |row| {
-            let row = &row[i..i + R];
+            // SAFETY: i + R ≤ m = row.len(), checked above.
+            let row = unsafe { row.get_unchecked(i..i + R) };
             std::array::from_fn(|r| row[r])
         })
     }
@@ -72,7 +74,7 @@ struct Ones {
 
 impl Coefs for Ones {
     #[inline(always)]
-    fn rows<const R: usize>(self, _: usize) -> impl Iterator<Item = [f32; R]> + Clone {
+    fn rows<const R: usize>(self, _: usize) -> impl ExactSizeIterator<Item = [f32; R]> + Clone {
         std::iter::repeat_n([1.0; R], self.k)
     }
 }
@@ -82,7 +84,7 @@ impl Coefs for Ones {
 /// rows of `n`.
 #[inline(always)]
 fn tile<P: Lane, const R: usize>(
-    coefs: impl Iterator<Item = [f32; R]>,
+    coefs: impl ExactSizeIterator<Item = [f32; R]>,
     b: &[f32],
     n: usize,
     j: usize,
@@ -91,9 +93,12 @@ fn tile<P: Lane, const R: usize>(
     let mut acc = [P::splat(0.0); R];
     // b[p][j] is b[p·n + j]: an offset rather than `chunks_exact`, whose length costs an
     // integer division per tile.
+    assert!(j + P::WIDTH <= n && coefs.len() * n <= b.len(), "tile: shapes");
     let mut at = j;
     for c in coefs {
-        let bp = P::load(&b[at..]);
+        // SAFETY: at + WIDTH ≤ p·n + n ≤ (number of coefficient rows)·n ≤ b.len(), checked
+        // above: no bounds check per loaded row.
+        let bp = P::load(unsafe { b.get_unchecked(at..at + P::WIDTH) });
         for r in 0..R {
             acc[r] = acc[r] + P::splat(c[r]) * bp;
         }
@@ -118,10 +123,13 @@ fn tiles<P: Lane, const R: usize>(
     n: usize,
     mut j: usize,
 ) -> usize {
+    assert!(out.len() >= R * n, "tiles: shapes");
     while j + P::WIDTH <= n {
         let acc = tile::<P, R>(coefs.rows::<R>(i), b, n, j, bias);
         for (r, a) in acc.into_iter().enumerate() {
-            a.store(&mut out[r * n + j..]);
+            let at = r * n + j;
+            // SAFETY: at + WIDTH ≤ r·n + n ≤ R·n ≤ out.len(), checked above.
+            a.store(unsafe { out.get_unchecked_mut(at..at + P::WIDTH) });
         }
         j += P::WIDTH;
     }
@@ -193,7 +201,11 @@ pub fn affine(a: &[f32], b: &[f32], bias: &[f32], c: &mut [f32], m: usize, k: us
 /// Each element is summed over the k rows in order, from 0.
 pub fn matmul_at_b(a: &[f32], b: &[f32], c: &mut [f32], k: usize, m: usize, n: usize) {
     assert!(a.len() == k * m && b.len() == k * n && c.len() == m * n, "matmul_at_b: shapes");
-    if m > 0 {
+    if n == 1 {
+        // One column (an output layer's weights): as the row bᵀ·a, across lanes. The same
+        // products (`×` commutes exactly) summed in the same order.
+        product_dispatch(Rows { a: b, k }, a, None, c, 1, m);
+    } else if m > 0 {
         product_dispatch(Columns { a, m }, b, None, c, m, n);
     }
 }
@@ -434,13 +446,14 @@ mod tests {
         // a·bᵀ as a plain product with the transpose: the same bits.
         matmul(&a2, &t, &mut c, m, k, n);
         assert_eq!(c, c2);
-        // Wide enough for the 16- and 8-column blocks.
-        let (m, k, n) = (10, 5, 29);
-        let (a, b) = (data(k * m, 9), data(k * n, 10));
-        let mut c = vec![0.0; m * n];
-        matmul_at_b(&a, &b, &mut c, k, m, n);
-        let at: Vec<f32> = (0..m * k).map(|idx| a[(idx % k) * m + idx / k]).collect();
-        assert_eq!(c, naive(&at, &b, m, k, n));
+        // Wide enough for the 16- and 8-column blocks; and one column (computed as a row).
+        for (m, k, n) in [(10, 5, 29), (8, 10, 1), (13, 3, 1)] {
+            let (a, b) = (data(k * m, 9), data(k * n, 10));
+            let mut c = vec![0.0; m * n];
+            matmul_at_b(&a, &b, &mut c, k, m, n);
+            let at: Vec<f32> = (0..m * k).map(|idx| a[(idx % k) * m + idx / k]).collect();
+            assert_eq!(c, naive(&at, &b, m, k, n), "{m}×{k}×{n}");
+        }
     }
 
     #[test]
