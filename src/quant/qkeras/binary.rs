@@ -198,7 +198,8 @@ impl Kernel for StochasticBinary {
             return b.apply(x, y, dydx, ctx);
         }
         let sd = if self.alpha.is_auto() { std_eps(x) } else { 1.0 };
-        let k: Vec<f32> = x.iter().map(|&v| sgn_plus(v)).collect();
+        // The codes the scale is fitted to (a string alpha only: the others ignore them).
+        let k: Vec<f32> = if self.alpha.is_auto() { x.iter().map(|&v| sgn_plus(v)).collect() } else { Vec::new() };
         let scale = least_squares_scale(self.alpha, x, &k, None, None);
         let (temperature, real) = (self.temperature as f32, self.use_real_sigmoid);
         let op = DrawnSign { scale, temperature, sd, real, zero_one: false };
@@ -235,7 +236,8 @@ impl Kernel for Bernoulli {
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
         let sd = if self.alpha.is_auto() { std_eps(x) } else { 1.0 };
-        let k: Vec<f32> = x.iter().map(|&v| (sgn_plus(v) + 1.0) / 2.0).collect();
+        let fit = |v: f32| (sgn_plus(v) + 1.0) / 2.0;
+        let k: Vec<f32> = if self.alpha.is_auto() { x.iter().map(|&v| fit(v)).collect() } else { Vec::new() };
         let scale = least_squares_scale(self.alpha, x, &k, None, None);
         let (temperature, real) = (self.temperature as f32, self.use_real_sigmoid);
         let op = DrawnSign { scale, temperature, sd, real, zero_one: true };
