@@ -104,7 +104,9 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-#[cfg(target_arch = "wasm32")]
+// The JavaScript harness's exports: only in the kernels-only build it loads
+// (`--no-default-features`), never in the page (the `web` feature), which does not call them.
+#[cfg(all(target_arch = "wasm32", not(feature = "web")))]
 mod wasm {
     use wasm_bindgen::prelude::*;
 
