@@ -21,7 +21,7 @@ use super::model::Model;
 /// explorer state's own hash (the page keys — lesson, presenter, embed — are not the figure's).
 /// Also the frame it is drawn in.
 fn figure(model: Model) -> (Figure, Frame) {
-    let frame = Frame { x: model.x.get_untracked(), crosshair: None, dark: model.dark.get_untracked(), emphasis: None };
+    let frame = Frame { x: model.x.get_untracked(), dark: model.dark.get_untracked(), emphasis: None };
     let fig = model.state.with_untracked(|state| {
         let link = hash::link_to(&state.to_hash());
         model.curves.with_untracked(|c| figure::export(figure_size(), c, &frame, state, link))

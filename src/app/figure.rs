@@ -5,26 +5,26 @@
 //! change of the plot API is absorbed here.
 
 use plotters::prelude::{IntoDrawingArea, RGBColor};
-use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
 pub use crate::plot::formats::{Comparison, FormatFigure};
 pub use crate::plot::svg::Figure;
 pub use crate::plot::{Curve, Panel, Reading, TrainColours, describe_levels, fmt_number};
 
+use super::canvas::Canvas;
 use crate::explore::state::State;
-use crate::plot::{self, Crosshair, Style, Theme, Viewport};
+use crate::plot::{self, PlotFrame, Style, Theme, Viewport};
 
 /// The value and gradient of every visible curve at `x`.
 pub fn read_at(curves: &[Curve], x: f32) -> Vec<Reading> {
     plot::read_at(curves, x)
 }
 
-/// What the canvases show besides the curves.
+/// What the canvases show besides the curves (the crosshair is on a layer of its own, see
+/// [`draw_crosshair`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Frame {
     pub x: (f32, f32),
-    pub crosshair: Option<f32>,
     pub dark: bool,
     /// The curve a lesson step points at (`highlight=curve:N`, as an index): drawn thicker.
     pub emphasis: Option<usize>,
@@ -32,12 +32,7 @@ pub struct Frame {
 
 impl Frame {
     fn view(&self) -> Viewport {
-        Viewport {
-            x: Some(self.x),
-            crosshair: self.crosshair.map(|x| Crosshair { x }),
-            emphasis: self.emphasis,
-            ..Viewport::default()
-        }
+        Viewport { x: Some(self.x), emphasis: self.emphasis, ..Viewport::default() }
     }
 
     fn style(&self, scale: f64) -> Style {
@@ -72,20 +67,62 @@ fn device_pixel_ratio() -> f64 {
     web_sys::window().map(|w| w.device_pixel_ratio()).filter(|r| r.is_finite() && *r > 0.0).unwrap_or(1.0)
 }
 
+/// Where a panel was drawn: what its crosshair layer needs to draw over it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Drawn {
+    plot: PlotFrame,
+    /// Device pixels per layout pixel it was drawn at.
+    scale: f64,
+    dark: bool,
+}
+
 /// Sizes the canvas' backing store to its CSS box times devicePixelRatio (crisp on HiDPI
-/// screens) and draws `panel` of `curves` on it. A canvas not laid out yet is left alone.
-pub fn draw_panel(canvas: &HtmlCanvasElement, panel: Panel, curves: &[Curve], frame: &Frame) -> Result<(), String> {
-    let Some(dpr) = fit_canvas(canvas) else { return Ok(()) };
-    let backend =
-        CanvasBackend::with_canvas_object(canvas.clone()).ok_or_else(|| "the canvas has no 2D context".to_string())?;
-    plot::draw_panel_with(&backend.into_drawing_area(), panel, curves, &frame.view(), &frame.style(dpr * zoom()))
-        .map_err(|e| format!("drawing the {panel:?} panel failed: {e:?}"))
+/// screens) and draws `panel` of `curves` on it; `None` for a canvas not laid out yet (left
+/// alone).
+pub fn draw_panel(
+    canvas: &HtmlCanvasElement,
+    panel: Panel,
+    curves: &[Curve],
+    frame: &Frame,
+) -> Result<Option<Drawn>, String> {
+    let Some(dpr) = fit_canvas(canvas) else { return Ok(None) };
+    let backend = Canvas::new(canvas).ok_or("the canvas has no 2D context")?;
+    let scale = dpr * zoom();
+    let plot = plot::draw_panel_with(&backend.into_drawing_area(), panel, curves, &frame.view(), &frame.style(scale))
+        .map_err(|e| format!("drawing the {panel:?} panel failed: {e:?}"))?;
+    Ok(Some(Drawn { plot, scale, dark: frame.dark }))
+}
+
+/// Clears `layer`, a transparent canvas stacked on the panel `drawn` describes (the same CSS
+/// box), and draws the crosshair at `x` on it, if any: a pointer move repaints this alone.
+pub fn draw_crosshair(
+    layer: &HtmlCanvasElement,
+    panel: Panel,
+    curves: &[Curve],
+    drawn: &Drawn,
+    x: Option<f32>,
+) -> Result<(), String> {
+    use wasm_bindgen::JsCast;
+    if fit_canvas(layer).is_none() {
+        return Ok(());
+    }
+    let context: web_sys::CanvasRenderingContext2d = layer
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into().ok())
+        .ok_or("the crosshair layer has no 2D context")?;
+    context.clear_rect(0.0, 0.0, layer.width() as f64, layer.height() as f64);
+    let Some(x) = x else { return Ok(()) };
+    let backend = Canvas::new(layer).ok_or("the crosshair layer has no 2D context")?;
+    let style = Frame { x: drawn.plot.x, dark: drawn.dark, emphasis: None }.style(drawn.scale);
+    plot::draw_crosshair(&backend.into_drawing_area(), panel, curves, &drawn.plot, x, &style)
+        .map_err(|e| format!("drawing the crosshair failed: {e:?}"))
 }
 
 /// Both panels, forward above backward, on a new (detached) canvas of `size` layout pixels
-/// drawn at twice the pixels, without the crosshair: the figure as exported.
+/// drawn at twice the pixels: the figure as exported.
 pub fn draw_figure_2x(size: (u32, u32), curves: &[Curve], frame: &Frame) -> Result<HtmlCanvasElement, String> {
-    let frame = Frame { crosshair: None, ..*frame };
     canvas_2x(size, |area| {
         plot::draw_figure_with(area, curves, &frame.view(), &frame.style(2.0))
             .map_err(|e| format!("drawing the figure failed: {e:?}"))
@@ -113,8 +150,7 @@ fn fit_canvas(canvas: &HtmlCanvasElement) -> Option<f64> {
 /// Draws the format comparison on `canvas` (sized to its CSS box, crisp on HiDPI screens).
 pub fn draw_comparison(canvas: &HtmlCanvasElement, cmp: &Comparison, dark: bool) -> Result<(), String> {
     let Some(dpr) = fit_canvas(canvas) else { return Ok(()) };
-    let backend =
-        CanvasBackend::with_canvas_object(canvas.clone()).ok_or_else(|| "the canvas has no 2D context".to_string())?;
+    let backend = Canvas::new(canvas).ok_or("the canvas has no 2D context")?;
     let style = Style { theme: theme(dark), scale: dpr * zoom(), ..Style::default() };
     let area = backend.into_drawing_area();
     plot::formats::draw_comparison(&area, cmp, &style)
@@ -125,7 +161,7 @@ pub fn draw_comparison(canvas: &HtmlCanvasElement, cmp: &Comparison, dark: bool)
 /// A new (detached) canvas of `size` layout pixels at twice the pixels, drawn by `draw`.
 fn canvas_2x(
     size: (u32, u32),
-    draw: impl FnOnce(&plotters::prelude::DrawingArea<CanvasBackend, plotters::coord::Shift>) -> Result<(), String>,
+    draw: impl FnOnce(&plotters::prelude::DrawingArea<Canvas, plotters::coord::Shift>) -> Result<(), String>,
 ) -> Result<HtmlCanvasElement, String> {
     use wasm_bindgen::JsCast;
     let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
@@ -136,7 +172,7 @@ fn canvas_2x(
         .map_err(|_| "not a canvas")?;
     canvas.set_width(2 * size.0.max(1));
     canvas.set_height(2 * size.1.max(1));
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("the canvas has no 2D context")?;
+    let backend = Canvas::new(&canvas).ok_or("the canvas has no 2D context")?;
     draw(&backend.into_drawing_area())?;
     Ok(canvas)
 }

@@ -1,5 +1,5 @@
 //! The URL hash ⇄ the state: read on load and on `hashchange`, rewritten with
-//! `history.replaceState` (no history entry, no scroll) on every change. Problems in a hash
+//! `history.replaceState` (no history entry, no scroll) once a change rests for 80 ms. Problems in a hash
 //! show in a dismissable banner; the page keeps working with defaults for the bad parts.
 //!
 //! A view reads and writes only its own keys ([`view_hash`], [`write_view`]); the page's keys
@@ -72,9 +72,26 @@ pub fn permalink() -> String {
     link_to(&current())
 }
 
+/// How long the state rests before the URL is rewritten.
+const URL_DELAY: std::time::Duration = std::time::Duration::from_millis(80);
+
 /// Keeps the hash in step with the state, both ways, while the explorer is mounted.
 pub fn sync(model: Model) {
-    Effect::new(move |_| write_view(&model.state.with(State::to_hash)));
+    // replaceState takes milliseconds: while a control is dragged the URL follows once it
+    // rests (a pending write goes with the view).
+    let pending = StoredValue::new_local(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        let hash = model.state.with(State::to_hash);
+        if let Some(h) = pending.try_update_value(Option::take).flatten() {
+            h.clear();
+        }
+        pending.set_value(set_timeout_with_handle(move || write_view(&hash), URL_DELAY).ok());
+    });
+    on_cleanup(move || {
+        if let Some(h) = pending.try_update_value(Option::take).flatten() {
+            h.clear();
+        }
+    });
     let handle = window_event_listener(ev::hashchange, move |_| {
         let hash = view_hash();
         if View::of(&hash) != View::Explorer {

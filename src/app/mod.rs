@@ -13,12 +13,13 @@
 //! - middle: [`plots`] (toolbar, canvases, crosshair readout) with [`interact`];
 //! - right: [`selected`], [`quality`], [`explain`], [`code`]; bottom: [`sample`], [`blocks`]
 //!   (a block format's blocks and the block its curves are drawn at) and [`formats`] (the format comparison, "which format?");
-//! - [`model`] (signals and memos), [`hash`] (URL sync), [`export`] (PNG/SVG), [`dom`]
-//!   (browser helpers), [`panic`] (a panic shows a banner).
+//! - [`model`] (signals and memos), [`hash`] (URL sync), [`export`] (PNG/SVG), [`canvas`] (the
+//!   plotters backend, text measured on the canvas), [`dom`] (browser helpers), [`panic`] (a panic shows a banner).
 //! - [`train`] — the Train view (`#view=train`): a small quantized MLP trained live beside its
 //!   float twin.
 
 mod blocks;
+mod canvas;
 mod code;
 mod compare;
 mod controls;

@@ -4,11 +4,14 @@
 
 use leptos::prelude::*;
 
-use super::dom::{NextFrame, now_ms};
-use super::figure::{self, Frame, Panel};
+use super::dom::{NextFrame, mark_once, now_ms};
+use super::figure::{self, Drawn, Frame, Panel};
 use super::interact;
 use super::model::Model;
 use crate::explore::state::{DEFAULT_X, Mode, check_x};
+
+/// The performance mark set once the first panel has been drawn with curves (benchmarks read it).
+pub const FIRST_PLOT: &str = "qscope:first-plot";
 
 #[component]
 pub fn Plots(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
@@ -149,27 +152,40 @@ fn Toolbar(model: Model) -> impl IntoView {
     }
 }
 
-/// One panel on a canvas; redrawn when the curves, the view, the theme or the window size
-/// change (state changes arrive at most once per animation frame).
+/// One panel on a canvas, redrawn when the curves, the view, the theme or the window size
+/// change (state changes arrive at most once per animation frame), and the crosshair on a
+/// transparent canvas stacked on it, redrawn alone while the pointer moves.
 #[component]
 fn PlotCanvas(model: Model, panel: Panel, testid: &'static str, resized: ReadSignal<u32>) -> impl IntoView {
     let node = NodeRef::<leptos::html::Canvas>::new();
+    let layer = NodeRef::<leptos::html::Canvas>::new();
+    let drawn = RwSignal::new(None::<Drawn>);
     let lesson = super::lesson::player();
     Effect::new(move |_| {
         resized.track();
-        // With a pinned x (`pin=`) the crosshair stays at the probe while the pointer is away.
-        let pinned = model.state.with(|s| s.pin.is_some());
-        let crosshair = model.hover.get().or_else(|| pinned.then(|| model.probe.get()));
         let emphasis = lesson.and_then(|p| p.emphasis());
-        let frame = Frame { x: model.x.get(), crosshair, dark: model.dark.get(), emphasis };
+        let frame = Frame { x: model.x.get(), dark: model.dark.get(), emphasis };
         let Some(el) = node.get() else { return };
         let start = now_ms();
-        model.curves.with(|c| {
-            if let Err(e) = figure::draw_panel(&el, panel, c, &frame) {
-                web_sys::console::error_1(&e.into());
+        model.curves.with(|c| match figure::draw_panel(&el, panel, c, &frame) {
+            Ok(d) => {
+                if d.is_some() && c.iter().any(|c| !c.hidden) {
+                    mark_once(FIRST_PLOT);
+                }
+                drawn.set(d);
             }
+            Err(e) => web_sys::console::error_1(&e.into()),
         });
         model.draw_ms.set(now_ms() - start);
+    });
+    Effect::new(move |_| {
+        // With a pinned x (`pin=`) the crosshair stays at the probe while the pointer is away.
+        let pinned = model.state.with(|s| s.pin.is_some());
+        let x = model.hover.get().or_else(|| pinned.then(|| model.probe.get()));
+        let (Some(el), Some(d)) = (layer.get(), drawn.get()) else { return };
+        if let Err(e) = model.curves.with(|c| figure::draw_crosshair(&el, panel, c, &d, x)) {
+            web_sys::console::error_1(&e.into());
+        }
     });
     interact::attach(model, node, NextFrame::new());
     let label = move || {
@@ -181,6 +197,7 @@ fn PlotCanvas(model: Model, panel: Panel, testid: &'static str, resized: ReadSig
     view! {
         <figure class="card plot">
             <canvas node_ref=node data-testid=testid role="img" tabindex="0" aria-label=label></canvas>
+            <canvas node_ref=layer class="crosshair" data-testid=format!("{testid}-crosshair") aria-hidden="true"></canvas>
         </figure>
     }
 }

@@ -30,6 +30,7 @@ pub mod gallery;
 mod raster;
 pub mod svg;
 
+pub use geometry::Frame as PlotFrame;
 pub use jumps::{Jump, Side, find_jumps, from_key, key, significant_bits, true_derivative};
 pub use readout::{Crosshair, Reading, read_at};
 pub use sample::{
@@ -201,19 +202,36 @@ pub fn draw_panel<DB: DrawingBackend>(
     curves: &[Curve],
     style: &Style,
 ) -> DrawResult<DB> {
-    draw_panel_with(area, panel, curves, &Viewport::default(), style)
+    draw_panel_with(area, panel, curves, &Viewport::default(), style).map(|_| ())
 }
 
 /// Draws one panel (title, legend, axes, grid, every visible curve) filling `area`, with the
-/// x range, crosshair and reference lines of `view`.
+/// x range, crosshair and reference lines of `view`; returns where the plot rectangle went and
+/// what it maps (for [`draw_crosshair`] on a layer above).
 pub fn draw_panel_with<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: Panel,
     curves: &[Curve],
     view: &Viewport,
     style: &Style,
+) -> Result<PlotFrame, DrawingAreaErrorKind<DB::ErrorType>> {
+    let frame = panel::draw(area, panel, curves, view, style)?;
+    area.present()?;
+    Ok(frame)
+}
+
+/// The crosshair at `x` alone — line, a dot on every visible curve, the `x = …` label —, as
+/// [`draw_panel_with`] draws it over the panel `frame` came from, on `area` (a transparent
+/// layer of the panel's size stacked above it): a pointer move redraws this, not the panel.
+pub fn draw_crosshair<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    panel: Panel,
+    curves: &[Curve],
+    frame: &PlotFrame,
+    x: f32,
+    style: &Style,
 ) -> DrawResult<DB> {
-    panel::draw(area, panel, curves, view, style)?;
+    panel::crosshair(area, panel, curves, frame, x, style)?;
     area.present()?;
     Ok(())
 }

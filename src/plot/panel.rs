@@ -220,14 +220,14 @@ pub(super) fn themed_mesh<'m, 'a, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
         .axis_desc_style(style.text(12.5, th.text))
 }
 
-/// Draws `panel` of `curves` filling `area` (not presented).
+/// Draws `panel` of `curves` filling `area` (not presented); returns where the plot went.
 pub(super) fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: Panel,
     curves: &[Curve],
     view: &Viewport,
     style: &Style,
-) -> DrawResult<DB> {
+) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
     let th = &style.theme;
     area.fill(&th.background)?;
     let (x_lo, x_hi) = view.x_range(curves);
@@ -289,28 +289,48 @@ pub(super) fn draw<DB: DrawingBackend>(
         Panel::Forward => forward(&pen, curves, &cuts, view)?,
         Panel::Backward => backward(&pen, curves, &cuts, view)?,
     }
-    if let Some(ch) = view.crosshair.filter(|ch| (x_lo..=x_hi).contains(&ch.x)) {
-        pen.line(&[pen.at(ch.x, y_lo), pen.at(ch.x, y_hi)], th.text, 0.55, 1.0, &[])?;
-        for (i, _) in &cuts {
-            if let Some((y, g)) = curves[*i].at(ch.x) {
-                let v = if panel == Panel::Forward { y } else { g };
-                pen.dot(pen.at(ch.x, v), style.f(4.0), th.curve(*i), false)?;
-            }
-        }
-        let (px, top) = (frame.map_x(ch.x), frame.rect().1);
-        let right_half = px > (frame.rect().0 + frame.rect().2) / 2.0;
-        let pos = Pos::new(if right_half { HPos::Right } else { HPos::Left }, VPos::Top);
-        let dx = if right_half { -style.f(5.0) } else { style.f(5.0) };
-        let label = format!("x = {}", fmt_number(ch.x as f64));
-        let text = style.text(12.0, th.text).pos(pos);
-        let (tw, tht) = area.estimate_text_size(&label, &text)?;
-        let (x0, y0) = ((px + dx) as i32, (top + style.f(4.0)) as i32);
-        let (left, pad) = (if right_half { x0 - tw as i32 } else { x0 }, style.px(3.0) as i32);
-        let rect = [(left - pad, y0 - pad), (left + tw as i32 + pad, y0 + tht as i32 + pad)];
-        area.draw(&Rectangle::new(rect, th.background.mix(0.85).filled()))?;
-        area.draw_text(&label, &text, (x0, y0))?;
+    if let Some(ch) = view.crosshair {
+        crosshair(area, panel, curves, &frame, ch.x, style)?;
     }
-    Ok(())
+    Ok(frame)
+}
+
+/// The crosshair at `x` over a panel drawn in `frame`: a vertical line, an open dot on every
+/// visible curve and an `x = …` label — on the panel itself, or alone on a transparent layer
+/// stacked above it (the browser redraws only that layer while the pointer moves).
+pub(super) fn crosshair<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    panel: Panel,
+    curves: &[Curve],
+    frame: &Frame,
+    x: f32,
+    style: &Style,
+) -> DrawResult<DB> {
+    let ((x_lo, x_hi), (y_lo, y_hi)) = (frame.x, frame.y);
+    if !(x_lo..=x_hi).contains(&x) {
+        return Ok(());
+    }
+    let th = &style.theme;
+    let pen = Pen { area, frame: *frame, style };
+    pen.line(&[pen.at(x, y_lo), pen.at(x, y_hi)], th.text, 0.55, 1.0, &[])?;
+    for (i, c) in curves.iter().enumerate().filter(|(_, c)| !c.hidden) {
+        if let Some((y, g)) = c.at(x) {
+            let v = if panel == Panel::Forward { y } else { g };
+            pen.dot(pen.at(x, v), style.f(4.0), th.curve(i), false)?;
+        }
+    }
+    let (px, top) = (frame.map_x(x), frame.rect().1);
+    let right_half = px > (frame.rect().0 + frame.rect().2) / 2.0;
+    let pos = Pos::new(if right_half { HPos::Right } else { HPos::Left }, VPos::Top);
+    let dx = if right_half { -style.f(5.0) } else { style.f(5.0) };
+    let label = format!("x = {}", fmt_number(x as f64));
+    let text = style.text(12.0, th.text).pos(pos);
+    let (tw, tht) = area.estimate_text_size(&label, &text)?;
+    let (x0, y0) = ((px + dx) as i32, (top + style.f(4.0)) as i32);
+    let (left, pad) = (if right_half { x0 - tw as i32 } else { x0 }, style.px(3.0) as i32);
+    let rect = [(left - pad, y0 - pad), (left + tw as i32 + pad, y0 + tht as i32 + pad)];
+    area.draw(&Rectangle::new(rect, th.background.mix(0.85).filled()))?;
+    area.draw_text(&label, &text, (x0, y0))
 }
 
 /// The y axis at the plot's left edge: its line, its tick marks and labels, its name, and

@@ -7,11 +7,15 @@ use super::{CURVE_W, Log, curve, is_color, record, record_sized};
 use crate::quant::{Ctx, parse};
 
 fn forward(curves: &[Curve], view: &Viewport) -> Log {
-    record(|area| draw_panel_with(area, Panel::Forward, curves, view, &Style::default()).unwrap())
+    record(|area| {
+        draw_panel_with(area, Panel::Forward, curves, view, &Style::default()).unwrap();
+    })
 }
 
 fn backward(curves: &[Curve], view: &Viewport) -> Log {
-    record(|area| draw_panel_with(area, Panel::Backward, curves, view, &Style::default()).unwrap())
+    record(|area| {
+        draw_panel_with(area, Panel::Backward, curves, view, &Style::default()).unwrap();
+    })
 }
 
 #[test]
@@ -132,6 +136,28 @@ fn a_crosshair_marks_every_curve_and_reads_exact_values() {
     }
     let r = read_at(&curves, 0.1875);
     assert_eq!((r[0].y, r[0].dydx, r[1].y, r[1].dydx), (0.25, 1.0, 1.0, 1.0));
+}
+
+#[test]
+fn a_crosshair_on_its_own_layer_is_what_the_panel_draws_for_it() {
+    let curves = [curve("qkeras.quantized_bits(4,0,1)"), curve("larq.ste_sign")];
+    for panel in [Panel::Forward, Panel::Backward] {
+        let view = Viewport { crosshair: Some(Crosshair { x: 0.1875 }), ..Viewport::default() };
+        let mut frame = None;
+        let with = record(|area| frame = Some(draw_panel_with(area, panel, &curves, &view, &Style::default()).unwrap()));
+        let plain = record(|area| {
+            draw_panel_with(area, panel, &curves, &Viewport::default(), &Style::default()).unwrap();
+        });
+        let frame = frame.unwrap();
+        let layer = record(|area| draw_crosshair(area, panel, &curves, &frame, 0.1875, &Style::default()).unwrap());
+        // The panel with a crosshair is the panel without one, then the layer's marks.
+        let paths = |log: &Log| log.paths.iter().map(|p| (p.color, p.width, p.points.clone())).collect::<Vec<_>>();
+        let dots = |log: &Log| log.dots.iter().map(|d| (d.center, d.color, d.filled)).collect::<Vec<_>>();
+        assert_eq!(paths(&with), [paths(&plain), paths(&layer)].concat());
+        assert_eq!(dots(&with), [dots(&plain), dots(&layer)].concat());
+        assert_eq!(with.texts, [plain.texts.clone(), layer.texts.clone()].concat());
+        assert!(layer.has_text("x = 0.1875") && layer.dots.iter().filter(|d| !d.filled).count() == 2);
+    }
 }
 
 #[test]
