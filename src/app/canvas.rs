@@ -2,8 +2,8 @@
 //! measured on the canvas. plotters measures a label in the browser by appending a `<span>` to
 //! the page and reading its `offsetWidth` — a forced layout of the whole page per label, which
 //! cost a slider drag most of its frame. Here a label's width comes from the canvas'
-//! `measureText` and its height from one such span per font (the line box, as before), both
-//! remembered for the page's life: a label laid out once is never measured again.
+//! `measureText` (white space collapsed, as in the span) and its height from one such span per
+//! font (the line box, as before), both remembered for the page's life: a label laid out once is never measured again.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -76,7 +76,8 @@ impl Canvas {
                 h
             }
         };
-        let v = (self.width(&key.0, text)?, height);
+        // The span collapsed runs of white space, and labels were laid out by it: so here too.
+        let v = (self.width(&key.0, &text.split_whitespace().collect::<Vec<_>>().join(" "))?, height);
         remember(key, v);
         Some(v)
     }
@@ -109,7 +110,11 @@ impl DrawingBackend for Canvas {
     fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, s: &S, f: bool) -> Result<(), Error> {
         self.inner.draw_circle(c, r, s, f)
     }
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, p: I, s: &S) -> Result<(), Error> {
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        p: I,
+        s: &S,
+    ) -> Result<(), Error> {
         self.inner.fill_polygon(p, s)
     }
     fn draw_text<S: BackendTextStyle>(&mut self, text: &str, s: &S, pos: BackendCoord) -> Result<(), Error> {

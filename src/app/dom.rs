@@ -144,10 +144,10 @@ pub fn set_page_theme(choice: Option<&str>) {
 pub fn mark_once(name: &str) {
     use std::sync::atomic::{AtomicBool, Ordering};
     static MARKED: AtomicBool = AtomicBool::new(false);
-    if !MARKED.swap(true, Ordering::Relaxed) {
-        if let Some(p) = window().performance() {
-            let _ = p.mark(name);
-        }
+    if !MARKED.swap(true, Ordering::Relaxed)
+        && let Some(p) = window().performance()
+    {
+        let _ = p.mark(name);
     }
 }
 

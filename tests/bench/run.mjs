@@ -234,8 +234,9 @@ for (const runtime of o.runtimes) {
   log(`== ${runtime} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 const outFile = join(ROOT, 'target/bench.json');
-// `batch` only on the training rows, `fps` only on the page rows, `stochastic` only on stochastic kernels'.
-const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'batch', 'fps', 'stochastic', 'elements_per_s'];
+// `batch` only on the training rows, `fps` only on the Train view's rows, `stochastic` only on
+// stochastic kernels', `ms` only on the explorer's.
+const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'batch', 'fps', 'stochastic', 'elements_per_s', 'ms'];
 const pick = (r) => Object.fromEntries(keys.filter((k) => r[k] !== undefined).map((k) => [k, r[k]]));
 writeFileSync(outFile, JSON.stringify(rows.map(pick), null, 1) + '\n');
 console.log([table(rows), trainTable(rows), pageTable(rows)].filter(Boolean).join('\n'));

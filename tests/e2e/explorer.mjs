@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { SHOTS, TIMEOUT_MS, canvasStats, check, inked, main, text, until } from './common.mjs';
+import { SIX, describe, explorerFigures, percentile } from '../bench/explorer.mjs';
 
 const DEFAULT_CANONICAL = 'qkeras.quantized_bits(bits=4, symmetric=True)';
 const SHARED = '#q=qkeras.quantized_bits(4,0,1)&q=larq.approx_sign&x=-2,2';
@@ -56,6 +57,30 @@ async function blockView(page, url) {
   const badNote = await until(() => text(bad, 'frozen-note').catch(() => ''), (t) => /own block/.test(t));
   check('a bad block in a link says so and draws at the sweep\'s own block', /block=99: the sample has blocks 1 to 32/.test(banner) && /sweep's own block/.test(badNote), JSON.stringify([banner, badNote]));
   await bad.close();
+}
+
+// Issue 13: a hover repaints only the crosshair's layer; six curves redraw within a frame or so.
+// The figures are printed (tests/bench/page.mjs reports them against the aims); only a gross
+// bound is checked, as a loaded machine slows every frame.
+async function pageFigures(page, url) {
+  await page.goto(url + SIX, { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const plot0 = await until(() => canvasStats(page, 'plot-forward'), inked);
+  const box = await page.locator('[data-testid="plot-forward"]').boundingBox();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+  const layer = await until(() => canvasStats(page, 'plot-forward-crosshair'), (s) => s && s.ink > 0);
+  const plot1 = await canvasStats(page, 'plot-forward');
+  check('a hover draws the crosshair on its own layer, the plot untouched', layer && layer.ink > 0 && plot1.hash === plot0.hash, JSON.stringify({ ink: layer?.ink, same: plot1.hash === plot0.hash }));
+  check('the layer covers the plot exactly', layer.width === plot1.width && layer.height === plot1.height, JSON.stringify([layer.width, layer.height, plot1.width, plot1.height]));
+  await page.screenshot({ path: join(SHOTS, 'explorer-six-hover.png') });
+  await page.mouse.move(0, 0);
+  const gone = await until(() => canvasStats(page, 'plot-forward-crosshair'), (s) => s && s.ink === 0);
+  check('the crosshair goes with the pointer', gone && gone.ink === 0, JSON.stringify(gone?.ink));
+  const first = await page.evaluate(() => performance.getEntriesByName('qscope:first-plot').map((m) => m.startTime));
+  check('the page marks its first plot (qscope:first-plot)', first.length === 1 && first[0] > 0, JSON.stringify(first));
+  const f = await explorerFigures(page, { changes: 40, exports: 2 });
+  console.log(`page figures: ${describe({ ...f, first })}`);
+  const p95 = percentile(f.redraw, 0.95);
+  check('six curves redraw while the bits slider moves (p95 well under 250 ms)', p95 < 250, `${p95.toFixed(1)} ms`);
 }
 
 async function applySpec(page, spec) {
@@ -458,6 +483,12 @@ async function run(browser, url) {
   check('the dark theme draws on a dark background', inked(fwdDark) && fwdDark.background.slice(0, 3).every((v) => v < 60), JSON.stringify(fwdDark?.background));
   await dark.screenshot({ path: join(SHOTS, 'explorer-dark.png') });
 
+  // ── six curves: hover, redraw and export figures ──
+  const six = await browser.newPage();
+  watch(six);
+  await six.emulateMedia({ colorScheme: 'light' });
+  await pageFigures(six, url);
+
   // ── a narrow window still works ──
   const narrow = await browser.newPage();
   watch(narrow);
@@ -469,7 +500,7 @@ async function run(browser, url) {
 
   const timing = await text(page, 'timing').catch(() => '');
   console.log(`timing: ${timing}`);
-  const pages = [page, bad, dark, narrow, wide];
+  const pages = [page, bad, dark, narrow, wide, six];
   let banners = 0;
   for (const p of pages) banners += await p.locator('[data-testid="panic"]').count();
   check('the .wasm is served as application/wasm', wasmTypes.length > 0 && wasmTypes.every((t) => t === 'application/wasm'), JSON.stringify(wasmTypes));

@@ -144,15 +144,19 @@ fn a_crosshair_on_its_own_layer_is_what_the_panel_draws_for_it() {
     for panel in [Panel::Forward, Panel::Backward] {
         let view = Viewport { crosshair: Some(Crosshair { x: 0.1875 }), ..Viewport::default() };
         let mut frame = None;
-        let with = record(|area| frame = Some(draw_panel_with(area, panel, &curves, &view, &Style::default()).unwrap()));
+        let with =
+            record(|area| frame = Some(draw_panel_with(area, panel, &curves, &view, &Style::default()).unwrap()));
         let plain = record(|area| {
             draw_panel_with(area, panel, &curves, &Viewport::default(), &Style::default()).unwrap();
         });
         let frame = frame.unwrap();
         let layer = record(|area| draw_crosshair(area, panel, &curves, &frame, 0.1875, &Style::default()).unwrap());
         // The panel with a crosshair is the panel without one, then the layer's marks.
-        let paths = |log: &Log| log.paths.iter().map(|p| (p.color, p.width, p.points.clone())).collect::<Vec<_>>();
-        let dots = |log: &Log| log.dots.iter().map(|d| (d.center, d.color, d.filled)).collect::<Vec<_>>();
+        let paths = |log: &Log| {
+            log.paths.iter().map(|p| (p.color.alpha, p.color.rgb, p.width, p.points.clone())).collect::<Vec<_>>()
+        };
+        let dots =
+            |log: &Log| log.dots.iter().map(|d| (d.center, d.color.alpha, d.color.rgb, d.filled)).collect::<Vec<_>>();
         assert_eq!(paths(&with), [paths(&plain), paths(&layer)].concat());
         assert_eq!(dots(&with), [dots(&plain), dots(&layer)].concat());
         assert_eq!(with.texts, [plain.texts.clone(), layer.texts.clone()].concat());
