@@ -373,7 +373,7 @@ async function run(browser, url) {
   for (let i = 0; i < 3; i++) await spread.press('ArrowRight');
   const numbers19 = await until(() => text(page, 'sample-numbers').catch(() => ''), (t) => t !== numbers18);
   check('a wider sample gives alpha=\'auto\' another scale', /scale/.test(numbers18) && numbers19 !== numbers18, `${JSON.stringify(numbers18)} → ${JSON.stringify(numbers19)}`);
-  const hash19 = await decodedHash(page);
+  const hash19 = await until(() => decodedHash(page), (h) => /sample=normal/.test(h));
   check('the sample goes into the hash', /sample=normal,[\d.]+/.test(hash19), JSON.stringify(hash19));
   await page.screenshot({ path: join(SHOTS, 'explorer-auto.png') });
 
@@ -420,7 +420,7 @@ async function run(browser, url) {
   check('the table lists each with bits, SQNR and MSE', rows.length === listedF.length && rows.every((r) => /\d\s+[−\d.]+\s+\d\.\d{3}e−\d/.test(r)), JSON.stringify(rows));
   const scatter = await until(() => canvasStats(wide, 'formats-plot'), inked);
   check('the scatter is drawn', inked(scatter), JSON.stringify(scatter && { ink: scatter.ink }));
-  const hashF = await decodedHash(wide);
+  const hashF = await until(() => decodedHash(wide), (h) => h.startsWith('#q=torchao.float8&'));
   check('the preset goes into the hash, the sample kept', hashF.startsWith('#q=torchao.float8&') && hashF.includes('outliers=0.01'), JSON.stringify(hashF));
   const svgF = await downloadOf(wide, 'formats-svg', join(SHOTS, 'formats.svg'));
   const svgTextF = svgF.bytes.toString('utf8');
