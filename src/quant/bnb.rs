@@ -28,11 +28,14 @@
 //! Gradient: bitsandbytes' 4-bit functions have no autograd; qscope's is the identity
 //! (straight-through), as QLoRA never differentiates through the quantization of its weights.
 
+use std::marker::PhantomData;
+
+use super::blocks::{self, BlockAmax};
 use super::frozen::{Fixed, Frozen};
 use super::lane::Lane;
 use super::schema::{Kind, quantizer};
-use super::simd::Op;
-use super::{Block, Ctx, Facts, Kernel, Levels, Report, blocks};
+use super::simd::{self, Op};
+use super::{Block, Ctx, Facts, Kernel, Levels, Report};
 
 /// The block sizes `quantize_4bit` accepts (it raises `ValueError('invalid blocksize …')` on
 /// any other).
@@ -71,20 +74,32 @@ const NF4: [f64; 16] = [
 impl Table {
     /// The values, ascending. FP4 is `get_4bit_type('fp4')`: `[0, 0.0625, 8, 12, 4, 6, 2, 3]`
     /// and negatives divided by 12 in float32 (its `-0` is Python's integer 0: both zeros +0).
-    pub fn values(self) -> [f32; 16] {
-        match self {
-            Table::Nf4 => NF4.map(|v| v as f32),
-            Table::Fp4 => {
-                let pos = [0.0f32, 0.0625, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0].map(|v| v / 12.0);
-                std::array::from_fn(|i| if i < 8 { -pos[7 - i] + 0.0 } else { pos[i - 8] })
-            }
+    pub const fn values(self) -> [f32; 16] {
+        let mut v = [0.0f32; 16];
+        let mut i = 0;
+        while i < 16 {
+            v[i] = match self {
+                Table::Nf4 => NF4[i] as f32,
+                Table::Fp4 => {
+                    let pos = [0.0f32, 0.0625, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0];
+                    if i < 8 { -(pos[7 - i] / 12.0) + 0.0 } else { pos[i - 8] / 12.0 }
+                }
+            };
+            i += 1;
         }
+        v
     }
 
     /// The fifteen bucket bounds: `(a + b) / 2` of neighbours, in float32.
-    pub fn bounds(self) -> [f32; 15] {
+    pub const fn bounds(self) -> [f32; 15] {
         let v = self.values();
-        std::array::from_fn(|i| (v[i] + v[i + 1]) / 2.0)
+        let mut b = [0.0f32; 15];
+        let mut i = 0;
+        while i < 15 {
+            b[i] = (v[i] + v[i + 1]) / 2.0;
+            i += 1;
+        }
+        b
     }
 
     /// Every finite output at a stored `absmax`: the values times it (FP4's two zeros are one
@@ -122,6 +137,7 @@ impl BlockCode {
     /// The block with this `max|x|`, full (`blocksize` elements) or the tail: a full block
     /// keeps the raw absmax and scales by its reciprocal, a tail stores the clamped one and
     /// divides by it.
+    #[inline(always)]
     pub fn new(table: Table, amax: f32, full: bool) -> BlockCode {
         // torch.clamp(min=1e-38): NaN stays NaN.
         let clamped = if amax < MIN_ABSMAX { MIN_ABSMAX } else { amax };
@@ -149,28 +165,77 @@ impl BlockCode {
 impl Op for BlockCode {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        // The clamp to [−1, 1] never changes the bucket: −1 and below fall under the first
-        // bound, 1 and above over the last.
         let t = x * V::splat(self.recip) / V::splat(self.div);
-        // bucketize(right=False): the first bound ≥ t; none (t above all, or NaN) → the top value.
-        let mut y = V::splat(self.values[15]);
-        for i in (0..15).rev() {
-            y = V::select(t.le(V::splat(self.bounds[i])), V::splat(self.values[i]), y);
-        }
-        (y * V::splat(self.absmax), V::splat(1.0))
+        (bucket_value(&self.values, &self.bounds, t) * V::splat(self.absmax), V::splat(1.0))
     }
 }
 
-/// Quantizes `x` block by block with `table` ([`blocks::run`]; a shorter tail block of its
-/// own), one [`Block`] per block in the report: its amax and the absmax it stores.
-fn apply_blocks(table: Table, blocksize: i32, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Report {
+/// `values[bucketize(t, bounds)]`: the value of the first bound ≥ t, the top value when none
+/// is (t above all, or NaN) — `torch.bucketize(right=False)`, a tie to the lower value. The
+/// clamp of t to [−1, 1] never changes the bucket: −1 and below fall under the first bound, 1
+/// and above over the last.
+#[inline(always)]
+fn bucket_value<V: Lane>(values: &[f32; 16], bounds: &[f32; 15], t: V) -> V {
+    let mut y = V::splat(values[15]);
+    for i in (0..15).rev() {
+        y = V::select(t.le(V::splat(bounds[i])), V::splat(values[i]), y);
+    }
+    y
+}
+
+/// A code table fixed at compile time: the kernel's loop takes its values and bounds as
+/// constants.
+trait ConstTable {
+    const TABLE: Table;
+    const VALUES: [f32; 16] = Self::TABLE.values();
+    const BOUNDS: [f32; 15] = Self::TABLE.bounds();
+}
+
+/// A full block of table `T`: `values[bucket(x·recip)]·absmax`, gradient 1 ([`BlockCode`] for a
+/// full block: dividing by 1 is exact, so it is left out).
+#[derive(Clone, Copy, Debug)]
+struct FullBlock<T> {
+    recip: f32,
+    absmax: f32,
+    table: PhantomData<T>,
+}
+
+impl<T: ConstTable> Op for FullBlock<T> {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let t = x * V::splat(self.recip);
+        (bucket_value(&T::VALUES, &T::BOUNDS, t) * V::splat(self.absmax), V::splat(1.0))
+    }
+}
+
+/// Quantizes `x` block by block with table `T` ([`blocks::run`] over the full blocks, then the
+/// shorter tail block on its own), one [`Block`] per block in the report: its amax and the
+/// absmax it stores.
+fn apply_blocks<T: ConstTable>(blocksize: i32, x: &[f32], y: &mut [f32], mut dydx: Option<&mut [f32]>) -> Report {
     let bs = blocksize as usize;
-    let blocks = blocks::run(x, y, dydx, bs, |xs| {
-        let amax = blocks::amax(xs);
-        let op = BlockCode::new(table, amax, xs.len() == bs);
-        (op, Block { len: xs.len(), amax, scale: op.absmax, code: None, zero_point: None })
+    let full = x.len() - x.len() % bs;
+    let (x, x_tail) = x.split_at(full);
+    let (y, y_tail) = y.split_at_mut(full);
+    let (d, d_tail) = match dydx.as_deref_mut().map(|d| d.split_at_mut(full)) {
+        Some((d, t)) => (Some(d), Some(t)),
+        None => (None, None),
+    };
+    let mut blocks = blocks::run(x, y, d, bs, |BlockAmax(amax), len| {
+        let op = BlockCode::new(T::TABLE, amax, true);
+        (FullBlock::<T> { recip: op.recip, absmax: op.absmax, table: PhantomData }, block(amax, len, &op))
     });
+    if !x_tail.is_empty() {
+        let amax = blocks::amax(x_tail);
+        let op = BlockCode::new(T::TABLE, amax, false);
+        simd::run(&op, x_tail, y_tail, d_tail);
+        blocks.push(block(amax, x_tail.len(), &op));
+    }
     Report { blocks, ..Report::default() }
+}
+
+/// The report's numbers of a block of `len` elements.
+fn block(amax: f32, len: usize, op: &BlockCode) -> Block {
+    Block { len, amax, scale: op.absmax, code: None, zero_point: None }
 }
 
 /// `four_bit_quantizer! { docs  Type "name" "n values" "summary" }`: one of the two types, whose
@@ -207,6 +272,10 @@ four_bit_quantizer! {
 /// The shared [`Kernel`] and [`Facts`] of the two 4-bit types, each with its table.
 macro_rules! four_bit {
     ($($ty:ident => $table:expr),*) => {$(
+        impl ConstTable for $ty {
+            const TABLE: Table = $table;
+        }
+
         impl $ty {
             /// The code table.
             pub const TABLE: Table = $table;
@@ -227,7 +296,7 @@ macro_rules! four_bit {
             }
 
             fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-                apply_blocks(Self::TABLE, self.blocksize, x, y, dydx)
+                apply_blocks::<Self>(self.blocksize, x, y, dydx)
             }
 
             /// The table times the first block's absmax (the table itself without a block).
@@ -300,6 +369,36 @@ mod tests {
         assert_eq!(op.eval(b.next_up()).0, Table::Nf4.values()[10]);
         let inf = BlockCode::new(Table::Nf4, f32::INFINITY, true);
         assert_eq!(inf.eval(f32::NEG_INFINITY).0, f32::INFINITY);
+    }
+
+    #[test]
+    fn the_const_tables_are_the_float32_formulas() {
+        assert_eq!(Table::Nf4.values(), NF4.map(|v| v as f32));
+        let pos = [0.0f32, 0.0625, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0].map(|v| v / 12.0);
+        let fp4: [f32; 16] = std::array::from_fn(|i| if i < 8 { -pos[7 - i] + 0.0 } else { pos[i - 8] });
+        assert_eq!(Table::Fp4.values().map(f32::to_bits), fp4.map(f32::to_bits));
+        for t in [Table::Nf4, Table::Fp4] {
+            let v = t.values();
+            assert_eq!(t.bounds(), std::array::from_fn(|i| (v[i] + v[i + 1]) / 2.0));
+        }
+    }
+
+    #[test]
+    fn a_full_blocks_kernel_op_gives_the_block_codes_bits() {
+        // FullBlock leaves out BlockCode's division by 1 and reads the table as constants.
+        fn check<T: ConstTable>() {
+            for amax in [1.0, 0.37, 7.9, 0.0, 1e-39, 3e38, f32::INFINITY, f32::NAN] {
+                let code = BlockCode::new(T::TABLE, amax, true);
+                let full = FullBlock::<T> { recip: code.recip, absmax: code.absmax, table: PhantomData };
+                let ties = T::BOUNDS.into_iter().flat_map(|b| [b, b.next_up(), b.next_down(), -b]);
+                for x in crate::quant::torchao::mx::tests::sweep().chain(ties) {
+                    let (a, b) = (full.eval(x).0, code.eval(x).0);
+                    assert!(a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan(), "{amax} {x:e}");
+                }
+            }
+        }
+        check::<Nf4>();
+        check::<Fp4>();
     }
 
     #[test]

@@ -61,6 +61,9 @@ pub trait Lane:
     fn copysign_nan_flipped(self, sign: Self) -> Self;
     /// Whether any lane of `m` is set (a kernel's rare slow path, taken per vector).
     fn any(m: Self::Mask) -> bool;
+    /// Per lane, the operand whose bits are the larger signed 32-bit integer: for floats whose
+    /// sign bit is clear, the larger, a NaN above +inf (a running `max|x|` in one integer op).
+    fn imax(self, o: Self) -> Self;
 }
 
 impl Lane for f32 {
@@ -153,6 +156,10 @@ impl Lane for f32 {
     #[inline(always)]
     fn any(m: bool) -> bool {
         m
+    }
+    #[inline(always)]
+    fn imax(self, o: Self) -> Self {
+        if (o.to_bits() as i32) > (self.to_bits() as i32) { o } else { self }
     }
 }
 
@@ -455,6 +462,10 @@ mod simd128 {
         #[inline(always)]
         fn any(m: M32x4) -> bool {
             v128_any_true(m.0)
+        }
+        #[inline(always)]
+        fn imax(self, o: Self) -> Self {
+            F32x4(i32x4_max(self.0, o.0))
         }
     }
 }

@@ -67,6 +67,30 @@ pub fn run<O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
     run_scalar(op, x, y, dydx)
 }
 
+/// A computation written once over [`Lane`], for [`on_lanes`] to run on the lanes [`run`] would
+/// use (Rust closures cannot be generic, so it is a trait).
+pub trait OnLanes {
+    type Output;
+    /// The computation on `V` lanes.
+    fn on<V: Lane>(self) -> Self::Output;
+}
+
+/// Runs `w` on the lanes [`run`] takes — `F32x4` where the SIMD path runs, `f32` elsewhere (and
+/// `Wide<f32, 4>` under the SIMD = scalar tests' switch) — choosing once for a whole tensor:
+/// the block formats' per-block work runs on the same lanes without asking again per block.
+#[inline]
+pub fn on_lanes<W: OnLanes>(w: W) -> W::Output {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    if enabled() {
+        return w.on::<super::lane::F32x4>();
+    }
+    #[cfg(test)]
+    if tests::FOUR_LANES.get() {
+        return w.on::<super::lane::Wide<f32, 4>>();
+    }
+    w.on::<f32>()
+}
+
 /// The plain loop, one element at a time: [`Op::eval`] at `f32`.
 #[inline]
 pub fn run_scalar<O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
@@ -75,10 +99,10 @@ pub fn run_scalar<O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f3
 
 /// `V::WIDTH` elements at a time over the longest prefix that fills whole lanes, then the
 /// tail on the scalar path ([`run_scalar`]). `x`, `y` and `dydx` have the same length.
-/// (Natively the unit tests run it on `Wide<f32, 4>`, the portable twin of `F32x4`.)
-#[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
-#[inline]
-fn run_lanes<V: Lane, O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
+/// (Natively the unit tests run it on `Wide<f32, 4>`, the portable twin of `F32x4`; at `f32`
+/// it is the scalar loop.)
+#[inline(always)]
+pub fn run_lanes<V: Lane, O: Op>(op: &O, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
     let n = x.len();
     assert_eq!(n, y.len());
     let body = n - n % V::WIDTH;
@@ -112,7 +136,7 @@ pub(crate) mod tests {
     use crate::quant::{Ctx, ENTRIES};
 
     thread_local! {
-        /// Makes [`super::run`] (and `random::run_drawn`) take the four-lane driver on
+        /// Makes [`super::run`] (and `random::run_drawn`, `blocks::run`) take the four-lane driver on
         /// `Wide<f32, 4>` (this thread only).
         pub(crate) static FOUR_LANES: Cell<bool> = const { Cell::new(false) };
     }

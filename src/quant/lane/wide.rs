@@ -116,6 +116,10 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
     fn any(m: Self::Mask) -> bool {
         m.0.into_iter().any(V::any)
     }
+    #[inline(always)]
+    fn imax(self, o: Self) -> Self {
+        self.zip(o, V::imax)
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,9 @@
 //! gradient through unchanged and the scale is computed under `no_grad`, so `∂(Σy)/∂x = 1`
 //! everywhere — at NaN, ±inf and saturated inputs too (checked in torch 2.15 and 2.10).
 
+use std::marker::PhantomData;
+
+use super::mx::{ConstFormat, E4M3, E5M2};
 use crate::quant::blocks;
 use crate::quant::frozen::{Fixed, Frozen};
 use crate::quant::lane::Lane;
@@ -86,11 +89,30 @@ pub struct ScaledCast {
 impl Op for ScaledCast {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let (s, max) = (V::splat(self.scale), V::splat(self.format.max()));
-        let t = x * s;
-        // torch.clamp: NaN stays NaN (every comparison with it is false).
-        let t = V::select(t.gt(max), max, V::select(t.lt(-max), -max, t));
-        (self.format.cast(t) / s, V::splat(1.0))
+        (scaled_cast(self.format, self.scale, x), V::splat(1.0))
+    }
+}
+
+/// `fp8(clamp(x·s, −max, max)) / s`. `torch.clamp` is `t.pmin(max).pmax(−max)`: a NaN stays
+/// NaN (pmin/pmax keep their first operand when the comparison fails).
+#[inline(always)]
+pub fn scaled_cast<V: Lane>(format: Format, scale: f32, x: V) -> V {
+    let (s, max) = (V::splat(scale), V::splat(format.max()));
+    format.cast((x * s).pmin(max).pmax(-max)) / s
+}
+
+/// A [`ScaledCast`] whose format `F` is fixed at compile time (the kernel's op: the format's
+/// constants fold into the loop).
+#[derive(Clone, Copy, Debug)]
+struct TypedScaledCast<F> {
+    scale: f32,
+    format: PhantomData<F>,
+}
+
+impl<F: ConstFormat> Op for TypedScaledCast<F> {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        (scaled_cast(F::FORMAT, self.scale, x), V::splat(1.0))
     }
 }
 
@@ -120,7 +142,11 @@ impl Kernel for Float8 {
         // `torch.max(torch.abs(x))`: the whole tensor is one block.
         let amax = blocks::amax(x);
         let scale = amax_to_scale(amax, self.float8_dtype.format(), self.round_scales_to_power_of_2);
-        Report { amax: Some(amax), ..self.at(scale).apply(x, y, dydx) }
+        match self.float8_dtype {
+            Float8Dtype::E4M3Fn => simd::run(&TypedScaledCast::<E4M3> { scale, format: PhantomData }, x, y, dydx),
+            Float8Dtype::E5M2 => simd::run(&TypedScaledCast::<E5M2> { scale, format: PhantomData }, x, y, dydx),
+        }
+        Report { amax: Some(amax), scale: Some(scale), ..Report::default() }
     }
 
     /// The FP8 values divided by the reported scale (scale 1 without a report).
@@ -156,6 +182,44 @@ mod tests {
         assert_eq!(amax_to_scale(0.0, Float8E4M3Fn::FORMAT, false), (448.0 / 1e-12) as f32);
         assert!(amax_to_scale(f32::NAN, Float8E5M2::FORMAT, false).is_nan());
         assert_eq!(amax_to_scale(f32::INFINITY, Float8E5M2::FORMAT, false), 0.0);
+    }
+
+    #[test]
+    fn the_pmin_pmax_clamp_and_the_typed_kernel_give_the_select_formulas_bits() {
+        // The formula before pmin/pmax: torch.clamp as two selects.
+        fn selects(c: &ScaledCast, x: f32) -> f32 {
+            let max = c.format.max();
+            let t = x * c.scale;
+            let t = if t > max {
+                max
+            } else if t < -max {
+                -max
+            } else {
+                t
+            };
+            c.format.cast(t) / c.scale
+        }
+        for dtype in [Float8Dtype::E4M3Fn, Float8Dtype::E5M2] {
+            let q = Float8 { float8_dtype: dtype, round_scales_to_power_of_2: false };
+            for scale in [1.0, 149.333_33, 3e-30, 7e20, 0.0, f32::INFINITY] {
+                let c = q.at(scale);
+                let x: Vec<f32> = crate::quant::torchao::mx::tests::sweep().collect();
+                let mut y = vec![0.0; x.len()];
+                match dtype {
+                    Float8Dtype::E4M3Fn => {
+                        simd::run(&TypedScaledCast::<E4M3> { scale, format: PhantomData }, &x, &mut y, None)
+                    }
+                    Float8Dtype::E5M2 => {
+                        simd::run(&TypedScaledCast::<E5M2> { scale, format: PhantomData }, &x, &mut y, None)
+                    }
+                }
+                for (&x, &typed) in x.iter().zip(&y) {
+                    let (new, old) = (c.eval(x).0, selects(&c, x));
+                    let same = |a: f32| a.to_bits() == old.to_bits() || a.is_nan() && old.is_nan();
+                    assert!(same(new) && same(typed), "{dtype:?} at {scale}: {x:e}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -18,10 +18,11 @@
 //!    cast gives); the fake quantizer keeps `c` in float32 (NaN stays NaN);
 //! 5. `y = (c − z)·s`.
 
+use crate::quant::blocks::{self, Statistic};
 use crate::quant::lane::{Lane, clip};
 use crate::quant::round::rhe;
 use crate::quant::schema::choice;
-use crate::quant::simd::{self, Op};
+use crate::quant::simd::{self, OnLanes, Op};
 use crate::quant::{Block, Levels, Report};
 
 choice! {
@@ -146,25 +147,21 @@ impl GroupCodes {
 }
 
 /// Cuts `x` into groups of `group_size` (the tail shorter), gives each the codes `at(min, max)`
-/// returns for its `torch.amin`/`torch.amax`, and reports one [`Block`] per group.
+/// returns for its `torch.amin`/`torch.amax`, and reports one [`Block`] per group
+/// ([`blocks::run`]).
 pub fn run_groups(
     x: &[f32],
     y: &mut [f32],
-    mut dydx: Option<&mut [f32]>,
+    dydx: Option<&mut [f32]>,
     group_size: usize,
     at: impl Fn(f32, f32) -> GroupCodes,
 ) -> Report {
-    let g = group_size.max(1);
-    let mut blocks = Vec::with_capacity(x.len().div_ceil(g));
-    for (i, (xs, ys)) in x.chunks(g).zip(y.chunks_mut(g)).enumerate() {
-        let (lo, hi) = min_max(xs);
+    let blocks = blocks::run(x, y, dydx, group_size.max(1), |GroupMinMax(lo, hi), len| {
         let codes = at(lo, hi);
-        let d = dydx.as_deref_mut().map(|d| &mut d[i * g..i * g + xs.len()]);
-        simd::run(&codes, xs, ys, d);
         let amax = if lo.is_nan() { f32::NAN } else { lo.abs().max(hi.abs()) };
         let QParams { scale, zero_point } = codes.params;
-        blocks.push(Block { len: xs.len(), amax, scale, code: None, zero_point: Some(zero_point) });
-    }
+        (codes, Block { len, amax, scale, code: None, zero_point: Some(zero_point) })
+    });
     Report { blocks, ..Report::default() }
 }
 
@@ -181,11 +178,47 @@ pub fn union_levels(report: &Report, codes: impl Fn(QParams) -> GroupCodes, fall
     }
 }
 
+/// A group's `(torch.amin(x), torch.amax(x))` ([`min_max_lanes`]), the statistic its codes
+/// come from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroupMinMax(pub f32, pub f32);
+
+impl Statistic for GroupMinMax {
+    #[inline(always)]
+    fn of<V: Lane>(x: &[f32]) -> Self {
+        let (lo, hi) = min_max_lanes::<V>(x);
+        GroupMinMax(lo, hi)
+    }
+}
+
+/// `(torch.amin(x), torch.amax(x))` of one group: NaN for both if any element is NaN; `(inf,
+/// −inf)` for no elements. `V::WIDTH` elements at a time ([`Lane`]: f32x4 where SIMD runs), the
+/// lanes and the tail then folded one at a time; [`min_max_scalar`] is the scalar twin.
+pub fn min_max(x: &[f32]) -> (f32, f32) {
+    simd::on_lanes(MinMaxOf(x))
+}
+
+/// [`min_max_lanes`] as an [`OnLanes`] computation.
+struct MinMaxOf<'a>(&'a [f32]);
+
+impl OnLanes for MinMaxOf<'_> {
+    type Output = (f32, f32);
+    fn on<V: Lane>(self) -> (f32, f32) {
+        min_max_lanes::<V>(self.0)
+    }
+}
+
+/// [`min_max`] one element at a time.
+pub fn min_max_scalar(x: &[f32]) -> (f32, f32) {
+    min_max_lanes::<f32>(x)
+}
+
 /// A running `amin`/`amax` over lanes, with a NaN seen anywhere kept apart.
 #[derive(Clone, Copy)]
 struct MinMax<V> {
     lo: V,
     hi: V,
+    /// The largest `|v|` bits seen ([`Lane::imax`]): a NaN once any element was NaN.
     nan: V,
 }
 
@@ -194,41 +227,22 @@ impl<V: Lane> MinMax<V> {
         MinMax { lo: V::splat(f32::INFINITY), hi: V::splat(f32::NEG_INFINITY), nan: V::splat(0.0) }
     }
 
-    /// Folds in lower candidates `lo`, upper candidates `hi` and NaN marks `nan` (NaN or 0).
+    /// Folds in `v`: `v < lo` replaces lo and `v > hi` replaces hi (`pmin`/`pmax`: a NaN `v`
+    /// replaces neither), and a NaN `v` marks `nan`.
     #[inline(always)]
-    fn merge(self, lo: V, hi: V, nan: V) -> Self {
-        MinMax {
-            lo: V::select(lo.lt(self.lo), lo, self.lo),
-            hi: V::select(hi.gt(self.hi), hi, self.hi),
-            nan: V::select(nan.ge(nan), self.nan, nan),
-        }
+    fn merge(self, v: V) -> Self {
+        MinMax { lo: self.lo.pmin(v), hi: self.hi.pmax(v), nan: self.nan.imax(v.abs()) }
     }
-}
-
-/// `(torch.amin(x), torch.amax(x))` of one group: NaN for both if any element is NaN; `(inf,
-/// −inf)` for no elements. `V::WIDTH` elements at a time ([`Lane`]: f32x4 where SIMD runs), the
-/// lanes and the tail then folded one at a time; [`min_max_scalar`] is the scalar twin.
-pub fn min_max(x: &[f32]) -> (f32, f32) {
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if simd::enabled() {
-        return min_max_lanes::<crate::quant::lane::F32x4>(x);
-    }
-    min_max_scalar(x)
-}
-
-/// [`min_max`] one element at a time.
-pub fn min_max_scalar(x: &[f32]) -> (f32, f32) {
-    min_max_lanes::<f32>(x)
 }
 
 /// [`min_max`] on lanes of `V` (at most 16 wide).
+#[inline(always)]
 pub fn min_max_lanes<V: Lane>(x: &[f32]) -> (f32, f32) {
     assert!(V::WIDTH <= 16, "lanes wider than 16");
     let body = x.len() - x.len() % V::WIDTH;
     let mut acc = MinMax::<V>::new();
     for c in x[..body].chunks_exact(V::WIDTH) {
-        let v = V::load(c);
-        acc = acc.merge(v, v, v);
+        acc = acc.merge(V::load(c));
     }
     let (mut lo, mut hi, mut nan) = ([0.0f32; 16], [0.0f32; 16], [0.0f32; 16]);
     acc.lo.store(&mut lo);
@@ -236,10 +250,10 @@ pub fn min_max_lanes<V: Lane>(x: &[f32]) -> (f32, f32) {
     acc.nan.store(&mut nan);
     let mut one = MinMax::<f32>::new();
     for l in 0..V::WIDTH {
-        one = one.merge(lo[l], hi[l], nan[l]);
+        one = MinMax { lo: one.lo.pmin(lo[l]), hi: one.hi.pmax(hi[l]), nan: one.nan.imax(nan[l]) };
     }
     for &v in &x[body..] {
-        one = one.merge(v, v, v);
+        one = one.merge(v);
     }
     if one.nan.is_nan() { (f32::NAN, f32::NAN) } else { (one.lo, one.hi) }
 }

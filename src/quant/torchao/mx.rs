@@ -30,7 +30,9 @@
 //! where |x/scale| < max, 0 where clamped, at the bound too under torch 2.15) and gives FP6/FP4
 //! elements, cast by integer bit arithmetic, no gradient at all.
 
-use crate::quant::blocks;
+use std::marker::PhantomData;
+
+use crate::quant::blocks::{self, BlockAmax};
 use crate::quant::frozen::{Fixed, Frozen};
 use crate::quant::lane::Lane;
 use crate::quant::ml_dtypes::*;
@@ -130,18 +132,83 @@ pub struct BlockCast {
 impl Op for BlockCast {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let max = V::splat(self.format.max());
-        let t = x * V::splat(self.rcp);
-        // torch.clamp: NaN stays NaN (every comparison with it is false).
-        let t = V::select(t.gt(max), max, V::select(t.lt(-max), -max, t));
-        let q = self.format.cast(t);
-        let q = if self.format.specials == Specials::Saturating {
-            V::select(t.le(max), q, V::splat(FLOATX_NAN).copysign(t))
-        } else {
-            q
-        };
-        (q * V::splat(self.scale), V::splat(1.0))
+        (block_cast(self.format, self.rcp, self.scale, x), V::splat(1.0))
     }
+}
+
+/// An element format fixed at compile time: a kernel generic over it folds the format's
+/// constants and its specials' branch into the loop, where a [`BlockCast`] reads them per block.
+pub trait ConstFormat {
+    const FORMAT: Format;
+}
+
+/// `elem_formats! { Marker = CastType, … }`: one [`ConstFormat`] marker per element type.
+macro_rules! elem_formats {
+    ($($(#[doc = $doc:literal])* $marker:ident = $ty:ident),*) => {$(
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub struct $marker;
+
+        impl ConstFormat for $marker {
+            const FORMAT: Format = $ty::FORMAT;
+        }
+    )*};
+}
+
+elem_formats! {
+    /// float8_e4m3fn.
+    E4M3 = Float8E4M3Fn,
+    /// float8_e5m2.
+    E5M2 = Float8E5M2,
+    /// fp6_e2m3.
+    E2M3 = Float6E2M3Fn,
+    /// fp6_e3m2.
+    E3M2 = Float6E3M2Fn,
+    /// fp4_e2m1.
+    E2M1 = Float4E2M1Fn
+}
+
+/// A [`BlockCast`] whose format `F` is fixed at compile time: the kernels' per-block op.
+#[derive(Clone, Copy, Debug)]
+pub struct TypedCast<F> {
+    pub rcp: f32,
+    pub scale: f32,
+    format: PhantomData<F>,
+}
+
+impl<F: ConstFormat> TypedCast<F> {
+    /// `cast`, whose format must be `F`'s.
+    #[inline(always)]
+    pub fn new(cast: BlockCast) -> Self {
+        debug_assert_eq!(cast.format, F::FORMAT);
+        TypedCast { rcp: cast.rcp, scale: cast.scale, format: PhantomData }
+    }
+}
+
+impl<F: ConstFormat> Op for TypedCast<F> {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        (block_cast(F::FORMAT, self.rcp, self.scale, x), V::splat(1.0))
+    }
+}
+
+/// `elem(clamp(x·rcp, ±max))·scale`, with torchao's ±1.5 for a NaN reaching an fp6/fp4 cast.
+///
+/// `torch.clamp(t, −max, max)` is `t.pmin(max).pmax(−max)`: a NaN `t` stays NaN (pmin/pmax keep
+/// their first operand when a comparison fails). A saturating (fp6/fp4) cast takes everything
+/// beyond ±max (±inf too) to ±max itself, so there the clamp is left out: the same value
+/// (checked against the clamped formula in the tests).
+#[inline(always)]
+pub fn block_cast<V: Lane>(format: Format, rcp: f32, scale: f32, x: V) -> V {
+    let t = x * V::splat(rcp);
+    let q = if format.specials == Specials::Saturating {
+        // Only a NaN fails `t ≤ inf`.
+        V::select(t.le(V::splat(f32::INFINITY)), format.cast(t), V::splat(FLOATX_NAN).copysign(t))
+    } else {
+        let max = V::splat(format.max());
+        format.cast(t.pmin(max).pmax(-max))
+    };
+    q * V::splat(scale)
 }
 
 impl BlockCast {
@@ -155,11 +222,6 @@ impl BlockCast {
 /// NaN for 255).
 pub fn e8m0_value(code: u32) -> f32 {
     if code >= E8M0_NAN { f32::NAN } else { pow2(code as i32 - 127) }
-}
-
-/// `2^e` as a float32, exactly (subnormal below 2^−126).
-fn pow2(e: i32) -> f32 {
-    2f64.powi(e) as f32
 }
 
 impl Mx {
@@ -203,17 +265,25 @@ impl Mx {
             (ScalingMode::Rceil, 254) => pow2(-127),
             (ScalingMode::Rceil, 0) => 1.0,
             (ScalingMode::Rceil, c) => pow2(127 - c as i32),
-            (_, c) => 1.0 / f32::from_bits(c << 23).max(f32::MIN_POSITIVE),
+            // 1 / max(2^(c−127), 2^−126): a power of two, so its reciprocal is exact.
+            (_, c) => pow2(127 - (c as i32).max(1)),
         };
         BlockCast { format: self.format(), rcp, scale }
     }
 
-    /// The block's numbers and its cast.
-    pub fn block(&self, x: &[f32]) -> (BlockCast, Block) {
-        let amax = blocks::amax(x);
+    /// The cast and the numbers of a block of `len` elements whose amax is `amax`.
+    pub fn block(&self, amax: f32, len: usize) -> (BlockCast, Block) {
         let code = self.code(amax);
         let cast = self.cast(code);
-        (cast, Block { len: x.len(), amax, scale: cast.scale, code: Some(code), zero_point: None })
+        (cast, Block { len, amax, scale: cast.scale, code: Some(code), zero_point: None })
+    }
+
+    /// The blocks of `x`, cast with the element format `F` (the elem_dtype's).
+    fn run<F: ConstFormat>(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Vec<Block> {
+        blocks::run(x, y, dydx, self.size(), |BlockAmax(amax), len| {
+            let (cast, block) = self.block(amax, len);
+            (TypedCast::<F>::new(cast), block)
+        })
     }
 
     fn size(&self) -> usize {
@@ -223,7 +293,13 @@ impl Mx {
 
 impl Kernel for Mx {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        let blocks = blocks::run(x, y, dydx, self.size(), |b| self.block(b));
+        let blocks = match self.elem_dtype {
+            ElemDtype::F8E4M3 => self.run::<E4M3>(x, y, dydx),
+            ElemDtype::F8E5M2 => self.run::<E5M2>(x, y, dydx),
+            ElemDtype::F6E2M3 => self.run::<E2M3>(x, y, dydx),
+            ElemDtype::F6E3M2 => self.run::<E3M2>(x, y, dydx),
+            ElemDtype::F4E2M1 => self.run::<E2M1>(x, y, dydx),
+        };
         Report { blocks, ..Report::default() }
     }
 
@@ -266,7 +342,7 @@ impl Facts for Mx {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn mx(elem_dtype: ElemDtype, scaling_mode: ScalingMode) -> Mx {
@@ -309,6 +385,58 @@ mod tests {
         assert_eq!((c.rcp, c.scale), (pow2(126), pow2(-127)));
         let x = pow2(-120);
         assert_eq!(c.eval(x).0, x / 2.0);
+    }
+
+    /// Every 8191st float32 bit pattern (both signs, every exponent), and the specials.
+    pub(crate) fn sweep() -> impl Iterator<Item = f32> {
+        let specials = [0.0, -0.0, f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, 1e-45];
+        (0..=u32::MAX / 8191).map(|k| f32::from_bits(k * 8191)).chain(specials)
+    }
+
+    #[test]
+    fn powers_of_two_from_bits_are_the_float64_powers_rounded() {
+        for e in -149..=127 {
+            assert_eq!(pow2(e).to_bits(), (2f64.powi(e) as f32).to_bits(), "2^{e}");
+        }
+    }
+
+    #[test]
+    fn the_reciprocal_of_a_floor_ceil_even_scale_from_its_bits_is_the_division() {
+        for mode in [ScalingMode::Floor, ScalingMode::Ceil, ScalingMode::Even] {
+            for code in 0..E8M0_NAN {
+                let old = 1.0 / f32::from_bits(code << 23).max(f32::MIN_POSITIVE);
+                assert_eq!(mx(ElemDtype::F4E2M1, mode).cast(code).rcp.to_bits(), old.to_bits(), "{mode:?} {code}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_block_cast_without_the_select_clamp_gives_the_clamped_formulas_bits() {
+        // The formula before pmin/pmax and before the saturating formats dropped the clamp.
+        fn clamped(c: &BlockCast, x: f32) -> f32 {
+            let max = c.format.max();
+            let t = x * c.rcp;
+            let t = if t > max {
+                max
+            } else if t < -max {
+                -max
+            } else {
+                t
+            };
+            let q = c.format.cast(t);
+            let q = if c.format.specials == Specials::Saturating && !(t <= max) { FLOATX_NAN.copysign(t) } else { q };
+            q * c.scale
+        }
+        use ElemDtype::*;
+        for dtype in [F8E4M3, F8E5M2, F6E2M3, F6E3M2, F4E2M1] {
+            for code in [0, 1, 100, 125, 127, 130, 200, 254, 255] {
+                let c = mx(dtype, ScalingMode::Floor).cast(code);
+                for x in sweep() {
+                    let (new, old) = (c.eval(x).0, clamped(&c, x));
+                    assert!(new.to_bits() == old.to_bits() || new.is_nan() && old.is_nan(), "{dtype:?} {code} {x:e}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -21,12 +21,12 @@
 //! `to_nvfp4` reaches only the block scales (the elements pass through integer bit views), so
 //! `d(Σy)/dx` is 0 except at each block's largest element.
 
-use crate::quant::blocks;
+use crate::quant::blocks::{self, BlockAmax};
 use crate::quant::frozen::{Fixed, Frozen};
 use crate::quant::ml_dtypes::{Float4E2M1Fn, Float8E4M3Fn, Format};
 use crate::quant::round::clip;
 use crate::quant::schema::{AutoScale, Kind, quantizer};
-use crate::quant::torchao::BlockCast;
+use crate::quant::torchao::{BlockCast, E2M1, TypedCast};
 use crate::quant::{Block, Ctx, Facts, Kernel, Levels, Report, each_row};
 
 /// Elements per block (torchao asserts 16).
@@ -101,10 +101,10 @@ impl Nvfp4 {
 impl Nvfp4 {
     /// One row's blocks at the per-tensor scale `t`.
     fn row_blocks(x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, t: Option<f32>) -> Vec<Block> {
-        blocks::run(x, y, dydx, NVFP4_BLOCK, |b| {
-            let amax = blocks::amax(b);
+        blocks::run(x, y, dydx, NVFP4_BLOCK, |BlockAmax(amax), len| {
             let s = Self::block_scale(amax, t);
-            (Self::cast(s, t), Block { len: b.len(), amax, scale: s, code: Some(e4m3_code(s)), zero_point: None })
+            let cast = TypedCast::<E2M1>::new(Self::cast(s, t));
+            (cast, Block { len, amax, scale: s, code: Some(e4m3_code(s)), zero_point: None })
         })
     }
 
