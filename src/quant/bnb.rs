@@ -211,12 +211,12 @@ impl<T: ConstTable> Op for FullBlock<T> {
 /// Quantizes `x` block by block with table `T` ([`blocks::run`] over the full blocks, then the
 /// shorter tail block on its own), one [`Block`] per block in the report: its amax and the
 /// absmax it stores.
-fn apply_blocks<T: ConstTable>(blocksize: i32, x: &[f32], y: &mut [f32], mut dydx: Option<&mut [f32]>) -> Report {
+fn apply_blocks<T: ConstTable>(blocksize: i32, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Report {
     let bs = blocksize as usize;
     let full = x.len() - x.len() % bs;
     let (x, x_tail) = x.split_at(full);
     let (y, y_tail) = y.split_at_mut(full);
-    let (d, d_tail) = match dydx.as_deref_mut().map(|d| d.split_at_mut(full)) {
+    let (d, d_tail) = match dydx.map(|d| d.split_at_mut(full)) {
         Some((d, t)) => (Some(d), Some(t)),
         None => (None, None),
     };

@@ -188,15 +188,7 @@ mod tests {
     fn the_pmin_pmax_clamp_and_the_typed_kernel_give_the_select_formulas_bits() {
         // The formula before pmin/pmax: torch.clamp as two selects.
         fn selects(c: &ScaledCast, x: f32) -> f32 {
-            let max = c.format.max();
-            let t = x * c.scale;
-            let t = if t > max {
-                max
-            } else if t < -max {
-                -max
-            } else {
-                t
-            };
+            let t = crate::quant::torchao::mx::tests::select_clamp(x * c.scale, c.format.max());
             c.format.cast(t) / c.scale
         }
         for dtype in [Float8Dtype::E4M3Fn, Float8Dtype::E5M2] {

@@ -393,6 +393,17 @@ pub(crate) mod tests {
         (0..=u32::MAX / 8191).map(|k| f32::from_bits(k * 8191)).chain(specials)
     }
 
+    /// `torch.clamp(t, −max, max)` as two selects, the form the kernels had before pmin/pmax.
+    pub(crate) fn select_clamp(t: f32, max: f32) -> f32 {
+        if t > max {
+            max
+        } else if t < -max {
+            -max
+        } else {
+            t
+        }
+    }
+
     #[test]
     fn powers_of_two_from_bits_are_the_float64_powers_rounded() {
         for e in -149..=127 {
@@ -415,16 +426,10 @@ pub(crate) mod tests {
         // The formula before pmin/pmax and before the saturating formats dropped the clamp.
         fn clamped(c: &BlockCast, x: f32) -> f32 {
             let max = c.format.max();
-            let t = x * c.rcp;
-            let t = if t > max {
-                max
-            } else if t < -max {
-                -max
-            } else {
-                t
-            };
+            let t = select_clamp(x * c.rcp, max);
             let q = c.format.cast(t);
-            let q = if c.format.specials == Specials::Saturating && !(t <= max) { FLOATX_NAN.copysign(t) } else { q };
+            // `t ≤ max` fails only for a NaN once t is clamped.
+            let q = if c.format.specials == Specials::Saturating && t.is_nan() { FLOATX_NAN.copysign(t) } else { q };
             q * c.scale
         }
         use ElemDtype::*;
