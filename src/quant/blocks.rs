@@ -107,6 +107,24 @@ struct Run<'a, S, F> {
     statistic: PhantomData<S>,
 }
 
+/// `x`, `y` and `dydx` cut where the whole blocks of `size` end: `(whole blocks, tail)`.
+#[allow(clippy::type_complexity)]
+pub fn split_whole<'a>(
+    x: &'a [f32],
+    y: &'a mut [f32],
+    dydx: Option<&'a mut [f32]>,
+    size: usize,
+) -> ((&'a [f32], &'a mut [f32], Option<&'a mut [f32]>), (&'a [f32], &'a mut [f32], Option<&'a mut [f32]>)) {
+    let whole = x.len() - x.len() % size;
+    let (x, x_tail) = x.split_at(whole);
+    let (y, y_tail) = y.split_at_mut(whole);
+    let (d, d_tail) = match dydx.map(|d| d.split_at_mut(whole)) {
+        Some((d, t)) => (Some(d), Some(t)),
+        None => (None, None),
+    };
+    ((x, y, d), (x_tail, y_tail, d_tail))
+}
+
 /// Elements per chunk of blocks: [`Run`] measures a chunk's blocks, then derives their ops, then
 /// quantizes them — 16 KB of input, still in the L1 cache when it is read the second time.
 const CHUNK: usize = 4096;
@@ -120,13 +138,7 @@ impl<S: Statistic, O: Op, F: FnMut(S, usize) -> (O, Block)> OnLanes for Run<'_, 
     fn on<V: Lane>(self) -> Vec<Block> {
         let Run { x, y, dydx, size, mut per_block, .. } = self;
         let mut blocks = Vec::with_capacity(x.len().div_ceil(size));
-        let whole = x.len() - x.len() % size;
-        let (x, x_tail) = x.split_at(whole);
-        let (y, y_tail) = y.split_at_mut(whole);
-        let (d, d_tail) = match dydx.map(|d| d.split_at_mut(whole)) {
-            Some((d, t)) => (Some(d), Some(t)),
-            None => (None, None),
-        };
+        let ((x, y, d), (x_tail, y_tail, d_tail)) = split_whole(x, y, dydx, size);
         let f = &mut per_block;
         match (V::WIDTH > 1, size) {
             (true, 16) => whole_blocks::<V, S, O, 16>(x, y, d, 16, f, &mut blocks),

@@ -213,13 +213,7 @@ impl<T: ConstTable> Op for FullBlock<T> {
 /// absmax it stores.
 fn apply_blocks<T: ConstTable>(blocksize: i32, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Report {
     let bs = blocksize as usize;
-    let full = x.len() - x.len() % bs;
-    let (x, x_tail) = x.split_at(full);
-    let (y, y_tail) = y.split_at_mut(full);
-    let (d, d_tail) = match dydx.map(|d| d.split_at_mut(full)) {
-        Some((d, t)) => (Some(d), Some(t)),
-        None => (None, None),
-    };
+    let ((x, y, d), (x_tail, y_tail, d_tail)) = blocks::split_whole(x, y, dydx, bs);
     let mut blocks = blocks::run(x, y, d, bs, |BlockAmax(amax), len| {
         let op = BlockCode::new(T::TABLE, amax, true);
         (FullBlock::<T> { recip: op.recip, absmax: op.absmax, table: PhantomData }, block(amax, len, &op))
