@@ -1,18 +1,16 @@
 //! Exporting the figure as the canvases show it: PNG at 2× (an offscreen canvas drawn at twice
-//! the pixels, its `toBlob` bytes with the specs, link and version added as PNG text chunks and
+//! the pixels, its `toDataURL` bytes with the specs, link and version added as PNG text chunks and
 //! a 144 dpi density) and vector SVG (plotters' SVG backend through the same drawing code;
 //! `<title>`, `<desc>` and `<metadata>` carry the specs, link and version). Both come from one
 //! [`Figure`], so they embed the same words and the same link. The format comparison exports
 //! the same way, from its [`FormatFigure`].
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-use wasm_bindgen::prelude::{Closure, JsValue};
 use web_sys::HtmlCanvasElement;
 
 use crate::explore::formats;
 
-use super::dom::{download, settle};
+use super::dom::download;
 use super::figure::{self, Figure, FormatFigure, Frame};
 use super::hash;
 use super::model::Model;
@@ -53,39 +51,19 @@ fn figure_size() -> (u32, u32) {
     }
 }
 
-/// Hands the PNG bytes of `canvas` (drawn at 2×), with `texts` and the density added, to `done`.
+/// The PNG bytes of `canvas` (drawn at 2×), with `texts` and the density added.
+///
+/// `toDataURL` encodes at once, on this thread: `toBlob` may wait for the browser to be idle
+/// (Chromium deferred it by up to 6.7 s on a page that had been used).
 fn render_png(
     canvas: Result<HtmlCanvasElement, String>,
     texts: [(&'static str, String); 4],
-    done: impl FnOnce(Result<Vec<u8>, String>) + 'static,
-) {
-    let canvas = match canvas {
-        Ok(c) => c,
-        Err(e) => return done(Err(e)),
-    };
-    let on_blob = Closure::once_into_js(move |blob: JsValue| {
-        let Ok(blob) = blob.dyn_into::<web_sys::Blob>() else {
-            return done(Err("the browser made no PNG".into()));
-        };
-        let done = std::rc::Rc::new(std::cell::Cell::new(Some(done)));
-        let failed = done.clone();
-        settle(
-            &blob.array_buffer(),
-            move |buffer: JsValue| {
-                if let Some(done) = done.take() {
-                    done(with_metadata(&js_sys::Uint8Array::new(&buffer).to_vec(), &texts));
-                }
-            },
-            move |_| {
-                if let Some(done) = failed.take() {
-                    done(Err("the browser could not read the PNG".into()));
-                }
-            },
-        );
-    });
-    if canvas.to_blob(on_blob.unchecked_ref()).is_err() {
-        web_sys::console::error_1(&"canvas.toBlob failed".into());
-    }
+) -> Result<Vec<u8>, String> {
+    let url = canvas?.to_data_url_with_type("image/png").map_err(|_| "the browser made no PNG".to_string())?;
+    let base64 = url.strip_prefix("data:image/png;base64,").ok_or("the browser made no PNG")?;
+    // atob gives one character per byte (code points 0–255).
+    let binary = window().atob(base64).map_err(|_| "the browser could not read the PNG".to_string())?;
+    with_metadata(&binary.chars().map(|c| c as u8).collect::<Vec<u8>>(), &texts)
 }
 
 /// Saves `canvas` as the PNG file `name` with `texts`, saying how it went in `status`.
@@ -95,13 +73,10 @@ fn save_canvas(
     name: String,
     status: RwSignal<String>,
 ) {
-    status.set("rendering PNG…".into());
-    render_png(canvas, texts, move |png| {
-        let result = png.and_then(|bytes| download(&bytes, "image/png", &name));
-        status.set(match result {
-            Ok(()) => "PNG saved".into(),
-            Err(e) => format!("PNG export failed: {e}"),
-        });
+    let result = render_png(canvas, texts).and_then(|bytes| download(&bytes, "image/png", &name));
+    status.set(match result {
+        Ok(()) => "PNG saved".into(),
+        Err(e) => format!("PNG export failed: {e}"),
     });
 }
 
