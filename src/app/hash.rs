@@ -1,5 +1,5 @@
 //! The URL hash ⇄ the state: read on load and on `hashchange`, rewritten with
-//! `history.replaceState` (no history entry, no scroll) once a change rests for 80 ms. Problems in a hash
+//! `history.replaceState` (no history entry, no scroll) at once, or once a drag rests. Problems in a hash
 //! show in a dismissable banner; the page keeps working with defaults for the bad parts.
 //!
 //! A view reads and writes only its own keys ([`view_hash`], [`write_view`]); the page's keys
@@ -72,21 +72,32 @@ pub fn permalink() -> String {
     link_to(&current())
 }
 
-/// How long the state rests before the URL is rewritten.
-const URL_DELAY: std::time::Duration = std::time::Duration::from_millis(80);
+/// The URL is rewritten at once unless it was less than this long ago; then once the state
+/// rests this long (a drag rewrites it at its start and its end, not on every frame:
+/// replaceState takes milliseconds).
+const URL_DELAY_MS: u64 = 80;
 
 /// Keeps the hash in step with the state, both ways, while the explorer is mounted.
 pub fn sync(model: Model) {
-    // replaceState takes milliseconds: while a control is dragged the URL follows once it
-    // rests (a pending write goes with the view).
     let pending = StoredValue::new_local(None::<TimeoutHandle>);
+    let last = StoredValue::new_local(f64::NEG_INFINITY);
+    let write = move |hash: &str| {
+        last.try_update_value(|t| *t = js_sys::Date::now());
+        write_view(hash);
+    };
     Effect::new(move |_| {
         let hash = model.state.with(State::to_hash);
         if let Some(h) = pending.try_update_value(Option::take).flatten() {
             h.clear();
         }
-        pending.set_value(set_timeout_with_handle(move || write_view(&hash), URL_DELAY).ok());
+        if js_sys::Date::now() - last.get_value() >= URL_DELAY_MS as f64 {
+            write(&hash);
+        } else {
+            let later = set_timeout_with_handle(move || write(&hash), std::time::Duration::from_millis(URL_DELAY_MS));
+            pending.set_value(later.ok());
+        }
     });
+    // A write still pending goes with the view (the route may already show another).
     on_cleanup(move || {
         if let Some(h) = pending.try_update_value(Option::take).flatten() {
             h.clear();
