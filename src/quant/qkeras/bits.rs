@@ -1,4 +1,4 @@
-//! Fixed-point quantizers: `quantized_bits`, `quantized_linear`, `quantized_hswish`.
+//! Fixed-point quantizers: `quantized_bits`, `quantized_linear`.
 
 use super::super::lane::{self, Lane};
 use super::super::random::{DrawOp, run_drawn};
@@ -7,11 +7,11 @@ use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{integer_fits, least_squares_of_sums, least_squares_scale, one_minus, only_with_auto_po2, po2_round};
-use crate::quant::{Facts, Fixed, Frozen, Quantizer};
+use crate::quant::{Facts, Frozen, Quantizer};
 
-const BITS: Kind = Kind::Int { min: 1, max: 32 };
-const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
-const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
+pub(super) const BITS: Kind = Kind::Int { min: 1, max: 32 };
+pub(super) const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
+pub(super) const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
 const PO2_EXP: Kind = Kind::OptInt { min: -126, max: 127 };
 
 quantizer! {
@@ -463,97 +463,6 @@ impl Kernel for QuantizedLinear {
     }
 }
 
-quantizer! {
-    /// QKeras' quantized hard-swish: `quantized_bits` of the hard swish, with shift =
-    /// relu_shift and upper = relu_upper_bound; the STE of quantized_bits passes `h'(x)`
-    /// unchanged.
-    pub struct QuantizedHswish: QKeras "quantized_hswish" {
-        summary: "quantized hard-swish: quantized_bits of x·relu6(x+3)/6",
-        forward: "q(x) = quantized_bits(x·min(relu(x+shift), upper)/upper)",
-        backward: "∂q/∂x = h'(x): 0 (x ≤ −shift), (2x+shift)/upper, 1 (x > upper−shift)",
-        /// Total bits, sign included.
-        bits: i32 = 8, BITS;
-        /// Bits left of the binary point (sign excluded).
-        integer: i32 = 0, INTEGER;
-        /// Drop the most negative code so the range is symmetric.
-        symmetric: bool = false, Kind::Bool;
-        /// Scale: None (1), a number, 'auto' or 'auto_po2'.
-        alpha: Alpha = Alpha::None, Kind::Alpha;
-        /// Stochastic rounding in training.
-        use_stochastic_rounding: bool = false, Kind::Bool;
-        /// Axes of per-channel statistics (a 1-D tensor is one channel).
-        scale_axis: Opaque = Opaque::default(), Kind::Axis;
-        /// Blend of quantized and float output, 0 (float) to 1 (quantized).
-        qnoise_factor: f64 = 1.0, QNOISE;
-        /// Variable name (no effect).
-        var_name: Opaque = Opaque::default(), Kind::Text;
-        /// Keep parameters in tf.Variables (no effect).
-        use_variables: bool = false, Kind::Bool;
-        /// Shift added before the ReLU.
-        relu_shift: f64 = 3.0, Kind::Float { min: 1e-6, max: 1e6, log: true };
-        /// Upper bound of the ReLU.
-        relu_upper_bound: f64 = 6.0, Kind::Float { min: 1e-6, max: 1e6, log: true };
-    }
-}
-
-impl QuantizedHswish {
-    pub(crate) fn inner(&self) -> QuantizedBits {
-        QuantizedBits {
-            bits: self.bits,
-            integer: self.integer,
-            symmetric: self.symmetric,
-            alpha: self.alpha,
-            use_stochastic_rounding: self.use_stochastic_rounding,
-            qnoise_factor: self.qnoise_factor,
-            ..QuantizedBits::default()
-        }
-    }
-}
-
-/// `inner` applied to `h(x) = x·min(relu(x + shift), upper)/upper`, with the gradient
-/// `h'(x)` times inner's: the kernel of quantized_hswish, and of its frozen form (whose
-/// `inner` has a fixed `post_training_scale`).
-pub(crate) fn hswish(
-    shift: f32,
-    upper: f32,
-    inner: &QuantizedBits,
-    x: &[f32],
-    y: &mut [f32],
-    mut dydx: Option<&mut [f32]>,
-    ctx: &mut Ctx,
-) -> Report {
-    // QKeras' `tf.where`: min(relu(x + shift), upper).
-    let relu = |v: f32| if v + shift <= upper { (v + shift).max(0.0) } else { upper };
-    let h: Vec<f32> = x.iter().map(|&v| v * relu(v) / upper).collect();
-    let report = inner.apply(&h, y, dydx.as_deref_mut(), ctx);
-    if let Some(d) = dydx {
-        for (di, &v) in d.iter_mut().zip(x) {
-            let gi = *di / upper;
-            let active = v + shift <= upper && v + shift > 0.0;
-            *di = gi * relu(v) + if active { gi * v } else { 0.0 };
-        }
-    }
-    report
-}
-
-impl Kernel for QuantizedHswish {
-    fn validate(&self) -> Result<(), (&'static str, String)> {
-        self.inner().validate()
-    }
-
-    fn is_stochastic(&self, training: bool) -> bool {
-        self.inner().is_stochastic(training)
-    }
-
-    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
-        hswish(self.relu_shift as f32, self.relu_upper_bound as f32, &self.inner(), x, y, dydx, ctx)
-    }
-
-    fn levels(&self, report: &Report) -> Levels {
-        self.inner().levels(report)
-    }
-}
-
 impl Facts for QuantizedBits {
     /// 'auto'/'auto_po2' without a post_training_scale freezes to that scale (QKeras:
     /// `s = post_training_scale / m`, and the report's scale is s·m, m a power of two).
@@ -576,25 +485,6 @@ impl Facts for QuantizedLinear {
         self.alpha.is_auto().then(|| {
             let alpha = Alpha::Value(report.scale.unwrap_or(f32::NAN) as f64);
             Frozen::Library(Quantizer::QuantizedLinear(QuantizedLinear { alpha, ..self.clone() }))
-        })
-    }
-
-    fn inert(&self) -> Vec<&'static str> {
-        vec!["use_variables"]
-    }
-}
-
-impl Facts for QuantizedHswish {
-    /// 'auto'/'auto_po2' freezes its inner quantized_bits at the report's scale as
-    /// post_training_scale, which quantized_hswish itself lacks ([`Fixed::Hswish`]).
-    fn freeze(&self, report: &Report) -> Option<Frozen> {
-        self.alpha.is_auto().then(|| {
-            let post_training_scale = Some(report.scale.unwrap_or(f32::NAN) as f64);
-            Frozen::Fixed(Fixed::Hswish {
-                inner: QuantizedBits { post_training_scale, ..self.inner() },
-                relu_shift: self.relu_shift as f32,
-                relu_upper_bound: self.relu_upper_bound as f32,
-            })
         })
     }
 

@@ -8,17 +8,19 @@
 mod binary;
 mod bits;
 mod functions;
+mod hswish;
 mod po2;
 mod relu;
 mod ternary;
 
 pub use binary::{Bernoulli, Binary, StochasticBinary};
-pub(crate) use bits::hswish;
-pub use bits::{QuantizedBits, QuantizedHswish, QuantizedLinear};
+pub use bits::{QuantizedBits, QuantizedLinear};
 pub use functions::{
     BinarySigmoid, BinaryTanh, HardSigmoid, HardTanh, RoundThrough, SmoothSigmoid, SmoothTanh, StochasticRound,
     StochasticRoundPo2,
 };
+pub use hswish::QuantizedHswish;
+pub(crate) use hswish::hswish;
 pub use po2::{QuantizedPo2, QuantizedReluPo2};
 pub use relu::{QuantizedRelu, QuantizedSigmoid, QuantizedTanh, QuantizedUlaw};
 pub use ternary::{StochasticTernary, Ternary};
