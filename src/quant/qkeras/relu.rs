@@ -89,18 +89,21 @@ impl QuantizedRelu {
         let neg_factor = V::splat((1.0 / (self.negative_slope * m as f64)) as f32);
         let (vm, vmi, one, zero) = (V::splat(m), V::splat(mi), V::splat(1.0), V::splat(0.0));
         let (top, two, mins) = (V::splat(1.0 - 1.0 / m), V::splat(2.0), V::splat(mi * ns));
+        // m and m_i are powers of two (m ≥ m_i): ÷ either is × its exact reciprocal, and
+        // x·m/m_i is x·(m/m_i) (x·m is exact; where it overflows both clip to the top).
+        let inv_m = V::splat(1.0 / m);
         let mut xq;
         if self.use_sigmoid {
-            let (s, _) = sigmoid_q(v / vmi);
+            let (s, _) = sigmoid_q(v * V::splat(1.0 / mi));
             let p = s * vm;
-            xq = vmi * lane::clip(two * (round(p) / vm) - one, zero, top);
+            xq = vmi * lane::clip(two * (round(p) * inv_m) - one, zero, top);
             if self.negative_slope > 0.0 {
                 let r = round(p * V::splat(ns));
                 xq = xq + mins * lane::clip(two * (r * neg_factor) - one, -one, zero);
             }
         } else {
-            let p = v * vm / vmi;
-            xq = vmi * lane::clip(round(p) / vm, zero, top);
+            let p = v * V::splat(m / mi);
+            xq = vmi * lane::clip(round(p) * inv_m, zero, top);
             if self.negative_slope > 0.0 {
                 let r = round(p * V::splat(ns));
                 xq = xq + mins * lane::clip(r * neg_factor, -one, zero);
@@ -493,3 +496,51 @@ impl Kernel for QuantizedUlaw {
 }
 
 elementwise_facts! { QuantizedRelu ["use_variables"], QuantizedTanh, QuantizedSigmoid, QuantizedUlaw }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The quantized value as QKeras writes it, with its divisions by m and m_i.
+    fn xq_divided(r: &QuantizedRelu, v: f32, m: f32, mi: f32) -> f32 {
+        let (ns, nf) = (r.negative_slope as f32, (1.0 / (r.negative_slope * m as f64)) as f32);
+        let (top, mins) = (1.0 - 1.0 / m, mi * ns);
+        let (mut xq, p);
+        if r.use_sigmoid {
+            p = sigmoid_q(v / mi).0 * m;
+            xq = mi * lane::clip(2.0 * (p.nearest() / m) - 1.0, 0.0, top);
+        } else {
+            p = v * m / mi;
+            xq = mi * lane::clip(p.nearest() / m, 0.0, top);
+        }
+        if r.negative_slope > 0.0 {
+            let k = (p * ns).nearest() * nf;
+            xq =
+                xq + mins * if r.use_sigmoid { lane::clip(2.0 * k - 1.0, -1.0, 0.0) } else { lane::clip(k, -1.0, 0.0) };
+        }
+        xq
+    }
+
+    /// Multiplying by the reciprocal powers of two gives the divisions' bits, over every
+    /// 1021st float32 bit pattern, for codes with and without the sigmoid and negative slope.
+    #[test]
+    fn reciprocal_products_equal_the_divisions() {
+        let base = QuantizedRelu { relu_upper_bound: None, ..QuantizedRelu::default() };
+        for bits in [1, 4, 8, 16, 32] {
+            for integer in [0, bits / 2, bits] {
+                for (use_sigmoid, negative_slope) in [(false, 0.0), (false, 0.25), (true, 0.0), (true, 0.1)] {
+                    let r = QuantizedRelu { bits, integer, use_sigmoid, negative_slope, ..base.clone() };
+                    let op = r.op();
+                    for v in (0..=u32::MAX / 1021).map(|k| f32::from_bits(k * 1021)) {
+                        let (new, old) = (r.xq(v, op.m, op.mi, |p: f32| p.nearest()), xq_divided(&r, v, op.m, op.mi));
+                        assert_eq!(
+                            new.to_bits(),
+                            old.to_bits(),
+                            "bits {bits} integer {integer} {use_sigmoid} {negative_slope} at {v:e}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
