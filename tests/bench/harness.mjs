@@ -306,19 +306,20 @@ async function benchTrain({ qscope, qscopeScalar, tf, runtime, reps, log }) {
 /**
  * Runs every measurement. `qscope`: { WasmWorkload, WasmTrainer, set_scalar, simd_enabled };
  * `tf`: TensorFlow.js with the wasm backend active; `parts`: 'kernels' and/or 'train';
+ * `kernels`: substrings, one of which a kernel's spec contains to be measured (all if absent);
  * `log(line)`: progress. Returns rows { kernel, pass, impl, runtime, n, elements_per_s } (and
  * `batch` for the training rows, where n is the number of samples trained while timed).
  */
-export async function runBench({ qscope, qscopeScalar, tf, runtime, sizes, reps, parts = ['kernels', 'train'], log }) {
+export async function runBench({ qscope, qscopeScalar, tf, runtime, sizes, reps, parts = ['kernels', 'train'], kernels, log }) {
   if (!qscope.simd_enabled()) log(`WARNING: this qscope build has no f32x4 path (simd_enabled() is false)`);
   if (qscopeScalar.simd_enabled()) log(`WARNING: the scalar qscope build has the f32x4 path`);
-  const rows = parts.includes('kernels') ? await benchKernels({ qscope, qscopeScalar, tf, runtime, sizes, reps, log }) : [];
+  const rows = parts.includes('kernels') ? await benchKernels({ qscope, qscopeScalar, tf, runtime, sizes, reps, only: kernels, log }) : [];
   if (parts.includes('train')) rows.push(...(await benchTrain({ qscope, qscopeScalar, tf, runtime, reps, log })));
   if (tf.memory().numTensors > 0) log(`note: ${tf.memory().numTensors} TF.js tensors still alive`);
   return rows;
 }
 
-async function benchKernels({ qscope, qscopeScalar, tf, runtime, sizes, reps, log }) {
+async function benchKernels({ qscope, qscopeScalar, tf, runtime, sizes, reps, only, log }) {
   const rows = [];
   const yieldNow = () => new Promise((r) => setTimeout(r, 0));
   // Stochastic kernels are marked (the aims for a copy's time are the deterministic ones').
@@ -331,12 +332,13 @@ async function benchKernels({ qscope, qscopeScalar, tf, runtime, sizes, reps, lo
   for (const line of disagree) log(`WARNING: TF.js and qscope disagree: ${line}`);
   if (!disagree.length) log(`${runtime}: TF.js and qscope agree on 4099 inputs (Σy to 1e-9, Σ∂y/∂x to 1e-5, relative) for all ${tfjsKernels(tf).length} kernels`);
   const tfjs = new Map(tfjsKernels(tf).map((k) => [k.spec, k]));
-  const kernels = qscope.bench_kernels();
+  const all = qscope.bench_kernels();
+  const kernels = all.filter((k) => !only || only.some((s) => k.includes(s)));
   for (const n of sizes) {
     const xs = inputs(n);
     // The copy: same bytes in, same bytes out, as a forward.
     {
-      const w = new qscope.WasmWorkload(kernels[0], n);
+      const w = new qscope.WasmWorkload(all[0], n);
       row('copy', 'forward', 'copy', n, measure(() => w.copy(), n, reps));
       w.free();
     }

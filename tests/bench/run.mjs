@@ -6,7 +6,10 @@
 // The measuring code is tests/bench/harness.mjs in both runtimes.
 //
 //   node tests/bench/run.mjs [--n 1000000,4000000] [--reps 15] [--runtimes node,chromium,native]
-//                            [--only kernels,train,page]
+//                            [--only kernels,train,page] [--kernels 'SUBSTR|SUBSTR']
+//
+// --kernels keeps the kernel rows whose spec contains one of the `|`-separated substrings
+// (the copy always runs): a quick look at a few kernels.
 //
 // Needs (scripts/dev bench builds them): target/bench/node and target/bench/web (wasm-bindgen
 // output of the release qscope.wasm) and target/release/qscope. Progress goes to stderr, the
@@ -37,6 +40,7 @@ function options(argv) {
     else if (k === '--reps') o.reps = Number(v);
     else if (k === '--runtimes') o.runtimes = v.split(',');
     else if (k === '--only') o.parts = v.split(',');
+    else if (k === '--kernels') o.kernels = v.split('|');
     else throw new Error(`unknown option ${k}`);
   }
   if (o.sizes.some((n) => !(Number.isInteger(n) && n > 0))) throw new Error('--n: positive integers');
@@ -45,7 +49,7 @@ function options(argv) {
   return o;
 }
 
-async function benchNode({ sizes, reps, parts }) {
+async function benchNode({ sizes, reps, parts, kernels }) {
   const pkg = join(ROOT, 'target/bench/node/qscope.js');
   if (!existsSync(pkg)) throw new Error(`${pkg} missing: run scripts/dev bench (it builds the bindings)`);
   const qscope = require(pkg);
@@ -59,10 +63,10 @@ async function benchNode({ sizes, reps, parts }) {
   const env = tf.env();
   log(`node ${process.version}: tfjs ${tf.version.tfjs} backend ${tf.getBackend()}, wasm simd ` +
     `${await env.getAsync('WASM_HAS_SIMD_SUPPORT')}, threads ${await env.getAsync('WASM_HAS_MULTITHREAD_SUPPORT')}`);
-  return runBench({ qscope, qscopeScalar, tf, runtime: 'node', sizes, reps, parts, log });
+  return runBench({ qscope, qscopeScalar, tf, runtime: 'node', sizes, reps, parts, kernels, log });
 }
 
-async function benchChromium({ sizes, reps, parts }) {
+async function benchChromium({ sizes, reps, parts, kernels }) {
   const { chromium } = await import('playwright-core');
   const server = await serve(ROOT, 0);
   const profile = mkdtempSync(join(tmpdir(), 'qscope-bench-chromium-'));
@@ -89,7 +93,7 @@ async function benchChromium({ sizes, reps, parts }) {
     await page.goto(`${origin}/tests/bench/index.html`);
     await page.waitForFunction(() => window.qscopeBenchReady === true, null, { timeout: 30_000 });
     log(`chromium: ${execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()}`);
-    return await page.evaluate((o) => window.qscopeBench(o), { sizes, reps, parts });
+    return await page.evaluate((o) => window.qscopeBench(o), { sizes, reps, parts, kernels });
   } finally {
     await context?.close();
     server.close();
@@ -97,7 +101,7 @@ async function benchChromium({ sizes, reps, parts }) {
   }
 }
 
-function benchNative({ sizes, reps, parts }) {
+function benchNative({ sizes, reps, parts, kernels }) {
   const bin = join(ROOT, 'target/release/qscope');
   if (!existsSync(bin)) throw new Error(`${bin} missing: cargo build --release --bin qscope`);
   const run = (args) => {
@@ -108,7 +112,8 @@ function benchNative({ sizes, reps, parts }) {
   };
   const rows = [];
   if (parts.includes('kernels')) {
-    for (const x of run(['bench', '--n', sizes.join(','), '--reps', String(reps)])) {
+    const keep = (k) => k === 'copy' || !kernels || kernels.some((s) => k.includes(s));
+    for (const x of run(['bench', '--n', sizes.join(','), '--reps', String(reps)]).filter((x) => keep(x.kernel))) {
       log(`native n=${x.n} ${x.impl.padEnd(9)} ${x.pass.padEnd(16)} ${x.kernel}: ${(x.elements_per_s / 1e9).toFixed(3)} G/s`);
       rows.push(x);
     }
