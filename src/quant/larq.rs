@@ -202,7 +202,10 @@ impl Op for Tern {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         let t = V::splat(self.t);
-        (sgn0(sgn0(x + t) + sgn0(x - t)), clipped(x, self.clip))
+        // The outer sign of a sum in {−2, −1, +0, 1, 2} or NaN is its clip to [−1, 1]: −0
+        // never occurs (x + Δ and x − Δ are never both −0), and clip passes NaN.
+        let one = V::splat(1.0);
+        (lane::clip(sgn0(x + t) + sgn0(x - t), -one, one), clipped(x, self.clip))
     }
 }
 
@@ -375,5 +378,25 @@ impl Facts for DoReFa {
 
     fn inert(&self) -> Vec<&'static str> {
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The clipped sum is Larq's `sign(sign(x + Δ) + sign(x − Δ))` to the bit, over every
+    /// 1021st float32 bit pattern and the signed zeros, for thresholds ±0, positive and
+    /// infinite.
+    #[test]
+    fn the_clipped_sum_is_the_sign_of_the_sum() {
+        let x: Vec<f32> = (0..=u32::MAX / 1021).map(|k| f32::from_bits(k * 1021)).chain([0.0, -0.0]).collect();
+        for t in [0.0, -0.0, 0.05, 1.0, 3e38, f32::INFINITY, f32::NAN] {
+            for &v in &x {
+                let (y, _) = Tern { t, clip: None }.eval(v);
+                let old = sgn0(sgn0(v + t) + sgn0(v - t));
+                assert_eq!(y.to_bits(), old.to_bits(), "x = {v:e}, Δ = {t}");
+            }
+        }
     }
 }
