@@ -147,6 +147,13 @@ impl BitsOp {
     }
 }
 
+impl BitsOp {
+    /// The constant gradient of [`Op::eval`]: 1 with the STE, else `1 − q`.
+    pub(crate) fn grad(&self) -> f32 {
+        if self.use_ste { 1.0 } else { self.one_minus_q }
+    }
+}
+
 impl Op for BitsOp {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {

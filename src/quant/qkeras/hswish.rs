@@ -73,7 +73,8 @@ pub(crate) fn hswish(
     if inner.alpha.is_auto() || inner.is_stochastic(ctx.training) {
         return hswish_passes(shift, upper, inner, x, y, dydx, ctx);
     }
-    let op = HswishOp { shift, upper, bits: inner.op() };
+    let bits = inner.op();
+    let op = HswishOp { shift, upper, gi: bits.grad() / upper, bits };
     simd::run(&op, x, y, dydx);
     Report { scale: Some(op.bits.a), ..Report::default() }
 }
@@ -107,6 +108,8 @@ fn hswish_passes(
 struct HswishOp {
     shift: f32,
     upper: f32,
+    /// inner's constant gradient over `upper` (the passes divide it per element).
+    gi: f32,
     bits: BitsOp,
 }
 
@@ -118,8 +121,8 @@ impl Op for HswishOp {
         // s is never −0 (shift > 0) and NaN takes `upper`: pmax is `max` here.
         let below = s.le(upper);
         let relu = V::select(below, s.pmax(zero), upper);
-        let (y, g) = self.bits.eval(x * relu / upper);
-        let gi = g / upper;
+        let (y, _) = self.bits.eval(x * relu / upper);
+        let gi = V::splat(self.gi);
         (y, gi * relu + V::select(below & s.gt(zero), gi * x, zero))
     }
 }
