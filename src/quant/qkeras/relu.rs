@@ -515,8 +515,7 @@ mod tests {
         }
         if r.negative_slope > 0.0 {
             let k = (p * ns).nearest() * nf;
-            xq =
-                xq + mins * if r.use_sigmoid { lane::clip(2.0 * k - 1.0, -1.0, 0.0) } else { lane::clip(k, -1.0, 0.0) };
+            xq += mins * if r.use_sigmoid { lane::clip(2.0 * k - 1.0, -1.0, 0.0) } else { lane::clip(k, -1.0, 0.0) };
         }
         xq
     }
