@@ -73,11 +73,18 @@ fn save_canvas(
     name: String,
     status: RwSignal<String>,
 ) {
-    let result = render_png(canvas, texts).and_then(|bytes| download(&bytes, "image/png", &name));
-    status.set(match result {
-        Ok(()) => "PNG saved".into(),
-        Err(e) => format!("PNG export failed: {e}"),
-    });
+    // Encoding takes a moment: the status says so first (and changes twice per export).
+    status.set("rendering PNG…".into());
+    set_timeout(
+        move || {
+            let result = render_png(canvas, texts).and_then(|bytes| download(&bytes, "image/png", &name));
+            status.set(match result {
+                Ok(()) => "PNG saved".into(),
+                Err(e) => format!("PNG export failed: {e}"),
+            });
+        },
+        std::time::Duration::ZERO,
+    );
 }
 
 /// Saves `svg` as the file `name`, saying how it went in `status`.
