@@ -1,5 +1,5 @@
 //! Small browser helpers: one-per-frame coalescing, downloads, the clipboard, the system
-//! theme and window resizes, and listeners that go when the view that installed them goes.
+//! theme, window resizes and canvas sizes, and listeners that go when the view that installed them goes.
 
 use leptos::ev;
 use leptos::prelude::*;
@@ -110,6 +110,32 @@ pub fn resize_ticks() -> ReadSignal<u32> {
     });
     on_cleanup(move || handle.remove());
     ticks
+}
+
+/// The CSS size (layout pixels, whole) of the canvas behind `node`, kept up to date by a
+/// `ResizeObserver`. It reports after the browser's own layout, so a draw that reads this never
+/// forces a layout in the middle of a frame (reading `clientWidth` after the panels' text
+/// changed did, once per canvas and change). `None` until the canvas is laid out with an area.
+pub fn observed_size(node: NodeRef<leptos::html::Canvas>) -> ReadSignal<Option<(f64, f64)>> {
+    let (size, set_size) = signal(None::<(f64, f64)>);
+    let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        let Some(entry) = entries.iter().last().and_then(|e| e.dyn_into::<web_sys::ResizeObserverEntry>().ok()) else {
+            return;
+        };
+        let rect = entry.content_rect();
+        let (w, h) = (rect.width().round(), rect.height().round());
+        let next = (w > 0.0 && h > 0.0).then_some((w, h));
+        if size.get_untracked() != next {
+            set_size.set(next);
+        }
+    });
+    let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) else { return size };
+    let held = StoredValue::new_local((observer, callback));
+    node.on_load(move |canvas| held.with_value(|(observer, _)| observer.observe(&canvas)));
+    on_cleanup(move || {
+        held.try_with_value(|(observer, _)| observer.disconnect());
+    });
+    size
 }
 
 /// Listens to `name` events on `target` until the reactive owner that calls this is cleaned

@@ -76,36 +76,35 @@ pub struct Drawn {
     dark: bool,
 }
 
-/// Sizes the canvas' backing store to its CSS box times devicePixelRatio (crisp on HiDPI
-/// screens) and draws `panel` of `curves` on it; `None` for a canvas not laid out yet (left
-/// alone).
+/// Sizes the canvas' backing store to its CSS box `css` times devicePixelRatio (crisp on
+/// HiDPI screens) and draws `panel` of `curves` on it.
 pub fn draw_panel(
     canvas: &HtmlCanvasElement,
+    css: (f64, f64),
     panel: Panel,
     curves: &[Curve],
     frame: &Frame,
-) -> Result<Option<Drawn>, String> {
-    let Some(dpr) = fit_canvas(canvas) else { return Ok(None) };
+) -> Result<Drawn, String> {
+    let dpr = fit_canvas(canvas, css);
     let backend = Canvas::new(canvas).ok_or("the canvas has no 2D context")?;
     let scale = dpr * zoom();
     let plot = plot::draw_panel_with(&backend.into_drawing_area(), panel, curves, &frame.view(), &frame.style(scale))
         .map_err(|e| format!("drawing the {panel:?} panel failed: {e:?}"))?;
-    Ok(Some(Drawn { plot, scale, dark: frame.dark }))
+    Ok(Drawn { plot, scale, dark: frame.dark })
 }
 
 /// Clears `layer`, a transparent canvas stacked on the panel `drawn` describes (the same CSS
-/// box), and draws the crosshair at `x` on it, if any: a pointer move repaints this alone.
+/// box, `css`), and draws the crosshair at `x` on it, if any: a pointer move repaints this alone.
 pub fn draw_crosshair(
     layer: &HtmlCanvasElement,
+    css: (f64, f64),
     panel: Panel,
     curves: &[Curve],
     drawn: &Drawn,
     x: Option<f32>,
 ) -> Result<(), String> {
     use wasm_bindgen::JsCast;
-    if fit_canvas(layer).is_none() {
-        return Ok(());
-    }
+    fit_canvas(layer, css);
     let context: web_sys::CanvasRenderingContext2d = layer
         .get_context("2d")
         .ok()
@@ -129,27 +128,28 @@ pub fn draw_figure_2x(size: (u32, u32), curves: &[Curve], frame: &Frame) -> Resu
     })
 }
 
-/// Sizes a canvas' backing store to its CSS box times devicePixelRatio; `None` when the canvas
-/// is not laid out yet.
-fn fit_canvas(canvas: &HtmlCanvasElement) -> Option<f64> {
+/// Sizes a canvas' backing store to its CSS box `css` (layout pixels, see
+/// [`super::dom::observed_size`]) times devicePixelRatio; returns the ratio.
+pub fn fit_canvas(canvas: &HtmlCanvasElement, css: (f64, f64)) -> f64 {
     let dpr = device_pixel_ratio();
-    let (w, h) = (canvas.client_width(), canvas.client_height());
-    if w <= 0 || h <= 0 {
-        return None;
-    }
-    let (bw, bh) = ((w as f64 * dpr).round() as u32, (h as f64 * dpr).round() as u32);
+    let (bw, bh) = ((css.0 * dpr).round() as u32, (css.1 * dpr).round() as u32);
     if canvas.width() != bw {
         canvas.set_width(bw);
     }
     if canvas.height() != bh {
         canvas.set_height(bh);
     }
-    Some(dpr)
+    dpr
 }
 
-/// Draws the format comparison on `canvas` (sized to its CSS box, crisp on HiDPI screens).
-pub fn draw_comparison(canvas: &HtmlCanvasElement, cmp: &Comparison, dark: bool) -> Result<(), String> {
-    let Some(dpr) = fit_canvas(canvas) else { return Ok(()) };
+/// Draws the format comparison on `canvas` (sized to its CSS box `css`, crisp on HiDPI screens).
+pub fn draw_comparison(
+    canvas: &HtmlCanvasElement,
+    css: (f64, f64),
+    cmp: &Comparison,
+    dark: bool,
+) -> Result<(), String> {
+    let dpr = fit_canvas(canvas, css);
     let backend = Canvas::new(canvas).ok_or("the canvas has no 2D context")?;
     let style = Style { theme: theme(dark), scale: dpr * zoom(), ..Style::default() };
     let area = backend.into_drawing_area();

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use super::dom::observed_size;
 use super::export::{save_formats_png, save_formats_svg};
 use super::figure::{self, fmt_number};
 use super::model::Model;
@@ -24,12 +25,13 @@ pub fn FormatsPanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
             model.sample.with(|values| model.state.with(|s| comparison(rows, values, &s.sample, s.seed, fmt_number)))
         })
     });
+    let size = observed_size(node);
     Effect::new(move |_| {
         resized.track();
         let dark = model.dark.get();
-        let Some(canvas) = node.get() else { return };
+        let (Some(canvas), Some(css)) = (node.get(), size.get()) else { return };
         points.with(|c| {
-            if let Err(e) = figure::draw_comparison(&canvas, c, dark) {
+            if let Err(e) = figure::draw_comparison(&canvas, css, c, dark) {
                 web_sys::console::error_1(&e.into());
             }
         });

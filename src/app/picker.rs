@@ -19,6 +19,10 @@ fn matches(e: &Entry, query: &str) -> bool {
 #[component]
 pub fn Picker(model: Model) -> impl IntoView {
     let query = RwSignal::new(String::new());
+    // Which entry is the selected quantizer's: a memo, so moving one of its sliders (a new
+    // quantizer of the same entry) touches none of the rows.
+    let current = Memo::new(move |_| model.current.with(|q| q.info().qualified()));
+    let full = Memo::new(move |_| model.slots.with(|s| s.len() >= MAX_QUANTIZERS));
     let searching = move || query.with(|q| !q.trim().is_empty());
     let groups = Family::ALL
         .into_iter()
@@ -28,7 +32,7 @@ pub fn Picker(model: Model) -> impl IntoView {
             let visible = Memo::new(move |_| {
                 query.with(|q| ENTRIES.iter().filter(|e| e.info.family == family && matches(e, q)).count())
             });
-            let rows = entries.into_iter().map(|e| view! { <PickerRow model=model entry=e query=query /> }).collect_view();
+            let rows = entries.into_iter().map(|e| view! { <PickerRow model=model entry=e query=query current=current full=full /> }).collect_view();
             view! {
                 <details class="family" prop:open=searching class:empty=move || visible.get() == 0>
                     <summary>
@@ -62,11 +66,19 @@ pub fn Picker(model: Model) -> impl IntoView {
 }
 
 #[component]
-fn PickerRow(model: Model, entry: &'static Entry, query: RwSignal<String>) -> impl IntoView {
+fn PickerRow(
+    model: Model,
+    entry: &'static Entry,
+    query: RwSignal<String>,
+    current: Memo<String>,
+    full: Memo<bool>,
+) -> impl IntoView {
     let name = entry.info.qualified();
     let shown = move || query.with(|q| matches(entry, q));
-    let is_current = move || model.current.with(|q| std::ptr::eq(q.info(), entry.info));
-    let full = move || model.slots.with(|s| s.len() >= MAX_QUANTIZERS);
+    let is_current = Memo::new({
+        let name = name.clone();
+        move |_| current.with(|c| *c == name)
+    });
     let choose = move |_| model.set_current((entry.default)());
     let add = move |_| {
         model.control_error.set(None);
@@ -84,7 +96,7 @@ fn PickerRow(model: Model, entry: &'static Entry, query: RwSignal<String>) -> im
                 class="entry-choose"
                 data-testid="picker-entry"
                 data-name=name.clone()
-                aria-current=move || if is_current() { "true" } else { "false" }
+                aria-current=move || if is_current.get() { "true" } else { "false" }
                 on:click=choose
             >
                 <code class="entry-name">{name.clone()}</code>

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::dom::{NextFrame, mark_once, now_ms};
+use super::dom::{NextFrame, mark_once, now_ms, observed_size};
 use super::figure::{self, Drawn, Frame, Panel};
 use super::interact;
 use super::model::Model;
@@ -160,19 +160,20 @@ fn PlotCanvas(model: Model, panel: Panel, testid: &'static str, resized: ReadSig
     let node = NodeRef::<leptos::html::Canvas>::new();
     let layer = NodeRef::<leptos::html::Canvas>::new();
     let drawn = RwSignal::new(None::<Drawn>);
+    let size = observed_size(node);
     let lesson = super::lesson::player();
     Effect::new(move |_| {
         resized.track();
         let emphasis = lesson.and_then(|p| p.emphasis());
         let frame = Frame { x: model.x.get(), dark: model.dark.get(), emphasis };
-        let Some(el) = node.get() else { return };
+        let (Some(el), Some(css)) = (node.get(), size.get()) else { return };
         let start = now_ms();
-        model.curves.with(|c| match figure::draw_panel(&el, panel, c, &frame) {
+        model.curves.with(|c| match figure::draw_panel(&el, css, panel, c, &frame) {
             Ok(d) => {
-                if d.is_some() && c.iter().any(|c| !c.hidden) {
+                if c.iter().any(|c| !c.hidden) {
                     mark_once(FIRST_PLOT);
                 }
-                drawn.set(d);
+                drawn.set(Some(d));
             }
             Err(e) => web_sys::console::error_1(&e.into()),
         });
@@ -182,8 +183,8 @@ fn PlotCanvas(model: Model, panel: Panel, testid: &'static str, resized: ReadSig
         // With a pinned x (`pin=`) the crosshair stays at the probe while the pointer is away.
         let pinned = model.state.with(|s| s.pin.is_some());
         let x = model.hover.get().or_else(|| pinned.then(|| model.probe.get()));
-        let (Some(el), Some(d)) = (layer.get(), drawn.get()) else { return };
-        if let Err(e) = model.curves.with(|c| figure::draw_crosshair(&el, panel, c, &d, x)) {
+        let (Some(el), Some(d), Some(css)) = (layer.get(), drawn.get(), size.get()) else { return };
+        if let Err(e) = model.curves.with(|c| figure::draw_crosshair(&el, css, panel, c, &d, x)) {
             web_sys::console::error_1(&e.into());
         }
     });

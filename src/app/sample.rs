@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use super::dom::observed_size;
 use super::figure::{self, fmt_number};
 use super::model::Model;
 use crate::explore::sample::settings::{DF_RANGE, OUTLIERS_RANGE, setting};
@@ -161,13 +162,14 @@ fn SampleField(
 #[component]
 fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
     let node = NodeRef::<leptos::html::Canvas>::new();
+    let size = observed_size(node);
     Effect::new(move |_| {
         resized.track();
         let dark = model.dark.get();
         let colour = figure::colour(model.selected.get(), dark);
-        let Some(canvas) = node.get() else { return };
+        let (Some(canvas), Some(css)) = (node.get(), size.get()) else { return };
         model.sample.with(|x| {
-            model.sample_run.with(|run| draw(&canvas, x, &run.y, run.report.threshold, &colour, dark));
+            model.sample_run.with(|run| draw(&canvas, css, x, &run.y, run.report.threshold, &colour, dark));
         });
     });
     view! {
@@ -189,14 +191,16 @@ fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
     }
 }
 
-fn draw(canvas: &HtmlCanvasElement, x: &[f32], y: &[f32], threshold: Option<f32>, colour: &str, dark: bool) {
-    let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).filter(|r| *r > 0.0).unwrap_or(1.0);
-    let (w, h) = (canvas.client_width() as f64, canvas.client_height() as f64);
-    if w <= 0.0 || h <= 0.0 {
-        return;
-    }
-    canvas.set_width((w * dpr).round() as u32);
-    canvas.set_height((h * dpr).round() as u32);
+fn draw(
+    canvas: &HtmlCanvasElement,
+    (w, h): (f64, f64),
+    x: &[f32],
+    y: &[f32],
+    threshold: Option<f32>,
+    colour: &str,
+    dark: bool,
+) {
+    let dpr = figure::fit_canvas(canvas, (w, h));
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
     else {
         return;

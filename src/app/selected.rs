@@ -174,16 +174,24 @@ fn FixedView(fp: FixedPoint) -> impl IntoView {
             <dt>"scale"</dt>
             <dd class="num">{scale}</dd>
         </dl>
-        {(count > 0).then(|| view! {
-            <details class="codes">
-                <summary>{format!("code table ({count} codes)")}</summary>
-                <table class="code-table">
-                    <thead><tr><th scope="col">"code"</th><th scope="col">"value"</th></tr></thead>
-                    <tbody>
-                        {codes.into_iter().map(|(c, v)| view! { <tr><td class="num">{c}</td><td class="num">{n(v)}</td></tr> }).collect_view()}
-                    </tbody>
-                </table>
-            </details>
+        {(count > 0).then(|| {
+            // The table's rows (up to 256) exist only while it is open: a slider drag rebuilds
+            // this view on every change.
+            let open = RwSignal::new(false);
+            let codes = StoredValue::new(codes);
+            view! {
+                <details class="codes" on:toggle=move |ev| open.set(event_target::<web_sys::HtmlDetailsElement>(&ev).open())>
+                    <summary>{format!("code table ({count} codes)")}</summary>
+                    <table class="code-table">
+                        <thead><tr><th scope="col">"code"</th><th scope="col">"value"</th></tr></thead>
+                        <tbody>
+                            {move || open.get().then(|| codes.with_value(|codes| {
+                                codes.iter().map(|&(c, v)| view! { <tr><td class="num">{c}</td><td class="num">{n(v)}</td></tr> }).collect_view()
+                            }))}
+                        </tbody>
+                    </table>
+                </details>
+            }
         })}
     }
 }
