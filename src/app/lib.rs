@@ -2,7 +2,7 @@
 //! quantizers, forward and backward, with controls generated from their schemas.
 //!
 //! A crate of its own, compiled for size by Cargo.toml's `web` profile (the kernels it calls,
-//! in `qscope`, stay at opt-level 3); the page's entry point is the `qscope-web` binary (web/).
+//! in `qscope`, stay at opt-level 3); the page's entry point is the `qscope-web` binary (src/web/).
 //! wasm32 only: natively this crate is empty.
 //!
 //! State flows one way: the URL hash ⇄ one [`State`](qscope::explore::state::State) signal →

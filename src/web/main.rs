@@ -1,5 +1,5 @@
 //! The browser app's entry point, `qscope-web`: it only mounts the explorer (`qscope-app`,
-//! web/app/). See web/Cargo.toml for why the entry point and the UI are packages of their own.
+//! src/app/). See src/web/Cargo.toml for why the entry point and the UI are packages of their own.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
