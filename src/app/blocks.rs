@@ -3,15 +3,15 @@
 //! the hash's `block=k`) and one row per block — length, amax, scale (its stored code in hex,
 //! the zero point where there is one), codes used out of the block's levels, and the block's
 //! MSE (with a bar) and SQNR. Clicking a row draws the curves at that block.
-//! [`crate::explore::blocks`] holds the numbers.
+//! [`qscope::explore::blocks`] holds the numbers.
 
 use leptos::prelude::*;
 
 use super::figure::fmt_number;
 use super::model::Model;
-use crate::explore::formats::fmt_mse;
-use crate::explore::state::State;
-use crate::quant::Block;
+use qscope::explore::formats::fmt_mse;
+use qscope::explore::state::State;
+use qscope::quant::Block;
 
 fn n(v: f32) -> String {
     fmt_number(v as f64)

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::dom::copy_text;
 use super::model::Model;
-use crate::explore::code::{Framework, agreement, snippet};
+use qscope::explore::code::{Framework, agreement, snippet};
 
 /// What the last copy did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

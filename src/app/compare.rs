@@ -7,7 +7,7 @@ use super::controls::Controls;
 use super::figure;
 use super::model::Model;
 use super::spec_field::SpecField;
-use crate::explore::state::MAX_QUANTIZERS;
+use qscope::explore::state::MAX_QUANTIZERS;
 
 #[component]
 pub fn CompareList(model: Model) -> impl IntoView {

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use super::model::Model;
 use super::widgets::{Apply, Widget};
-use crate::quant::{ENTRIES, Kind, Literal, ParamDef, Quantizer};
+use qscope::quant::{ENTRIES, Kind, Literal, ParamDef, Quantizer};
 
 fn has_control(def: &ParamDef) -> bool {
     !matches!(def.kind, Kind::Axis | Kind::Text)

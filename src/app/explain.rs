@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::figure::fmt_number;
 use super::model::Model;
-use crate::explore::explain::explain;
+use qscope::explore::explain::explain;
 
 /// A number for the field: at most 4 decimals (or 4 significant digits when small).
 fn field(v: f32) -> String {

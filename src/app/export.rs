@@ -8,7 +8,7 @@
 use leptos::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-use crate::explore::formats;
+use qscope::explore::formats;
 
 use super::dom::download;
 use super::figure::{self, Figure, FormatFigure, Frame};

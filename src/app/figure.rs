@@ -1,19 +1,19 @@
-//! The app's only door into [`crate::plot`]: drawing a panel on a canvas, drawing the whole
+//! The app's only door into [`qscope::plot`]: drawing a panel on a canvas, drawing the whole
 //! figure at 2× for export, the figure as an exported document, mapping a pointer to x, the
 //! theme every canvas draws with, the format comparison's scatter, and the colours and dash patterns the legend uses (curves
-//! are evaluated by [`crate::explore::figure`]). Everything else in the app goes through these functions, so a
+//! are evaluated by [`qscope::explore::figure`]). Everything else in the app goes through these functions, so a
 //! change of the plot API is absorbed here.
 
 use plotters::prelude::{IntoDrawingArea, RGBColor};
 use web_sys::HtmlCanvasElement;
 
-pub use crate::plot::formats::{Comparison, FormatFigure};
-pub use crate::plot::svg::Figure;
-pub use crate::plot::{Curve, Panel, Reading, TrainColours, describe_levels, fmt_number};
+pub use qscope::plot::formats::{Comparison, FormatFigure};
+pub use qscope::plot::svg::Figure;
+pub use qscope::plot::{Curve, Panel, Reading, TrainColours, describe_levels, fmt_number};
 
 use super::canvas::Canvas;
-use crate::explore::state::State;
-use crate::plot::{self, PlotFrame, Style, Theme, Viewport};
+use qscope::explore::state::State;
+use qscope::plot::{self, PlotFrame, Style, Theme, Viewport};
 
 /// The value and gradient of every visible curve at `x`.
 pub fn read_at(curves: &[Curve], x: f32) -> Vec<Reading> {

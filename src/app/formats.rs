@@ -1,7 +1,7 @@
 //! The format comparison, "which format?": every shown quantizer's SQNR on the sample tensor
 //! against its bits per element (scales included) as a labelled scatter, with a table of bits,
 //! MSE and SQNR beside it, PNG/SVG export, and the "compare formats" preset that fills the
-//! comparison with a useful default set ([`crate::explore::formats`] holds the numbers).
+//! comparison with a useful default set ([`qscope::explore::formats`] holds the numbers).
 
 use leptos::prelude::*;
 
@@ -9,7 +9,7 @@ use super::dom::observed_size;
 use super::export::{save_formats_png, save_formats_svg};
 use super::figure::{self, fmt_number};
 use super::model::Model;
-use crate::explore::formats::{comparison, fmt_mse, with_preset};
+use qscope::explore::formats::{comparison, fmt_mse, with_preset};
 
 /// A dB figure with one decimal (∞ for a lossless quantizer).
 fn db(v: f64) -> String {

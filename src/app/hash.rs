@@ -11,8 +11,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use super::model::Model;
-use crate::explore::page::{Page, View};
-use crate::explore::state::State;
+use qscope::explore::page::{Page, View};
+use qscope::explore::state::State;
 
 /// The current hash, `#…` (empty when there is none).
 pub fn current() -> String {

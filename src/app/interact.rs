@@ -13,7 +13,7 @@ use web_sys::{HtmlCanvasElement, KeyboardEvent, PointerEvent, WheelEvent};
 use super::dom::NextFrame;
 use super::figure;
 use super::model::Model;
-use crate::explore::state::{DEFAULT_X, pan, zoom};
+use qscope::explore::state::{DEFAULT_X, pan, zoom};
 
 /// A drag in progress: where it started, in pixels and as an x range.
 #[derive(Clone, Copy)]

@@ -6,16 +6,16 @@ use leptos::prelude::*;
 
 use super::dom::now_ms;
 use super::figure::Curve;
-use crate::explore::blocks::{self, BlockRow};
-use crate::explore::drawn::run_on_sample;
-use crate::explore::figure::{self as evaluation, Evaluated, Selected, Setting};
-use crate::explore::formats::{Row, compare};
-use crate::explore::sample::SampleSpec;
-use crate::explore::state::{Mode, Slot, State};
-use crate::quant::Quantizer;
+use qscope::explore::blocks::{self, BlockRow};
+use qscope::explore::drawn::run_on_sample;
+use qscope::explore::figure::{self as evaluation, Evaluated, Selected, Setting};
+use qscope::explore::formats::{Row, compare};
+use qscope::explore::sample::SampleSpec;
+use qscope::explore::state::{Mode, Slot, State};
+use qscope::quant::Quantizer;
 
 /// The selected quantizer on the sample tensor: its outputs and how much they lose.
-pub use crate::explore::drawn::SampleRun;
+pub use qscope::explore::drawn::SampleRun;
 
 /// Where the Explain panel looks when the pointer is not over a plot.
 pub const DEFAULT_PROBE: f32 = 0.3;

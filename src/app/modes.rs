@@ -20,7 +20,7 @@ use web_sys::KeyboardEvent;
 use super::dom::copy_text;
 use super::hash;
 use super::route::Router;
-use crate::explore::page::{Page, View};
+use qscope::explore::page::{Page, View};
 
 /// The two modes, as signals; provided as context by [`Modes::install`].
 #[derive(Clone, Copy)]

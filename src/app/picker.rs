@@ -5,8 +5,8 @@
 use leptos::prelude::*;
 
 use super::model::Model;
-use crate::explore::state::MAX_QUANTIZERS;
-use crate::quant::{ENTRIES, Entry, Family};
+use qscope::explore::state::MAX_QUANTIZERS;
+use qscope::quant::{ENTRIES, Entry, Family};
 
 /// Whether an entry matches every word of a search (name, aliases, summary; any case).
 fn matches(e: &Entry, query: &str) -> bool {

@@ -8,7 +8,7 @@ use super::dom::{NextFrame, mark_once, now_ms, observed_size};
 use super::figure::{self, Drawn, Frame, Panel};
 use super::interact;
 use super::model::Model;
-use crate::explore::state::{DEFAULT_X, Mode, check_x};
+use qscope::explore::state::{DEFAULT_X, Mode, check_x};
 
 /// The performance mark set once the first panel has been drawn with curves (benchmarks read it).
 pub const FIRST_PLOT: &str = "qscope:first-plot";

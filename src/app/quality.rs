@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::figure::fmt_number;
 use super::model::Model;
-use crate::explore::blocks::median_codes;
+use qscope::explore::blocks::median_codes;
 
 /// A dB figure with one decimal (∞ for a lossless quantizer).
 fn db(v: f64) -> String {

@@ -13,7 +13,7 @@ use leptos::ev;
 use leptos::prelude::*;
 
 use super::hash;
-use crate::explore::page::{Page, View};
+use qscope::explore::page::{Page, View};
 
 /// What is mounted: the view, the page keys, and a counter bumped at every remount.
 #[derive(Clone, Debug, PartialEq)]

@@ -10,11 +10,11 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use super::dom::observed_size;
 use super::figure::{self, fmt_number};
 use super::model::Model;
-use crate::explore::sample::settings::{DF_RANGE, OUTLIERS_RANGE, setting};
-use crate::explore::sample::{Dist, Outputs, histogram, largest_magnitude, outputs};
-use crate::explore::slider::Scale;
-use crate::explore::state::MAX_SPREAD;
-use crate::explore::train::settings::Bounds;
+use qscope::explore::sample::settings::{DF_RANGE, OUTLIERS_RANGE, setting};
+use qscope::explore::sample::{Dist, Outputs, histogram, largest_magnitude, outputs};
+use qscope::explore::slider::Scale;
+use qscope::explore::state::MAX_SPREAD;
+use qscope::explore::train::settings::Bounds;
 
 /// Bins of the input histogram.
 const BINS: usize = 60;

@@ -6,9 +6,9 @@ use leptos::prelude::*;
 
 use super::figure;
 use super::model::Model;
-use crate::explore::hardware::{FixedPoint, fixed_point, warnings};
-use crate::explore::layout::{Field, layout};
-use crate::quant::Levels;
+use qscope::explore::hardware::{FixedPoint, fixed_point, warnings};
+use qscope::explore::layout::{Field, layout};
+use qscope::quant::Levels;
 
 /// Levels listed one by one up to this many.
 const LISTED_LEVELS: usize = 32;

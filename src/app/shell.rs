@@ -21,8 +21,8 @@ use super::route::Router;
 use super::sample::SamplePanel;
 use super::selected::SelectedPanel;
 use super::train::TrainView;
-use crate::explore::page::View;
-use crate::explore::state::State;
+use qscope::explore::page::View;
+use qscope::explore::state::State;
 
 /// The app: the route (view and page keys), the lesson player and, under them, the mounted
 /// view. A change of view (or of a lesson's step) mounts the view afresh; the old one's

@@ -6,7 +6,7 @@ use leptos::ev;
 use leptos::prelude::*;
 
 use super::model::Model;
-use crate::quant::parse;
+use qscope::quant::parse;
 
 #[component]
 pub fn SpecField(model: Model) -> impl IntoView {

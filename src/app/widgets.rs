@@ -3,14 +3,14 @@
 //! None / number / 'auto' / 'auto_po2' + number, `OptFloat` / `OptInt` → a "None" checkbox +
 //! number (`AutoScale`: None / number / 'auto' + number). Sliders apply on the next animation frame while dragged; number fields apply on
 //! Enter or blur (typing "0." must not be rewritten to "0"). Where a value sits on a slider is
-//! [`crate::explore::slider`]'s; every widget applies through [`Apply`].
+//! [`qscope::explore::slider`]'s; every widget applies through [`Apply`].
 
 use leptos::prelude::*;
 
 use super::dom::NextFrame;
 use super::model::Model;
-use crate::explore::slider::{Scale, field_text, int_window, number, show};
-use crate::quant::{Kind, Literal, ParamDef};
+use qscope::explore::slider::{Scale, field_text, int_window, number, show};
+use qscope::quant::{Kind, Literal, ParamDef};
 
 /// How a control applies a value: set, validate, keep or refuse.
 #[derive(Clone, Copy)]

@@ -8,8 +8,8 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::Player;
-use crate::app::dom::copy_text;
-use crate::app::modes::PresenterToggle;
+use crate::dom::copy_text;
+use crate::modes::PresenterToggle;
 
 #[component]
 pub fn LessonBar(player: Player) -> impl IntoView {

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use super::Player;
-use crate::explore::lesson::Highlight;
+use qscope::explore::lesson::Highlight;
 
 /// The attribute that marks the highlighted element (its value is the label).
 const MARK: &str = "data-lesson-highlight";

@@ -1,4 +1,4 @@
-//! The lesson player: a lesson (see [`crate::explore::lesson`]) steps the explorer or the
+//! The lesson player: a lesson (see [`qscope::explore::lesson`]) steps the explorer or the
 //! trainer through its states, with a text beside the figure, one highlighted element and a
 //! "try it" task ticked live.
 //!
@@ -30,11 +30,11 @@ pub use panel::LessonStage;
 
 use super::route::Router;
 use super::train::Train;
-use crate::explore::lesson::task::{TrainObservation, weight_levels};
-use crate::explore::lesson::{self, Highlight, Lesson, Step, link};
-use crate::explore::page::Page;
-use crate::explore::state::State;
-use crate::explore::train::Net;
+use qscope::explore::lesson::task::{TrainObservation, weight_levels};
+use qscope::explore::lesson::{self, Highlight, Lesson, Step, link};
+use qscope::explore::page::Page;
+use qscope::explore::state::State;
+use qscope::explore::train::Net;
 
 /// What the mounted view shows, for the task's condition.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -11,8 +11,8 @@ use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, File, HtmlInputElement};
 
 use super::Player;
-use crate::app::dom::{listen_while_mounted, settle};
-use crate::explore::lesson::{self, BUILTIN, MAX_BYTES};
+use crate::dom::{listen_while_mounted, settle};
+use qscope::explore::lesson::{self, BUILTIN, MAX_BYTES};
 
 /// `(name, title)` of every built-in lesson, read once.
 fn builtins() -> &'static [(&'static str, String)] {

@@ -10,7 +10,7 @@ use leptos::ev;
 use leptos::prelude::*;
 
 use super::{Player, highlight, player};
-use crate::explore::lesson::render::render_lenient;
+use qscope::explore::lesson::render::render_lenient;
 
 /// Wraps a view: with a lesson open, the step's panel comes first; without one, the view alone.
 #[component]

@@ -1,14 +1,14 @@
 //! "Show one batch": one training step of every net (they stay in lockstep), told from the side
 //! of one weight of the quantized net — its latent value and level, the gradient reaching the
 //! level, the STE's factor, the gradient on the latent weight, the optimizer's update, and
-//! whether the level flipped. The numbers come from [`crate::nn::Trainer::step_traced`], the
-//! words from [`crate::explore::one_batch`]; this panel only shows them.
+//! whether the level flipped. The numbers come from [`qscope::nn::Trainer::step_traced`], the
+//! words from [`qscope::explore::one_batch`]; this panel only shows them.
 
 use leptos::prelude::*;
 
 use super::Train;
-use crate::explore::one_batch::{layer_name, rows, summary};
-use crate::nn::{Pick, WeightTrace};
+use qscope::explore::one_batch::{layer_name, rows, summary};
+use qscope::nn::{Pick, WeightTrace};
 
 /// The display form of exact numbers: true minus signs.
 fn shown(value: &str) -> String {

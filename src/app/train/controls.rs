@@ -7,12 +7,12 @@
 use leptos::prelude::*;
 
 use super::Train;
-use crate::explore::train::settings::{BATCH_RANGE, NOISE_RANGE, PENALTY_RANGE, RATIO_RANGE};
-use crate::explore::train::{
+use qscope::explore::train::settings::{BATCH_RANGE, NOISE_RANGE, PENALTY_RANGE, RATIO_RANGE};
+use qscope::explore::train::{
     HiddenActivation, MAX_HIDDEN_LAYERS, MAX_WIDTH, TrainParams, parse_features, parse_hidden, parse_quantizer,
 };
-use crate::nn::{Activation, DatasetKind, Feature, Loss, Named, OptimizerKind, QuantizedTensor};
-use crate::quant::{ENTRIES, Family};
+use qscope::nn::{Activation, DatasetKind, Feature, Loss, Named, OptimizerKind, QuantizedTensor};
+use qscope::quant::{ENTRIES, Family};
 
 type Edit = Box<dyn FnOnce(&mut TrainParams)>;
 

@@ -5,11 +5,11 @@
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::app::figure::{TrainColours, css};
-use crate::explore::runs::Mark;
-use crate::nn::{Metrics, Point};
+use crate::figure::{TrainColours, css};
+use qscope::explore::runs::Mark;
+use qscope::nn::{Metrics, Point};
 /// The plane shown, in data units: the same as the handout's boundary figure.
-pub use crate::plot::boundary::{HI, LO};
+pub use qscope::plot::boundary::{HI, LO};
 
 /// Grid cells per axis of the heatmap.
 pub const RES: usize = 100;
@@ -195,7 +195,7 @@ pub fn curves(
         axes.marker(&ctx, m.epoch.saturating_sub(1), label);
     }
     // Projected (presenter mode), the curves must stay over 3 px wide at any canvas scale.
-    ctx.set_line_width(if crate::app::modes::root_has_class("presenter") { 3.4 } else { 1.6 });
+    ctx.set_line_width(if crate::modes::root_has_class("presenter") { 3.4 } else { 1.6 });
     for (history, colour) in runs {
         for test in [false, true] {
             set_dash(&ctx, if test { &[4.0, 3.0] } else { &[] });

@@ -6,8 +6,8 @@
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::draw::{Axes, context, set_dash};
-use crate::app::figure::{TrainColours, css};
-use crate::explore::sample::{self, largest_magnitude};
+use crate::figure::{TrainColours, css};
+use qscope::explore::sample::{self, largest_magnitude};
 
 /// A histogram of `values` in 32 bins over ±span (span covering the values and the levels),
 /// the quantizer's `levels` as ticks under the axis.

@@ -22,9 +22,9 @@ use leptos::prelude::*;
 
 use super::dom::listen_while_mounted;
 use super::hash::{self, HashBanner};
-use crate::explore::pace::{Pace, PaceClock, StepBy};
-use crate::explore::runs::Runs;
-use crate::explore::train::{TrainParams, is_train};
+use qscope::explore::pace::{Pace, PaceClock, StepBy};
+use qscope::explore::runs::Runs;
+use qscope::explore::train::{TrainParams, is_train};
 
 /// Everything the Train view shares, all `Copy`.
 #[derive(Clone, Copy)]

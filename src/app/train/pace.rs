@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::{Train, now};
-use crate::explore::pace::{Pace, PaceClock, StepBy};
+use qscope::explore::pace::{Pace, PaceClock, StepBy};
 
 /// Most of a frame that paced training may take, in ms.
 const BUDGET_MS: f64 = 14.0;

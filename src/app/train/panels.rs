@@ -9,10 +9,10 @@ use leptos::prelude::*;
 use super::Train;
 use super::draw::{self, HI, LO, RES};
 use super::pace::{PaceSelect, StepBySelect};
-use crate::app::figure::{self, TrainColours, css};
-use crate::explore::pace::StepBy;
-use crate::explore::train::{Net, for_net};
-use crate::nn::Metrics;
+use crate::figure::{self, TrainColours, css};
+use qscope::explore::pace::StepBy;
+use qscope::explore::train::{Net, for_net};
+use qscope::nn::Metrics;
 
 /// The Train view's colours: the theme every canvas draws with ([`figure::theme`]), dark when
 /// the page's theme (or else the system's) is dark.

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 
 use super::panels::colours;
 use super::{Train, draw_weights, now};
-use crate::nn::Layer;
+use qscope::nn::Layer;
 
 /// Redraw interval while playing, in ms.
 const INTERVAL: f64 = 100.0;

@@ -1,10 +1,14 @@
-//! The browser explorer (wasm32 with the `web` feature): a Leptos app that compares up to six
+//! The browser explorer (wasm32): a Leptos app that compares up to six
 //! quantizers, forward and backward, with controls generated from their schemas.
 //!
-//! State flows one way: the URL hash ⇄ one [`State`](crate::explore::state::State) signal →
+//! A crate of its own, compiled for size by Cargo.toml's `web` profile (the kernels it calls,
+//! in `qscope`, stay at opt-level 3); the page's entry point is the `qscope-web` binary (src/web/).
+//! wasm32 only: natively this crate is empty.
+//!
+//! State flows one way: the URL hash ⇄ one [`State`](qscope::explore::state::State) signal →
 //! memos (the curves, the selected quantizer's report, its run on the sample tensor…) → the
 //! panels; effects sit only at the edges (canvas drawing, the URL, the clipboard, downloads).
-//! Every call into [`crate::plot`] goes through [`figure`].
+//! Every call into [`qscope::plot`] goes through [`figure`].
 //!
 //! - [`shell`] — the page: title bar, banner, the three columns and the sample tensor;
 //!   [`route`] — which view is mounted (switching views remounts, never reloads).
@@ -17,6 +21,8 @@
 //!   plotters backend, text measured on the canvas), [`dom`] (browser helpers), [`panic`] (a panic shows a banner).
 //! - [`train`] — the Train view (`#view=train`): a small quantized MLP trained live beside its
 //!   float twin.
+
+#![cfg(target_arch = "wasm32")]
 
 mod blocks;
 mod canvas;
