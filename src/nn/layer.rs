@@ -218,6 +218,11 @@ impl Layer {
         }
     }
 
+    /// Whether the quantizer at `site` has learnable parameters.
+    fn learns(&self, site: Site) -> bool {
+        self.learn.iter().any(|l| l.site == site)
+    }
+
     /// Rebuilds the list of learnable parameters after a quantizer changed.
     fn relearn(&mut self) {
         self.learn.clear();
@@ -253,6 +258,7 @@ impl Layer {
     /// step gets its step here.
     pub(crate) fn quantize(&mut self, ctx: &mut Ctx, count: bool) {
         self.flips = 0;
+        let learns_w = self.learns(Site::Weights);
         if let Some(q) = &mut self.wquant {
             let report = if q.block_size().is_some() {
                 let (n_in, n_out) = (self.n_in, self.n_out);
@@ -264,12 +270,16 @@ impl Layer {
             } else {
                 q.apply(&self.w, &mut self.wq_next, Some(&mut self.dwq), ctx)
             };
-            q.init_learnable(&report);
+            if learns_w {
+                q.init_learnable(&report);
+            }
             self.wreport.scale = report.scale;
             self.wreport.threshold = report.threshold;
             self.wreport.blocks = report.blocks;
             if count {
-                self.flips = self.wq_next.iter().zip(&self.wq).filter(|(n, o)| n.to_bits() != o.to_bits()).count();
+                // A sum of 0/1 rather than `filter().count()`: LLVM vectorizes it (i32x4).
+                let changed = self.wq_next.iter().zip(&self.wq).map(|(n, o)| u32::from(n.to_bits() != o.to_bits()));
+                self.flips = changed.sum::<u32>() as usize;
             }
             std::mem::swap(&mut self.wq, &mut self.wq_next);
         }
@@ -296,6 +306,8 @@ impl Layer {
             (Some(_), true) => &self.wq,
             (Some(_), false) => &self.wq_eval,
         };
+        // Only a learnable parameter is ever fixed from a report (LSQ's step): no call else.
+        let (learns_act, learns_out) = (self.learns(Site::ActivationFn), self.learns(Site::Output));
         let z = &mut self.z[..n];
         affine(&x[..m * self.n_in], w, &self.b, z, m, self.n_in, self.n_out);
         let (h, dh) = (&mut self.h[..n], training.then_some(&mut self.dh[..n]));
@@ -304,14 +316,14 @@ impl Layer {
             Some(Act::Float(f)) => f.apply(z, h, dh),
             Some(Act::Quantizer(q)) => {
                 let report = q.apply_rows(z, self.n_out, h, dh, ctx);
-                if training {
+                if training && learns_act {
                     q.init_learnable(&report);
                 }
             }
         }
         if let Some(q) = &mut self.aquant {
             let report = q.apply_rows(h, self.n_out, &mut self.a[..n], training.then_some(&mut self.da[..n]), ctx);
-            if training {
+            if training && learns_out {
                 q.init_learnable(&report);
             }
         }
@@ -343,6 +355,9 @@ impl Layer {
     /// quantizer-parameter gradients, and `∂L/∂x` into `dx` if given.
     pub(crate) fn backward(&mut self, x: &[f32], m: usize, dx: Option<&mut [f32]>) {
         let n = m * self.n_out;
+        // With nothing learned at the activation function in between, both factors in one
+        // pass: `(δ·q_a')·act'`, the same two roundings in the same order.
+        let fused = !self.learns(Site::ActivationFn);
         let delta = &mut self.delta[..n];
         for l in &mut self.learn {
             l.grad = 0.0;
@@ -352,14 +367,20 @@ impl Layer {
                 for l in self.learn.iter_mut().filter(|l| l.site == Site::Output) {
                     l.grad = q.weighted_grad(l.name, &self.h[..n], delta);
                 }
-                mul_into(delta, &self.da[..n]);
+                if fused {
+                    mul2_into(delta, &self.da[..n], &self.dh[..n]);
+                } else {
+                    mul_into(delta, &self.da[..n]);
+                }
             }
             if let Some(Act::Quantizer(q)) = &self.act {
                 for l in self.learn.iter_mut().filter(|l| l.site == Site::ActivationFn) {
                     l.grad = q.weighted_grad(l.name, &self.z[..n], delta);
                 }
             }
-            mul_into(delta, &self.dh[..n]);
+            if !(fused && self.aquant.is_some()) {
+                mul_into(delta, &self.dh[..n]);
+            }
         }
         let (n_in, n_out) = (self.n_in, self.n_out);
         matmul_at_b(&x[..m * n_in], delta, &mut self.gw, m, n_in, n_out);
@@ -425,5 +446,32 @@ impl Layer {
 fn mul_into(d: &mut [f32], f: &[f32]) {
     for (di, fi) in d.iter_mut().zip(f) {
         *di *= fi;
+    }
+}
+
+/// `d ← (d ⊙ f) ⊙ g`: [`mul_into`] by `f`, then by `g`, in one pass.
+fn mul2_into(d: &mut [f32], f: &[f32], g: &[f32]) {
+    for ((di, fi), gi) in d.iter_mut().zip(f).zip(g) {
+        *di = *di * fi * gi;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_backward_factors_in_one_pass_equal_two_passes() {
+        let v = |seed: f32| (0..83).map(|i| ((i as f32 + seed) * 0.731).sin() * 3.0).collect::<Vec<f32>>();
+        let (d, f, g) = (v(0.0), v(1.0), v(2.0));
+        let mut fused = d.clone();
+        mul2_into(&mut fused, &f, &g);
+        let mut two = d;
+        mul_into(&mut two, &f);
+        mul_into(&mut two, &g);
+        assert_eq!(
+            fused.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            two.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
     }
 }

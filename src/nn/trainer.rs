@@ -70,17 +70,44 @@ const SHUFFLE: u64 = 2;
 const TRAIN: u64 = 3;
 const EVAL: u64 = 4;
 
-/// Copies the training rows `rows` (`d` features each, and the labels) into the batch buffers.
-/// Column by column, as a gather: a `copy_from_slice` per row would be a `memcpy` call per
-/// row (in WASM a `memory.copy`, which V8 runs as a call out of the module: slow for a few
-/// bytes).
+/// Copies the training rows `rows` (`d` features each, and the labels) into the batch buffers:
+/// row by row as fixed-size arrays for the feature counts there are (1 to 7, each copy a few
+/// loads and stores), column by column otherwise. Never a `copy_from_slice` of `d` elements
+/// per row: that is a `memcpy` call per row (in WASM a `memory.copy`, which V8 runs as a
+/// call out of the module: slow for a few bytes).
 fn gather_rows(rows: &[usize], xs: &[f32], ys: &[f32], d: usize, x: &mut [f32], labels: &mut [f32]) {
+    match d {
+        1 => gather_fixed::<1>(rows, xs, ys, x, labels),
+        2 => gather_fixed::<2>(rows, xs, ys, x, labels),
+        3 => gather_fixed::<3>(rows, xs, ys, x, labels),
+        4 => gather_fixed::<4>(rows, xs, ys, x, labels),
+        5 => gather_fixed::<5>(rows, xs, ys, x, labels),
+        6 => gather_fixed::<6>(rows, xs, ys, x, labels),
+        7 => gather_fixed::<7>(rows, xs, ys, x, labels),
+        _ => gather_columns(rows, xs, ys, d, x, labels),
+    }
+}
+
+/// [`gather_rows`] for any `d`, column by column.
+fn gather_columns(rows: &[usize], xs: &[f32], ys: &[f32], d: usize, x: &mut [f32], labels: &mut [f32]) {
     for c in 0..d {
         for (r, &i) in rows.iter().enumerate() {
             x[r * d + c] = xs[i * d + c];
         }
     }
     for (label, &i) in labels.iter_mut().zip(rows) {
+        *label = ys[i];
+    }
+}
+
+/// [`gather_rows`] for `D` features: one bounds check and one fixed-size copy per row.
+#[inline(always)]
+fn gather_fixed<const D: usize>(rows: &[usize], xs: &[f32], ys: &[f32], x: &mut [f32], labels: &mut [f32]) {
+    assert!(x.len() >= rows.len() * D && labels.len() >= rows.len(), "gather: batch buffers");
+    for ((dst, &i), label) in x.chunks_exact_mut(D).zip(rows).zip(labels.iter_mut()) {
+        let src: &[f32; D] = xs[i * D..].first_chunk().expect("gather: a training row");
+        let dst: &mut [f32; D] = dst.try_into().expect("chunks of D");
+        *dst = *src;
         *label = ys[i];
     }
 }
@@ -408,5 +435,29 @@ impl Trainer {
             self.net.labels[r] = self.train_y[i];
         }
         Ok(self.net.train_batch(rows.len(), &mut self.ctx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gathering_rows_as_fixed_arrays_copies_what_the_column_loop_copies() {
+        let (points, batch) = (37, 10);
+        for d in 1..=9 {
+            let xs: Vec<f32> = (0..points * d).map(|i| i as f32 * 0.37 - 5.0).collect();
+            let ys: Vec<f32> = (0..points).map(|i| if i % 3 == 0 { -1.0 } else { 1.0 }).collect();
+            // A full batch and a last, shorter one, rows in any order and repeated.
+            for rows in [vec![36, 0, 5, 5, 17, 2, 30, 9, 11, 1], vec![4, 35, 8]] {
+                let (mut x, mut labels) = (vec![f32::NAN; batch * d], vec![f32::NAN; batch]);
+                let (mut want_x, mut want_labels) = (x.clone(), labels.clone());
+                gather_rows(&rows, &xs, &ys, d, &mut x, &mut labels);
+                gather_columns(&rows, &xs, &ys, d, &mut want_x, &mut want_labels);
+                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&x), bits(&want_x), "d = {d}, rows {rows:?}");
+                assert_eq!(bits(&labels), bits(&want_labels), "d = {d}, rows {rows:?}");
+            }
+        }
     }
 }
