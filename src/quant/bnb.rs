@@ -129,8 +129,6 @@ pub struct BlockCode {
     pub div: f32,
     /// The stored absmax the codes are multiplied by.
     pub absmax: f32,
-    values: [f32; 16],
-    bounds: [f32; 15],
 }
 
 impl BlockCode {
@@ -142,7 +140,7 @@ impl BlockCode {
         // torch.clamp(min=1e-38): NaN stays NaN.
         let clamped = if amax < MIN_ABSMAX { MIN_ABSMAX } else { amax };
         let (recip, div, absmax) = if full { (1.0 / clamped, 1.0, amax) } else { (1.0, clamped, clamped) };
-        BlockCode { table, full, recip, div, absmax, values: table.values(), bounds: table.bounds() }
+        BlockCode { table, full, recip, div, absmax }
     }
 
     /// Every finite output at this block's absmax.
@@ -158,7 +156,7 @@ impl BlockCode {
     /// The index of the value `x` gets in the sorted table.
     pub fn bucket(&self, x: f32) -> usize {
         let t = self.scaled(x);
-        self.bounds.iter().position(|&b| t <= b).unwrap_or(15)
+        self.table.bounds().iter().position(|&b| t <= b).unwrap_or(15)
     }
 }
 
@@ -166,7 +164,7 @@ impl Op for BlockCode {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         let t = x * V::splat(self.recip) / V::splat(self.div);
-        (bucket_value(&self.values, &self.bounds, t) * V::splat(self.absmax), V::splat(1.0))
+        (bucket_value(self.table, t) * V::splat(self.absmax), V::splat(1.0))
     }
 }
 
@@ -174,21 +172,96 @@ impl Op for BlockCode {
 /// is (t above all, or NaN) — `torch.bucketize(right=False)`, a tie to the lower value. The
 /// clamp of t to [−1, 1] never changes the bucket: −1 and below fall under the first bound, 1
 /// and above over the last.
+///
+/// The value's bits are summed, not selected: above each bound the table moves one value up,
+/// so `bits(values[k]) = bits(values[0]) + Σ_{i<k} (bits(values[i+1]) − bits(values[i]))` in
+/// wrapping integers, and each bound adds its step where `t` lies above it — a comparison, an
+/// `and` and an integer add per bound ([`Steps`]). FP4 is symmetric and climbs its seven
+/// positive bounds on `|t|` ([`mirrored`]). The select chain this replaces is the tests' oracle.
 #[inline(always)]
-fn bucket_value<V: Lane>(values: &[f32; 16], bounds: &[f32; 15], t: V) -> V {
-    let mut y = V::splat(values[15]);
-    for i in (0..15).rev() {
-        y = V::select(t.le(V::splat(bounds[i])), V::splat(values[i]), y);
+fn bucket_value<V: Lane>(table: Table, t: V) -> V {
+    match table {
+        Table::Nf4 => counted(&NF4_STEPS, t),
+        Table::Fp4 => mirrored(&FP4_STEPS, t),
+    }
+}
+
+/// A climb over sorted bounds: the bits to start from and, per bound, the integer step to the
+/// next value.
+struct Steps<const K: usize> {
+    base: u32,
+    bounds: [f32; K],
+    steps: [u32; K],
+}
+
+/// The fifteen bounds of a table, each with the step `bits(values[i+1]) − bits(values[i])`.
+const fn all_steps(table: Table) -> Steps<15> {
+    let (v, b) = (table.values(), table.bounds());
+    let mut steps = [0u32; 15];
+    let mut i = 0;
+    while i < 15 {
+        steps[i] = v[i + 1].to_bits().wrapping_sub(v[i].to_bits());
+        i += 1;
+    }
+    Steps { base: v[0].to_bits(), bounds: b, steps }
+}
+
+/// The seven positive bounds of a symmetric table (values `[8..16]` ascending from +0), each
+/// with its step.
+const fn positive_steps(table: Table) -> Steps<7> {
+    let (v, b) = (table.values(), table.bounds());
+    let (mut bounds, mut steps) = ([0.0f32; 7], [0u32; 7]);
+    let mut j = 0;
+    while j < 7 {
+        bounds[j] = b[8 + j];
+        steps[j] = v[9 + j].to_bits().wrapping_sub(v[8 + j].to_bits());
+        j += 1;
+    }
+    Steps { base: v[8].to_bits(), bounds, steps }
+}
+
+const NF4_STEPS: Steps<15> = all_steps(Table::Nf4);
+const FP4_STEPS: Steps<7> = positive_steps(Table::Fp4);
+
+/// `base` plus the step of every bound `above` reports `t` over.
+#[inline(always)]
+fn climb<V: Lane, const K: usize>(s: &Steps<K>, above: impl Fn(V) -> V::Mask) -> V {
+    let mut y = V::splat(f32::from_bits(s.base));
+    for (&b, &step) in s.bounds.iter().zip(&s.steps) {
+        y = y.iadd(V::splat(f32::from_bits(step)).keep(above(V::splat(b))));
     }
     y
 }
 
-/// A code table fixed at compile time: the kernel's loop takes its values and bounds as
+/// Bucketize over all fifteen bounds: `t` is above a bound unless `t ≤ bound` (so NaN is above
+/// every bound and lands on the top value).
+#[inline(always)]
+fn counted<V: Lane>(s: &Steps<15>, t: V) -> V {
+    climb(s, |b| !t.le(b))
+}
+
+/// Bucketize of a table symmetric about 0 whose two middle values are +0 (FP4), on `|t|`.
+///
+/// For t > 0 the value is `p[#{j : t > b⁺_j}]` over the positive values p and bounds b⁺; for
+/// t < 0, as the negative bounds are the positive ones negated (float32 midpoints round
+/// symmetrically) and a tie goes to the lower — larger in magnitude — value, it is
+/// `−p[#{j : |t| ≥ b⁺_j}]` (+0 when that count is 0). For positive floats `a ≥ b` is
+/// `bits(a) + 1 > bits(b)`, so one key serves both signs: `|t|` with 1 added to its bits where
+/// t < 0, compared as floats — `|t|` is capped at 2 first (above every bound: NaN and ±inf
+/// land there as on the top value), so the key stays a finite float.
+#[inline(always)]
+fn mirrored<V: Lane>(s: &Steps<7>, t: V) -> V {
+    let neg = t.lt(V::splat(0.0));
+    let key = V::splat(2.0).pmin(t.abs()).iadd(V::splat(f32::from_bits(1)).keep(neg));
+    let p = climb(s, |b| key.gt(b));
+    // The sign bit added where t < 0; then + 0 turns the −0 of a zero count into +0.
+    p.iadd(V::splat(-0.0).keep(neg)) + V::splat(0.0)
+}
+
+/// A code table fixed at compile time: the kernel's loop takes its bounds and steps as
 /// constants.
 trait ConstTable {
     const TABLE: Table;
-    const VALUES: [f32; 16] = Self::TABLE.values();
-    const BOUNDS: [f32; 15] = Self::TABLE.bounds();
 }
 
 /// A full block of table `T`: `values[bucket(x·recip)]·absmax`, gradient 1 ([`BlockCode`] for a
@@ -204,7 +277,7 @@ impl<T: ConstTable> Op for FullBlock<T> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         let t = x * V::splat(self.recip);
-        (bucket_value(&T::VALUES, &T::BOUNDS, t) * V::splat(self.absmax), V::splat(1.0))
+        (bucket_value(T::TABLE, t) * V::splat(self.absmax), V::splat(1.0))
     }
 }
 
@@ -339,6 +412,7 @@ fn validate_blocksize(blocksize: i32) -> Result<(), (&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quant::lane::Wide;
 
     #[test]
     fn fp4_is_bitsandbytes_table_over_twelve() {
@@ -384,7 +458,7 @@ mod tests {
             for amax in [1.0, 0.37, 7.9, 0.0, 1e-39, 3e38, f32::INFINITY, f32::NAN] {
                 let code = BlockCode::new(T::TABLE, amax, true);
                 let full = FullBlock::<T> { recip: code.recip, absmax: code.absmax, table: PhantomData };
-                let ties = T::BOUNDS.into_iter().flat_map(|b| [b, b.next_up(), b.next_down(), -b]);
+                let ties = T::TABLE.bounds().into_iter().flat_map(|b| [b, b.next_up(), b.next_down(), -b]);
                 for x in crate::quant::torchao::mx::tests::sweep().chain(ties) {
                     let (a, b) = (full.eval(x).0, code.eval(x).0);
                     assert!(a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan(), "{amax} {x:e}");
@@ -393,6 +467,56 @@ mod tests {
         }
         check::<Nf4>();
         check::<Fp4>();
+    }
+
+    /// The bucketize before the integer steps: fifteen selects from the top value down.
+    fn select_chain(table: Table, t: f32) -> f32 {
+        let (values, bounds) = (table.values(), table.bounds());
+        let mut y = values[15];
+        for i in (0..15).rev() {
+            y = if t <= bounds[i] { values[i] } else { y };
+        }
+        y
+    }
+
+    /// Every bound, its neighbours and negation, and the specials.
+    fn around_bounds(table: Table) -> impl Iterator<Item = f32> {
+        let specials = [0.0, -0.0, f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1.0, -1.0, 2.0, -2.0];
+        let near = table.bounds().into_iter().flat_map(|b| [b, b.next_up(), b.next_down()]);
+        near.flat_map(|b| [b, -b]).chain(specials)
+    }
+
+    #[test]
+    fn the_integer_steps_give_the_select_chains_bits() {
+        for table in [Table::Nf4, Table::Fp4] {
+            for t in crate::quant::torchao::mx::tests::sweep().chain(around_bounds(table)) {
+                let (new, old) = (bucket_value(table, t), select_chain(table, t));
+                assert_eq!(new.to_bits(), old.to_bits(), "{table:?} {t:e}");
+                let lanes = bucket_value(table, Wide([t, -t, t.next_up(), 0.5]));
+                let want = [t, -t, t.next_up(), 0.5].map(|v| select_chain(table, v).to_bits());
+                assert_eq!(lanes.0.map(f32::to_bits), want, "{table:?} {t:e}");
+            }
+        }
+    }
+
+    /// All 2^32 float32 bit patterns (an ad-hoc check: `cargo test --release --lib
+    /// bnb::tests::every_float -- --ignored`, about a minute).
+    #[test]
+    #[ignore]
+    fn every_float_gets_the_select_chains_bits() {
+        for table in [Table::Nf4, Table::Fp4] {
+            for bits in 0..=u32::MAX {
+                let t = f32::from_bits(bits);
+                assert_eq!(bucket_value(table, t).to_bits(), select_chain(table, t).to_bits(), "{table:?} {t:e}");
+            }
+        }
+    }
+
+    #[test]
+    fn fp4_negative_bounds_are_the_positive_ones_negated() {
+        let b = Table::Fp4.bounds();
+        assert!((0..7).all(|j| b[6 - j].to_bits() == (-b[8 + j]).to_bits()), "{b:?}");
+        assert_eq!((b[7], Table::Fp4.values()[7].to_bits(), Table::Fp4.values()[8].to_bits()), (0.0, 0, 0));
     }
 
     #[test]
