@@ -45,6 +45,18 @@ pub fn stochastic_round<V: Lane>(x: V, precision: f32, u: V) -> V {
     V::select(frac.lt(u), fl, -(-v).floor()) / scale
 }
 
+/// `table[k]` per lane of `k`, integer values below `table.len()` (NaN and negatives read
+/// `table[0]`, as `as usize` converts them): one scalar load per lane.
+#[inline(always)]
+pub fn lookup<V: Lane>(k: V, table: &[f32]) -> V {
+    let mut lanes = [0.0f32; 16];
+    k.store(&mut lanes);
+    for v in &mut lanes[..V::WIDTH] {
+        *v = table[*v as usize];
+    }
+    V::load(&lanes)
+}
+
 /// `2^e` for an integer exponent, exact over the whole f32 range (subnormals included;
 /// [`Lane::pow2`] flushes below 2^−126, as the kernels' TensorFlow arithmetic does).
 #[inline]
