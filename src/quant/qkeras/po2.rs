@@ -420,6 +420,31 @@ impl QuantizedReluPo2 {
     }
 }
 
+/// The power of two of a rounded log2 (a trait, not a closure, so it inlines into the loop).
+trait Level<V> {
+    fn level(&mut self, t: V) -> V;
+}
+
+/// [`Po2Rule::level`], on lanes.
+struct Exact<'a>(&'a Po2Rule);
+
+impl<V: Lane> Level<V> for Exact<'_> {
+    #[inline(always)]
+    fn level(&mut self, t: V) -> V {
+        self.0.level(t)
+    }
+}
+
+/// The stochastic exponent's power of two, one element at a time.
+struct Drawn<'a>(&'a Po2Rule, &'a mut Stream);
+
+impl Level<f32> for Drawn<'_> {
+    #[inline(always)]
+    fn level(&mut self, t: f32) -> f32 {
+        self.0.exponent(t, self.1).pow2()
+    }
+}
+
 /// quantized_relu_po2: the exponent rule on relu(x) (or the negative part), and the STE
 /// through the leaky ReLU capped at max_value.
 struct ReluPo2Op<'a> {
@@ -428,9 +453,9 @@ struct ReluPo2Op<'a> {
 }
 
 impl ReluPo2Op<'_> {
-    /// Output and gradient, with `level` the power of two of the rounded log2 (exact or stochastic).
+    /// Output and gradient, with `rule` giving the power of two of the rounded log2 (exact or drawn).
     #[inline(always)]
-    fn eval_with<V: Lane>(&self, v: V, mut level: impl FnMut(V) -> V) -> (V, V) {
+    fn eval_with<V: Lane>(&self, v: V, rule: &mut impl Level<V>) -> (V, V) {
         let (zero, one) = (V::splat(0.0), V::splat(1.0));
         let ns = self.relu.negative_slope as f32;
         // x_u: K.relu(x, negative_slope) (plain relu, 0 at −inf, when the slope is 0) …
@@ -445,9 +470,9 @@ impl ReluPo2Op<'_> {
         let relu_pos = V::select(pos, v, zero);
         let relu_neg = V::select(v.lt(zero), -v, zero);
         let xq = if ns == 0.0 {
-            level(relu_pos)
+            rule.level(relu_pos)
         } else {
-            V::select(v.ge(zero), level(relu_pos), -level(relu_neg * V::splat(ns)))
+            V::select(v.ge(zero), rule.level(relu_pos), -rule.level(relu_neg * V::splat(ns)))
         };
         let xq = V::select(v.le(v), xq, v);
         let q = self.relu.qnoise_factor as f32;
@@ -463,7 +488,7 @@ impl ReluPo2Op<'_> {
 impl Op for ReluPo2Op<'_> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        self.eval_with(x, |t| self.rule.level(t))
+        self.eval_with(x, &mut Exact(self.rule))
     }
 }
 
@@ -487,7 +512,7 @@ impl Kernel for QuantizedReluPo2 {
             simd::run(&op, x, y, dydx);
         } else {
             let rng = &mut ctx.rng;
-            elementwise(x, y, dydx, |v| op.eval_with(v, |t| rule.exponent(t, rng).pow2()));
+            elementwise(x, y, dydx, |v| op.eval_with(v, &mut Drawn(&rule, rng)));
         }
         Report::default()
     }
