@@ -42,6 +42,9 @@ pub trait Lane:
     /// `2^⌊log2 v⌋` of a non-negative `v` from its exponent bits alone: 0 for zero and
     /// subnormals, +inf for +inf and NaN.
     fn binade(self) -> Self;
+    /// The bits of `self` plus those of `o` as wrapping 32-bit integers (so `v.iadd(c).binade()`
+    /// rounds a positive `v` up to the next power of two where `c` carries its mantissa over).
+    fn iadd(self, o: Self) -> Self;
     /// `o < self ? o : self` (wasm's `pmin`: `self` where either is NaN).
     fn pmin(self, o: Self) -> Self;
     /// `self < o ? o : self` (wasm's `pmax`: `self` where either is NaN).
@@ -98,6 +101,10 @@ impl Lane for f32 {
     #[inline(always)]
     fn binade(self) -> Self {
         f32::from_bits(self.to_bits() & 0x7f80_0000)
+    }
+    #[inline(always)]
+    fn iadd(self, o: Self) -> Self {
+        f32::from_bits(self.to_bits().wrapping_add(o.to_bits()))
     }
     #[inline(always)]
     fn pmin(self, o: Self) -> Self {
@@ -407,6 +414,10 @@ mod simd128 {
         #[inline(always)]
         fn binade(self) -> Self {
             F32x4(v128_and(self.0, i32x4_splat(0x7f80_0000)))
+        }
+        #[inline(always)]
+        fn iadd(self, o: Self) -> Self {
+            F32x4(i32x4_add(self.0, o.0))
         }
         #[inline(always)]
         fn pmin(self, o: Self) -> Self {

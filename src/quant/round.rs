@@ -45,6 +45,18 @@ pub fn stochastic_round<V: Lane>(x: V, precision: f32, u: V) -> V {
     V::select(frac.lt(u), fl, -(-v).floor()) / scale
 }
 
+/// `table[k]` per lane of `k`, integer values below `table.len()` (NaN and negatives read
+/// `table[0]`, as `as usize` converts them): one scalar load per lane.
+#[inline(always)]
+pub fn lookup<V: Lane>(k: V, table: &[f32]) -> V {
+    let mut lanes = [0.0f32; 16];
+    k.store(&mut lanes);
+    for v in &mut lanes[..V::WIDTH] {
+        *v = table[*v as usize];
+    }
+    V::load(&lanes)
+}
+
 /// `2^e` for an integer exponent, exact over the whole f32 range (subnormals included;
 /// [`Lane::pow2`] flushes below 2^−126, as the kernels' TensorFlow arithmetic does).
 #[inline]
@@ -193,21 +205,31 @@ pub fn mean_f32(values: impl ExactSizeIterator<Item = f32>) -> f32 {
 /// Largest absolute value (`K.max(abs(x))`); NaN propagates as in TensorFlow.
 #[inline]
 pub fn max_abs(x: &[f32]) -> f32 {
-    // Eight running maxima and NaN flags (lane by lane, so the loop vectorizes); the
-    // maximum does not depend on the order.
-    const P: usize = 8;
-    let (mut m, mut nan) = ([0.0f32; P], [false; P]);
-    let mut blocks = x.chunks_exact(P);
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    if super::simd::enabled() {
+        return max_abs_lanes::<super::lane::F32x4>(x);
+    }
+    max_abs_lanes::<f32>(x)
+}
+
+/// [`max_abs`] on lanes `V`: the magnitudes' bits as integers are ordered as the magnitudes,
+/// with NaN above +inf ([`Lane::imax`]); the maximum does not depend on the order.
+#[inline(always)]
+pub(crate) fn max_abs_lanes<V: Lane>(x: &[f32]) -> f32 {
+    const K: usize = 4;
+    let mut m = [V::splat(0.0); K];
+    let mut blocks = x.chunks_exact(K * V::WIDTH);
     for c in &mut blocks {
-        for l in 0..P {
-            let a = c[l].abs();
-            m[l] = if a > m[l] { a } else { m[l] };
-            nan[l] |= a.is_nan();
+        for (j, mj) in m.iter_mut().enumerate() {
+            *mj = mj.imax(V::load(&c[j * V::WIDTH..]).abs());
         }
     }
-    let rest = blocks.remainder();
-    let top = m.into_iter().chain(rest.iter().map(|v| v.abs())).fold(0.0f32, |t, a| if a > t { a } else { t });
-    if nan.contains(&true) || rest.iter().any(|v| v.is_nan()) { f32::NAN } else { top }
+    let mut lanes = [0.0f32; 64];
+    for (j, mj) in m.into_iter().enumerate() {
+        mj.store(&mut lanes[j * V::WIDTH..]);
+    }
+    let top = lanes[..K * V::WIDTH].iter().chain(blocks.remainder()).fold(0.0f32, |t, v| t.imax(v.abs()));
+    if top.is_nan() { f32::NAN } else { top }
 }
 
 #[cfg(test)]
@@ -239,6 +261,26 @@ mod tests {
         for n in [0usize, 7, 16, 1001] {
             let x: Vec<f32> = (0..n).map(|i| ((i * 104_729 % 997) as f32 - 498.0) / 7.0).collect();
             assert_eq!(mean_abs(&x).to_bits(), mean_f32(x.iter().map(|v| v.abs())).to_bits(), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn max_abs_on_one_lane_and_on_four_is_the_folded_maximum() {
+        // The oracle: `a > m` from 0, NaN anywhere gives NaN.
+        let fold = |x: &[f32]| {
+            let m = x.iter().fold(0.0f32, |m, v| if v.abs() > m { v.abs() } else { m });
+            if x.iter().any(|v| v.is_nan()) { f32::NAN } else { m }
+        };
+        let pool = [0.5f32, -3.0, -0.0, 1e-40, -f32::INFINITY, 7.25, -7.5, f32::NAN, 2.0, -f32::MAX];
+        for n in [0usize, 1, 3, 4, 15, 16, 17, 33, 70] {
+            for shift in 0..pool.len() {
+                let x: Vec<f32> = (0..n).map(|i| pool[(i * 7 + shift) % pool.len()] / (1 + i % 5) as f32).collect();
+                let want = fold(&x).to_bits();
+                assert_eq!(max_abs_lanes::<f32>(&x).to_bits(), want, "{x:?}");
+                assert_eq!(max_abs_lanes::<Wide<f32, 4>>(&x).to_bits(), want, "{x:?}");
+                let finite: Vec<f32> = x.iter().map(|v| if v.is_nan() { 1.0 } else { *v }).collect();
+                assert_eq!(max_abs_lanes::<Wide<f32, 4>>(&finite).to_bits(), fold(&finite).to_bits(), "{finite:?}");
+            }
         }
     }
 

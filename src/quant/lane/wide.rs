@@ -93,6 +93,10 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
     }
     per_part!(unary: nearest floor abs sqrt exponent mantissa pow2 binade; compare: lt le gt ge);
     #[inline(always)]
+    fn iadd(self, o: Self) -> Self {
+        self.zip(o, V::iadd)
+    }
+    #[inline(always)]
     fn pmin(self, o: Self) -> Self {
         self.zip(o, V::pmin)
     }

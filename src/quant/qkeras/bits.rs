@@ -80,7 +80,7 @@ impl QuantizedBits {
                     // refit that returns its own step is a fixed point the rest would repeat.
                     let (lo, hi) = (self.min_po2_exponent, self.max_po2_exponent);
                     for _ in 0..5 {
-                        let sums = sums_f32(x, &CodeFit { inv_mi: 1.0 / mi, s, half });
+                        let sums = sums_f32(x, &CodeFit { inv_mi: 1.0 / mi, s, inv_s: exact_reciprocal(s), half });
                         let next = least_squares_of_sums(Alpha::AutoPo2, sums, x.len(), lo, hi);
                         if next.to_bits() == s.to_bits() {
                             break;
@@ -91,7 +91,7 @@ impl QuantizedBits {
                 s
             }
         };
-        simd::run(&AutoBitsOp { s, ..shape }, x, y, dydx);
+        simd::run(&AutoBitsOp { s, inv_s: exact_reciprocal(s), ..shape }, x, y, dydx);
         Report { scale: Some(s * m), ..Report::default() }
     }
 
@@ -99,6 +99,7 @@ impl QuantizedBits {
     pub(crate) fn auto_op(&self, s: f32) -> AutoBitsOp {
         AutoBitsOp {
             s,
+            inv_s: exact_reciprocal(s),
             half: (((1i64 << (self.bits - 1)) - 1) * 2) as f32 / 2.0,
             m: pow2i(self.bits - self.kn()),
             mi: pow2i(self.integer),
@@ -190,11 +191,22 @@ impl QuantizedBits {
     }
 }
 
-/// The 'auto' codes: `sign(v)·min(⌊|v|/s + ½⌋, half)` — rounding half away from zero.
+/// The 'auto' codes: `sign(v)·min(⌊|v|/s + ½⌋, half)` — rounding half away from zero;
+/// `inv_s` is 1/s where that is exact, and then `|v|·(1/s)` is `|v|/s` to the bit.
 #[inline(always)]
-fn auto_code<V: Lane>(v: V, s: V, half: V) -> V {
-    let k = (v.abs() / s + V::splat(0.5)).floor();
+fn auto_code<V: Lane>(v: V, s: f32, inv_s: Option<f32>, half: V) -> V {
+    let q = match inv_s {
+        Some(r) => v.abs() * V::splat(r),
+        None => v.abs() / V::splat(s),
+    };
+    let k = (q + V::splat(0.5)).floor();
     lane::sgn0(v) * V::select(k.lt(half), k, half)
+}
+
+/// `1/s` when it is exact — s a power of two whose reciprocal is normal (auto_po2's steps).
+fn exact_reciprocal(s: f32) -> Option<f32> {
+    let r = 1.0 / s;
+    (s.is_normal() && s > 0.0 && s.to_bits() & 0x7f_ffff == 0 && r.is_normal()).then_some(r)
 }
 
 /// The least-squares terms `xs·z` and `z·z` of the 'auto' codes `z` of `xs = x/m_i` for the
@@ -202,6 +214,7 @@ fn auto_code<V: Lane>(v: V, s: V, half: V) -> V {
 struct CodeFit {
     inv_mi: f32,
     s: f32,
+    inv_s: Option<f32>,
     half: f32,
 }
 
@@ -209,7 +222,7 @@ impl Terms<2> for CodeFit {
     #[inline(always)]
     fn terms<V: Lane>(&self, v: V) -> [V; 2] {
         let xs = v * V::splat(self.inv_mi);
-        let z = auto_code(xs, V::splat(self.s), V::splat(self.half));
+        let z = auto_code(xs, self.s, self.inv_s, V::splat(self.half));
         [xs * z, z * z]
     }
 }
@@ -217,6 +230,8 @@ impl Terms<2> for CodeFit {
 /// quantized_bits with a data-dependent step `s` already fitted.
 pub(crate) struct AutoBitsOp {
     s: f32,
+    /// [`exact_reciprocal`] of s.
+    inv_s: Option<f32>,
     /// The top code, `2^(bits−1) − 1`.
     pub(crate) half: f32,
     /// `2^(bits − keep_negative)`.
@@ -233,7 +248,7 @@ impl Op for AutoBitsOp {
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         // m and m_i are powers of two: multiplying by their reciprocals is dividing by them.
         let (inv_m, mi, inv_mi) = (V::splat(1.0 / self.m), V::splat(self.mi), V::splat(1.0 / self.mi));
-        let z = auto_code(x * inv_mi, V::splat(self.s), V::splat(self.half));
+        let z = auto_code(x * inv_mi, self.s, self.inv_s, V::splat(self.half));
         let xq = V::splat(self.s * self.m) * (mi * z * inv_m);
         if self.use_ste {
             (lane::ste_blend(x, xq, self.q), V::splat(1.0))
@@ -497,5 +512,27 @@ impl Facts for QuantizedLinear {
 
     fn inert(&self) -> Vec<&'static str> {
         vec!["use_variables"]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// × an exact reciprocal gives the division's codes, for powers of two across the range
+    /// (and none for the others), every 65 521st float32 bit pattern and the specials.
+    #[test]
+    fn auto_codes_by_an_exact_reciprocal_equal_the_division() {
+        let specials = [0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, 1e-45];
+        for e in (-126..=127).step_by(7).chain([-126, 126, 127]) {
+            let s = pow2i(e);
+            let inv = exact_reciprocal(s);
+            assert_eq!(inv.is_some(), e < 127, "2^{e}");
+            for v in (0..=u32::MAX).step_by(65_521).map(f32::from_bits).chain(specials) {
+                let (got, want) = (auto_code(v, s, inv, 7.0), auto_code(v, s, None, 7.0));
+                assert_eq!(got.to_bits(), want.to_bits(), "s = 2^{e}, v = {v:e}");
+            }
+        }
+        assert!(exact_reciprocal(0.75).is_none() && exact_reciprocal(1e-40).is_none());
     }
 }

@@ -12,6 +12,7 @@ mod hswish;
 mod po2;
 mod relu;
 mod ternary;
+mod ulaw;
 
 pub use binary::{Bernoulli, Binary, StochasticBinary};
 pub use bits::{QuantizedBits, QuantizedLinear};
@@ -22,8 +23,9 @@ pub use functions::{
 pub use hswish::QuantizedHswish;
 pub(crate) use hswish::hswish;
 pub use po2::{QuantizedPo2, QuantizedReluPo2};
-pub use relu::{QuantizedRelu, QuantizedSigmoid, QuantizedTanh, QuantizedUlaw};
+pub use relu::{QuantizedRelu, QuantizedSigmoid, QuantizedTanh};
 pub use ternary::{StochasticTernary, Ternary};
+pub use ulaw::QuantizedUlaw;
 
 use super::lane::{self, Lane};
 use super::round::{EPS, mean_f32, mean_of, pow2i, rhe};

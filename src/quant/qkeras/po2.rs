@@ -8,6 +8,7 @@ use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{LN2, one_minus};
 use crate::quant::elementwise_facts;
+use std::sync::OnceLock;
 
 choice! {
     /// How the log2 of |x| becomes an exponent.
@@ -44,6 +45,68 @@ pub(crate) fn round_log2<V: Lane>(t: V) -> V {
     }
     let e = t.exponent() + V::select(m.ge(V::splat(SWITCH_HI)), V::splat(1.0), V::splat(0.0));
     V::select(t.lt(V::splat(f32::MIN_POSITIVE)), V::splat(f32::NEG_INFINITY), e)
+}
+
+/// Per binade `e` ∈ [−126, 127], the first mantissa (its 23 bits) from which
+/// [`round_log2_reference`] gives `e + 1` rather than `e` (one step within the window; the
+/// tests check every mantissa of it), found once by bisection.
+fn switches() -> &'static [u32; 254] {
+    static SWITCHES: OnceLock<[u32; 254]> = OnceLock::new();
+    SWITCHES.get_or_init(|| {
+        std::array::from_fn(|i| {
+            let e = i as i32 - 126;
+            let t = |b: u32| f32::from_bits(((e + 127) as u32) << 23 | b);
+            let (mut lo, mut hi) = (SWITCH_LO.to_bits() & 0x7f_ffff, SWITCH_HI.to_bits() & 0x7f_ffff);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if round_log2_reference(t(mid)) > e as f32 { hi = mid } else { lo = mid + 1 }
+            }
+            lo
+        })
+    })
+}
+
+/// `2^round(log(t)/ln 2)`, clipped, as integer operations on t's bits: t plus a constant
+/// carries the mantissas past a switch into the exponent, and the exponent bits alone are the
+/// power of two ([`Lane::iadd`], [`Lane::binade`]).
+/// `2^−23`, the power of two that ε = 1e−7 rounds to (and so everything below ε, at most).
+const TINY: f32 = 1.0 / 8_388_608.0;
+
+#[derive(Clone, Copy)]
+struct Carry {
+    /// Carries from the latest switch of the binades whose switch shows after the clip.
+    late: f32,
+    /// From the earliest, when those binades switch at different mantissas: where the two
+    /// disagree a lane lies between switches, and its vector takes the logarithm.
+    early: Option<f32>,
+    /// `2^min_exp` and `2^max_exp` (0 and +inf beyond float32).
+    lo: f32,
+    hi: f32,
+}
+
+impl Carry {
+    /// For exponents clipped to `[min_exp, max_exp]` (integers) of `t = min(|x|, max_value)`
+    /// with `|x| ≥ ε`; None when max_value is subnormal (t's rounding would not reach the clip).
+    fn new(min_exp: f32, max_exp: f32, max_value: Option<f32>) -> Option<Carry> {
+        if max_value.is_some_and(|mv| mv < f32::MIN_POSITIVE || mv.is_nan()) {
+            return None;
+        }
+        let binade = |v: f32| ((v.to_bits() >> 23) & 0xff) as i32 - 127;
+        let floor = binade(max_value.map_or(EPS, |mv| mv.min(EPS)));
+        let top = max_value.map_or(127, binade);
+        // A binade's switch shows when its exponent and the next clip apart, and t reaches it.
+        let from = floor.max(-126).max(min_exp.max(-127.0) as i32);
+        let to = top.min(127).min(max_exp.min(128.0) as i32 - 1);
+        let range = switches().get((from + 126) as usize..(to + 127).max(from + 126) as usize).unwrap_or(&[]);
+        let carry = |s: u32| f32::from_bits(0x80_0000 - s);
+        let (first, last) = (range.iter().min(), range.iter().max());
+        Some(Carry {
+            late: carry(last.copied().unwrap_or(SWITCH_HI.to_bits() & 0x7f_ffff)),
+            early: first.filter(|&f| Some(f) != last).map(|&f| carry(f)),
+            lo: min_exp.pow2(),
+            hi: max_exp.pow2(),
+        })
+    }
 }
 
 /// `round(log(t)/ln 2)` as QKeras computes it (`tf.math.log`, Eigen's float32 `plog`): the
@@ -85,6 +148,8 @@ pub(crate) struct Po2Rule {
     quadratic: bool,
     stochastic: bool,
     floor: bool,
+    /// The exact 'rnd' rule on bits (not quadratic).
+    carry: Option<Carry>,
 }
 
 impl Po2Rule {
@@ -98,13 +163,18 @@ impl Po2Rule {
         // Keras' `K.clip(x, lo, hi)` raises `hi` to `lo` when `hi < lo`. Only quantized_po2(1)
         // with quadratic_approximation gets there: bounds ±½, and max_exp 2·⌊−½/2⌋ = −2.
         max_exp = max_exp.max(min_exp);
+        let (min_exp, max_exp) = (min_exp as f32, max_exp as f32);
+        let integral = min_exp.fract() == 0.0 && max_exp.fract() == 0.0;
+        let max_value = max_value.map(|v| v as f32);
+        let floor = log2 == Log2Rounding::Floor;
         Po2Rule {
-            min_exp: min_exp as f32,
-            max_exp: max_exp as f32,
-            max_value: max_value.map(|v| v as f32),
+            min_exp,
+            max_exp,
+            max_value,
             quadratic,
             stochastic: false,
-            floor: log2 == Log2Rounding::Floor,
+            floor,
+            carry: if integral && !quadratic && !floor { Carry::new(min_exp, max_exp, max_value) } else { None },
         }
     }
 
@@ -141,6 +211,28 @@ impl Po2Rule {
         let e0 = if self.floor { (lane::log(t) / V::splat(LN2)).floor() } else { round_log2(t) };
         let e = V::splat(f) * lane::clip(e0, V::splat(self.min_exp), V::splat(self.max_exp));
         V::select(a.lt(V::splat(EPS)), V::splat(self.min_exp), e)
+    }
+
+    /// `2^exponent_rnd(a)` (any power of two for NaN: the callers' outputs are NaN there), by
+    /// [`Carry`] where it applies, else from the exponent.
+    #[inline(always)]
+    fn level<V: Lane>(&self, a: V) -> V {
+        let Some(c) = self.carry else { return self.exponent_rnd(a).pow2() };
+        let t = match self.max_value {
+            Some(mv) => V::select(a.ge(V::splat(mv)), V::splat(mv), a),
+            None => a,
+        };
+        let r = t.iadd(V::splat(c.late)).binade();
+        if let Some(early) = c.early
+            && V::any(t.iadd(V::splat(early)).binade().gt(r))
+        {
+            return self.exponent_rnd(a).pow2();
+        }
+        // The bounds where they bind: r is a power of two, 0 or +inf, never NaN.
+        let r = if c.lo > 0.0 { r.pmax(V::splat(c.lo)) } else { r };
+        let r = if c.hi < f32::INFINITY { r.pmin(V::splat(c.hi)) } else { r };
+        // |x| < ε rounds to at most 2^−23: the clip gives 2^min_exp already from there up.
+        if c.lo >= TINY { r } else { V::select(a.lt(V::splat(EPS)), V::splat(c.lo), r) }
     }
 
     /// Every value `2^exponent` can take: the clipped (and, quadratic, doubled) integer
@@ -192,7 +284,15 @@ struct Po2Op<'a> {
 impl Op for Po2Op<'_> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let xq = lane::sgn_plus(x) * self.rule.exponent_rnd(x.abs()).pow2();
+        let a = x.abs();
+        if self.use_ste && self.q == 1.0 {
+            // ste_blend(x, sgn_plus(x)·level, 1) with the sign by a select and the blend's
+            // select the other way round, so a NaN x takes x + (xq − x), a NaN, as sgn_plus gives.
+            let l = self.rule.level(a);
+            let xq = V::select(x.lt(V::splat(0.0)), -l, l);
+            return (V::select(a.gt(V::splat(1_048_576.0)), xq, x + (xq - x)), V::splat(1.0));
+        }
+        let xq = lane::sgn_plus(x) * self.rule.level(a);
         if self.use_ste {
             (lane::ste_blend(x, xq, self.q), V::splat(1.0))
         } else {
@@ -320,6 +420,31 @@ impl QuantizedReluPo2 {
     }
 }
 
+/// The power of two of a rounded log2 (a trait, not a closure, so it inlines into the loop).
+trait Level<V> {
+    fn level(&mut self, t: V) -> V;
+}
+
+/// [`Po2Rule::level`], on lanes.
+struct Exact<'a>(&'a Po2Rule);
+
+impl<V: Lane> Level<V> for Exact<'_> {
+    #[inline(always)]
+    fn level(&mut self, t: V) -> V {
+        self.0.level(t)
+    }
+}
+
+/// The stochastic exponent's power of two, one element at a time.
+struct Drawn<'a>(&'a Po2Rule, &'a mut Stream);
+
+impl Level<f32> for Drawn<'_> {
+    #[inline(always)]
+    fn level(&mut self, t: f32) -> f32 {
+        self.0.exponent(t, self.1).pow2()
+    }
+}
+
 /// quantized_relu_po2: the exponent rule on relu(x) (or the negative part), and the STE
 /// through the leaky ReLU capped at max_value.
 struct ReluPo2Op<'a> {
@@ -328,9 +453,9 @@ struct ReluPo2Op<'a> {
 }
 
 impl ReluPo2Op<'_> {
-    /// Output and gradient, with `exponent` the rounding of log2 (exact or stochastic).
+    /// Output and gradient, with `rule` giving the power of two of the rounded log2 (exact or drawn).
     #[inline(always)]
-    fn eval_with<V: Lane>(&self, v: V, mut exponent: impl FnMut(V) -> V) -> (V, V) {
+    fn eval_with<V: Lane>(&self, v: V, rule: &mut impl Level<V>) -> (V, V) {
         let (zero, one) = (V::splat(0.0), V::splat(1.0));
         let ns = self.relu.negative_slope as f32;
         // x_u: K.relu(x, negative_slope) (plain relu, 0 at −inf, when the slope is 0) …
@@ -345,9 +470,9 @@ impl ReluPo2Op<'_> {
         let relu_pos = V::select(pos, v, zero);
         let relu_neg = V::select(v.lt(zero), -v, zero);
         let xq = if ns == 0.0 {
-            exponent(relu_pos).pow2()
+            rule.level(relu_pos)
         } else {
-            V::select(v.ge(zero), exponent(relu_pos).pow2(), -exponent(relu_neg * V::splat(ns)).pow2())
+            V::select(v.ge(zero), rule.level(relu_pos), -rule.level(relu_neg * V::splat(ns)))
         };
         let xq = V::select(v.le(v), xq, v);
         let q = self.relu.qnoise_factor as f32;
@@ -363,7 +488,7 @@ impl ReluPo2Op<'_> {
 impl Op for ReluPo2Op<'_> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        self.eval_with(x, |t| self.rule.exponent_rnd(t))
+        self.eval_with(x, &mut Exact(self.rule))
     }
 }
 
@@ -387,7 +512,7 @@ impl Kernel for QuantizedReluPo2 {
             simd::run(&op, x, y, dydx);
         } else {
             let rng = &mut ctx.rng;
-            elementwise(x, y, dydx, |v| op.eval_with(v, |t| rule.exponent(t, rng)));
+            elementwise(x, y, dydx, |v| op.eval_with(v, &mut Drawn(&rule, rng)));
         }
         Report::default()
     }
@@ -410,53 +535,4 @@ impl Kernel for QuantizedReluPo2 {
 elementwise_facts! { QuantizedPo2 ["use_variables"], QuantizedReluPo2 ["use_variables"] }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every positive normal float of binade `e` (mantissa bits `lo..hi`, by `step`) gives
-    /// the same exponent through [`round_log2`] as through the logarithm.
-    fn agree_in(e: i32, bits: std::ops::Range<u32>, step: usize) {
-        for b in bits.step_by(step) {
-            let t = f32::from_bits(((e + 127) as u32) << 23 | b);
-            assert_eq!(round_log2(t), round_log2_reference(t), "t = {t:e} ({:#x})", t.to_bits());
-        }
-    }
-
-    #[test]
-    fn round_log2_equals_the_logarithm_for_every_float_from_one_sixteenth_to_sixteen() {
-        for e in -4..4 {
-            agree_in(e, 0..1 << 23, 1);
-        }
-    }
-
-    #[test]
-    fn round_log2_equals_the_logarithm_around_each_switch_and_across_every_binade() {
-        let (lo, hi) = (SWITCH_LO.to_bits() & 0x7f_ffff, SWITCH_HI.to_bits() & 0x7f_ffff);
-        for e in -126..=127 {
-            agree_in(e, lo - (1 << 13)..hi + (1 << 13), 1);
-            agree_in(e, 0..1 << 23, 509);
-            agree_in(e, (1 << 23) - 64..1 << 23, 1);
-        }
-    }
-
-    #[test]
-    fn round_log2_switches_within_the_window_in_every_binade() {
-        for e in -126..=127 {
-            let p = |m: f32| m * (e as f32).pow2();
-            let below = f32::from_bits(SWITCH_LO.to_bits() - 1);
-            assert_eq!(
-                [round_log2_reference(p(below)), round_log2_reference(p(SWITCH_HI))],
-                [e as f32, e as f32 + 1.0]
-            );
-        }
-    }
-
-    #[test]
-    fn round_log2_sends_zero_and_subnormals_to_minus_infinity_like_the_logarithm() {
-        for t in [0.0f32, 1e-40, f32::from_bits(0x7f_ffff)] {
-            assert_eq!(round_log2(t), f32::NEG_INFINITY);
-            assert_eq!(round_log2_reference(t), f32::NEG_INFINITY);
-        }
-        assert_eq!(round_log2(f32::INFINITY), 128.0);
-    }
-}
+mod tests;

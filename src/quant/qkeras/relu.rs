@@ -1,5 +1,4 @@
-//! Bounded activations: `quantized_relu`, `quantized_tanh`, `quantized_sigmoid`,
-//! `quantized_ulaw`.
+//! Bounded activations: `quantized_relu`, `quantized_tanh`, `quantized_sigmoid`.
 
 use super::super::lane::{self, Lane};
 use super::super::random::Stream;
@@ -10,8 +9,8 @@ use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{integer_fits, one_minus, sigmoid_q};
 use crate::quant::elementwise_facts;
 
-const BITS: Kind = Kind::Int { min: 1, max: 32 };
-const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
+pub(super) const BITS: Kind = Kind::Int { min: 1, max: 32 };
+pub(super) const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
 const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
 
 /// `_round_through(v, stochastic)` with QKeras' default precision ½ (half-step codes in
@@ -424,78 +423,7 @@ impl Kernel for QuantizedSigmoid {
     }
 }
 
-quantizer! {
-    /// µ-law quantizer: codes of the hard sigmoid of `x/2^integer` are mapped through
-    /// `c(r) = sign(r)·ln(1 + u·|r|)/ln(1 + u)` and clipped to `[−1 + symmetric/m, 1 − 1/m]`,
-    /// `m = 2^(bits−1)`, then scaled by `2^integer`. The rounding has a straight-through
-    /// estimator, so the gradient is the chain rule through c.
-    pub struct QuantizedUlaw: QKeras "quantized_ulaw" {
-        summary: "µ-law companded quantizer (dense codes near 0)",
-        forward: "q(x) = 2^integer·clip(sign(r)·ln(1+u|r|)/ln(1+u)),  r = 2·round(m·σ_h(x/2^integer))/m − 1",
-        backward: "∂q/∂x = 2·c'(r)·σ_h'(x/2^integer) inside the clip range; 0 at r = 0",
-        /// Total bits, sign included.
-        bits: i32 = 8, BITS;
-        /// Bits left of the binary point.
-        integer: i32 = 0, INTEGER;
-        /// Drop the code −1 so the range is symmetric.
-        symmetric: bool = false, Kind::Bool;
-        /// Compression parameter µ.
-        u: f64 = 255.0, Kind::Float { min: 1e-6, max: 1e9, log: true };
-    }
-}
-
-impl QuantizedUlaw {
-    /// µ-law companding `sign(r)·log(1 + u|r|)/log(1 + u)`.
-    #[inline(always)]
-    fn law<V: Lane>(&self, rp: V) -> V {
-        let (one, u) = (V::splat(1.0), V::splat(self.u as f32));
-        lane::sgn0(rp) * lane::log(one + u * rp.abs()) / V::splat(lane::log(1.0 + self.u as f32))
-    }
-}
-
-impl Op for QuantizedUlaw {
-    #[inline(always)]
-    fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let m = pow2i(self.bits - 1);
-        let (lo, hi) = (V::splat(-1.0 + self.symmetric as i32 as f32 / m), V::splat(1.0 - 1.0 / m));
-        let (one, two, m, mi) = (V::splat(1.0), V::splat(2.0), V::splat(m), V::splat(pow2i(self.integer)));
-        let (u, l) = (V::splat(self.u as f32), V::splat(lane::log(1.0 + self.u as f32)));
-        // m and m_i are powers of two: × their reciprocals is ÷ them, bit for bit.
-        let (inv_m, inv_mi) = (one / m, one / mi);
-        let (s, ds) = sigmoid_q(x * inv_mi);
-        let rp = two * ((s * m).nearest() * inv_m) - one;
-        let c = self.law(rp);
-        let sg = lane::sgn0(rp);
-        // Reverse mode in TensorFlow's order: clip mask, ÷log(1+u), ×sign, ×1/(1+u|r|), ×u,
-        // ×sign (|r|' = 0 at r = 0), ×2/m·m, ×σ', ÷2^integer.
-        let mut g = mi * lane::inside(c, lo, hi);
-        g = g / l * sg;
-        g = g * (one / (one + u * rp.abs()));
-        g = g * u * sg;
-        g = g * two * inv_m * m;
-        g = g * ds * inv_mi;
-        // The clip mask zeroes the gradient at NaN before the chain rule.
-        (mi * lane::clip(c, lo, hi), V::select(x.le(x), g, V::splat(0.0)))
-    }
-}
-
-impl Kernel for QuantizedUlaw {
-    fn validate(&self) -> Result<(), (&'static str, String)> {
-        integer_fits(self.integer, self.bits)
-    }
-
-    simd::op_apply!();
-
-    fn levels(&self, _: &Report) -> Levels {
-        let m = pow2i(self.bits - 1);
-        let mi = pow2i(self.integer);
-        let (lo, hi) = (-1.0 + self.symmetric as i32 as f32 / m, 1.0 - 1.0 / m);
-        let codes = 0..=(m as i64);
-        Levels::set(codes.map(|k| mi * clip(self.law(2.0 * (k as f32 / m) - 1.0), lo, hi)).collect())
-    }
-}
-
-elementwise_facts! { QuantizedRelu ["use_variables"], QuantizedTanh, QuantizedSigmoid, QuantizedUlaw }
+elementwise_facts! { QuantizedRelu ["use_variables"], QuantizedTanh, QuantizedSigmoid }
 
 #[cfg(test)]
 mod tests {

@@ -43,7 +43,7 @@ fn auto_scale_rhe(alpha: Alpha, x: &[f32], unrolls: i32) -> (f32, f32, f32) {
     let (mut coded, mut thres) = (scale, scale / 2.0);
     for _ in 0..unrolls {
         (coded, thres) = (scale, scale / 2.0);
-        let sums = sums_f32(x, &CodeFit { coded, thres });
+        let sums = sums_f32(x, &Codes::new(coded, thres));
         scale = least_squares_of_sums(alpha, sums, x.len(), None, None);
         if scale.to_bits() == coded.to_bits() {
             break; // a fixed point: every further round repeats this one
@@ -52,16 +52,47 @@ fn auto_scale_rhe(alpha: Alpha, x: &[f32], unrolls: i32) -> (f32, f32, f32) {
     (coded, scale, thres)
 }
 
-/// The least-squares terms `x·k` and `k·k` of the codes for `coded` and `thres`.
-struct CodeFit {
+/// [`ternary_code`] for one scale and threshold; its least-squares terms `x·k` and `k·k`.
+struct Codes {
     coded: f32,
     thres: f32,
+    /// The smallest magnitude with a nonzero code: the code is nonzero exactly from there up
+    /// (`|scale·round(|v|/scale)|` rises with |v| and is even in v). None where the scale or the
+    /// threshold is not positive and finite.
+    from: Option<f32>,
 }
 
-impl Terms<2> for CodeFit {
+impl Codes {
+    fn new(coded: f32, thres: f32) -> Codes {
+        let nonzero = |b: u32| ternary_code(f32::from_bits(b), coded, thres) != 0.0;
+        let usable = coded > 0.0 && coded < f32::INFINITY && thres > 0.0 && thres < f32::INFINITY;
+        let from = (usable && !nonzero(0) && nonzero(0x7f80_0000)).then(|| {
+            // Bisection on the bits of the non-negative floats, ordered as their values.
+            let (mut lo, mut hi) = (0u32, 0x7f80_0000u32);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if nonzero(mid) { hi = mid } else { lo = mid }
+            }
+            f32::from_bits(hi)
+        });
+        Codes { coded, thres, from }
+    }
+
+    /// The code of `v`: with [`Codes::from`] one comparison (a nonzero code's v is neither 0
+    /// nor NaN, so sgn0(v) is ±1).
+    #[inline(always)]
+    fn code<V: Lane>(&self, v: V) -> V {
+        match self.from {
+            Some(f) => V::select(v.abs().ge(V::splat(f)), V::splat(1.0).copysign(v), V::splat(0.0)),
+            None => ternary_code(v, V::splat(self.coded), V::splat(self.thres)),
+        }
+    }
+}
+
+impl Terms<2> for Codes {
     #[inline(always)]
     fn terms<V: Lane>(&self, v: V) -> [V; 2] {
-        let k = ternary_code(v, V::splat(self.coded), V::splat(self.thres));
+        let k = self.code(v);
         [v * k, k * k]
     }
 }
@@ -77,15 +108,14 @@ fn ternary_code<V: Lane>(v: V, scale: V, thres: V) -> V {
 /// ternary 'auto' after the fit: the last codes (for the scale `coded`) times the fitted
 /// scale, through the identity STE.
 struct AutoTernaryOp {
-    coded: f32,
+    codes: Codes,
     scale: f32,
-    thres: f32,
 }
 
 impl Op for AutoTernaryOp {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let k = ternary_code(x, V::splat(self.coded), V::splat(self.thres));
+        let k = self.codes.code(x);
         (lane::ste_blend(x, V::splat(self.scale) * k, 1.0), V::splat(1.0))
     }
 }
@@ -139,7 +169,7 @@ impl Kernel for Ternary {
         let stochastic = self.is_stochastic(ctx.training);
         if !stochastic {
             let (coded, scale, thres) = auto_scale_rhe(self.alpha, x, self.number_of_unrolls);
-            simd::run(&AutoTernaryOp { coded, scale, thres }, x, y, dydx);
+            simd::run(&AutoTernaryOp { codes: Codes::new(coded, thres), scale }, x, y, dydx);
             return Report { scale: Some(scale), threshold: Some(thres), ..Report::default() };
         }
         let rng = &mut ctx.rng;
@@ -329,9 +359,33 @@ mod tests {
                     assert_eq!([fused, fused_thres].map(f32::to_bits), [scale, thres].map(f32::to_bits));
                     for (&v, &ki) in x.iter().zip(&k) {
                         assert_eq!(ternary_code(v, coded, fused_thres).to_bits(), ki.to_bits(), "x = {v}");
+                        assert_eq!(Codes::new(coded, fused_thres).code(v).to_bits(), ki.to_bits(), "x = {v}");
                     }
                 }
             }
+        }
+    }
+
+    /// The one-comparison codes equal the division's for scales from subnormal to huge, their
+    /// threshold and one ulp either side, every 65 521st float32 bit pattern and the specials.
+    #[test]
+    fn codes_by_comparison_equal_codes_by_division() {
+        let scales = [1e-40f32, 1e-30, 0.013, 0.5, 1.0, 4.0 / 3.0, 2.0, 1.3e5, 3e37, f32::MAX];
+        for &scale in &scales {
+            for thres in [scale / 2.0, scale / 3.0, scale * 0.75, scale] {
+                let codes = Codes::new(scale, thres);
+                let f = codes.from.expect("a positive finite scale has a threshold");
+                let near = [f, f32::from_bits(f.to_bits() - 1), f32::from_bits(f.to_bits() + 1), thres, scale / 2.0];
+                let specials = [0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX];
+                let all = (0..=u32::MAX).step_by(65_521).map(f32::from_bits).chain(near).chain(near.map(|v| -v));
+                for v in all.chain(specials) {
+                    let (got, want) = (codes.code(v), ternary_code(v, scale, thres));
+                    assert_eq!(got.to_bits(), want.to_bits(), "scale {scale:e}, thres {thres:e}, v {v:e}");
+                }
+            }
+        }
+        for (scale, thres) in [(0.0, 0.0), (f32::NAN, f32::NAN), (f32::INFINITY, f32::INFINITY), (1e-45, 0.0)] {
+            assert!(Codes::new(scale, thres).from.is_none());
         }
     }
 }

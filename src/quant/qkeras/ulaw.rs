@@ -1,0 +1,161 @@
+//! The µ-law quantizer `quantized_ulaw`.
+
+use super::super::lane::{self, Lane};
+use super::super::round::{clip, lookup, pow2i};
+use super::super::schema::{Kind, quantizer};
+use super::super::simd::{self, Op};
+use super::super::{Ctx, Kernel, Levels, Report};
+use super::relu::{BITS, INTEGER};
+use super::{integer_fits, sigmoid_q};
+use crate::quant::elementwise_facts;
+
+quantizer! {
+    /// µ-law quantizer: codes of the hard sigmoid of `x/2^integer` are mapped through
+    /// `c(r) = sign(r)·ln(1 + u·|r|)/ln(1 + u)` and clipped to `[−1 + symmetric/m, 1 − 1/m]`,
+    /// `m = 2^(bits−1)`, then scaled by `2^integer`. The rounding has a straight-through
+    /// estimator, so the gradient is the chain rule through c.
+    pub struct QuantizedUlaw: QKeras "quantized_ulaw" {
+        summary: "µ-law companded quantizer (dense codes near 0)",
+        forward: "q(x) = 2^integer·clip(sign(r)·ln(1+u|r|)/ln(1+u)),  r = 2·round(m·σ_h(x/2^integer))/m − 1",
+        backward: "∂q/∂x = 2·c'(r)·σ_h'(x/2^integer) inside the clip range; 0 at r = 0",
+        /// Total bits, sign included.
+        bits: i32 = 8, BITS;
+        /// Bits left of the binary point.
+        integer: i32 = 0, INTEGER;
+        /// Drop the code −1 so the range is symmetric.
+        symmetric: bool = false, Kind::Bool;
+        /// Compression parameter µ.
+        u: f64 = 255.0, Kind::Float { min: 1e-6, max: 1e9, log: true };
+    }
+}
+
+impl QuantizedUlaw {
+    /// µ-law companding `sign(r)·log(1 + u|r|)/log(1 + u)`.
+    #[inline(always)]
+    fn law<V: Lane>(&self, rp: V) -> V {
+        let (one, u) = (V::splat(1.0), V::splat(self.u as f32));
+        lane::sgn0(rp) * lane::log(one + u * rp.abs()) / V::splat(lane::log(1.0 + self.u as f32))
+    }
+}
+
+impl QuantizedUlaw {
+    /// The code `round(m·σ_h(x/2^integer))` ∈ [0, m] (NaN for NaN) and σ_h's slope there.
+    #[inline(always)]
+    fn code<V: Lane>(&self, x: V) -> (V, V) {
+        // m_i is a power of two: × its reciprocal is ÷ it, bit for bit.
+        let (s, ds) = sigmoid_q(x * V::splat(1.0 / pow2i(self.integer)));
+        ((s * V::splat(pow2i(self.bits - 1))).nearest(), ds)
+    }
+
+    /// The output for code `k` and the gradient's factors that depend on k alone.
+    #[inline(always)]
+    fn of_code<V: Lane>(&self, k: V) -> (V, V) {
+        let m = pow2i(self.bits - 1);
+        let (lo, hi) = (V::splat(-1.0 + self.symmetric as i32 as f32 / m), V::splat(1.0 - 1.0 / m));
+        let (one, two, m, mi) = (V::splat(1.0), V::splat(2.0), V::splat(m), V::splat(pow2i(self.integer)));
+        let (u, l) = (V::splat(self.u as f32), V::splat(lane::log(1.0 + self.u as f32)));
+        // m is a power of two: × its reciprocal is ÷ it, bit for bit.
+        let inv_m = one / m;
+        let rp = two * (k * inv_m) - one;
+        let c = self.law(rp);
+        let sg = lane::sgn0(rp);
+        // Reverse mode in TensorFlow's order: clip mask, ÷log(1+u), ×sign, ×1/(1+u|r|), ×u,
+        // ×sign (|r|' = 0 at r = 0), ×2/m·m; the caller goes on with ×σ', ÷2^integer.
+        let mut g = mi * lane::inside(c, lo, hi);
+        g = g / l * sg;
+        g = g * (one / (one + u * rp.abs()));
+        g = g * u * sg;
+        g = g * two * inv_m * m;
+        (mi * lane::clip(c, lo, hi), g)
+    }
+
+    /// The gradient from the code's factor `g` and σ_h's slope: the clip mask zeroes it at NaN
+    /// before the chain rule.
+    #[inline(always)]
+    fn grad<V: Lane>(&self, x: V, g: V, ds: V) -> V {
+        V::select(x.le(x), g * ds * V::splat(1.0 / pow2i(self.integer)), V::splat(0.0))
+    }
+}
+
+impl Op for QuantizedUlaw {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (k, ds) = self.code(x);
+        let (out, g) = self.of_code(k);
+        (out, self.grad(x, g, ds))
+    }
+}
+
+/// quantized_ulaw with [`QuantizedUlaw::of_code`] read from tables of its m + 1 codes (the
+/// same bits: they are its values), for tensors long enough to pay for them.
+struct UlawTable<'a> {
+    ulaw: &'a QuantizedUlaw,
+    out: Vec<f32>,
+    grad: Vec<f32>,
+}
+
+impl Op for UlawTable<'_> {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (k, ds) = self.ulaw.code(x);
+        // A NaN code reads entry 0: NaN passes through, as the formula passes it.
+        (V::select(x.le(x), lookup(k, &self.out), x), self.ulaw.grad(x, lookup(k, &self.grad), ds))
+    }
+}
+
+impl Kernel for QuantizedUlaw {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        integer_fits(self.integer, self.bits)
+    }
+
+    fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
+        let codes = pow2i(self.bits - 1) as usize + 1;
+        if codes.saturating_mul(4) > x.len() {
+            // Too few elements to pay for the tables.
+            simd::run(self, x, y, dydx);
+            return Report::default();
+        }
+        let (out, grad) = (0..codes).map(|k| self.of_code(k as f32)).unzip();
+        simd::run(&UlawTable { ulaw: self, out, grad }, x, y, dydx);
+        Report::default()
+    }
+
+    fn levels(&self, _: &Report) -> Levels {
+        let m = pow2i(self.bits - 1);
+        let mi = pow2i(self.integer);
+        let (lo, hi) = (-1.0 + self.symmetric as i32 as f32 / m, 1.0 - 1.0 / m);
+        let codes = 0..=(m as i64);
+        Levels::set(codes.map(|k| mi * clip(self.law(2.0 * (k as f32 / m) - 1.0), lo, hi)).collect())
+    }
+}
+
+elementwise_facts! { QuantizedUlaw }
+
+#[cfg(test)]
+mod ulaw_tests {
+    use super::*;
+
+    /// The tables' kernel gives the formula's bits (a NaN for a NaN: which NaN the formula
+    /// gives depends on how the compiler folds it), over every 65 521st float32 bit pattern and a fine sweep of [−3, 3].
+    #[test]
+    fn the_ulaw_tables_give_the_formulas_bits() {
+        let sweep = (-3000..=3000).map(|i| i as f32 / 997.0);
+        let x: Vec<f32> = (0..=u32::MAX).step_by(65_521).map(f32::from_bits).chain(sweep).collect();
+        for bits in [1, 2, 4, 8, 11] {
+            for integer in [0, bits / 2, bits] {
+                for (symmetric, u) in [(false, 255.0), (true, 255.0), (false, 0.5), (true, 3e4)] {
+                    let q = QuantizedUlaw { bits, integer, symmetric, u };
+                    let codes = pow2i(bits - 1) as usize + 1;
+                    let (out, grad) = (0..codes).map(|k| q.of_code(k as f32)).unzip();
+                    let table = UlawTable { ulaw: &q, out, grad };
+                    for &v in x.iter().chain(&[f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0]) {
+                        let (a, b) = (table.eval(v), q.eval(v));
+                        let bits =
+                            |(y, g): (f32, f32)| [if y.is_nan() { 0x7fc0_0000 } else { y.to_bits() }, g.to_bits()];
+                        assert_eq!(bits(a), bits(b), "{q:?} at {v:e}");
+                    }
+                }
+            }
+        }
+    }
+}
