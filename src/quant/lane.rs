@@ -43,7 +43,8 @@ pub trait Lane:
     /// subnormals, +inf for +inf and NaN.
     fn binade(self) -> Self;
     /// The bits of `self` plus those of `o` as wrapping 32-bit integers (so `v.iadd(c).binade()`
-    /// rounds a positive `v` up to the next power of two where `c` carries its mantissa over).
+    /// rounds a positive `v` up to the next power of two where `c` carries its mantissa over, and
+    /// a table value is reached by adding the integer steps between its neighbours).
     fn iadd(self, o: Self) -> Self;
     /// `o < self ? o : self` (wasm's `pmin`: `self` where either is NaN).
     fn pmin(self, o: Self) -> Self;
@@ -67,9 +68,6 @@ pub trait Lane:
     /// Per lane, the operand whose bits are the larger signed 32-bit integer: for floats whose
     /// sign bit is clear, the larger, a NaN above +inf (a running `max|x|` in one integer op).
     fn imax(self, o: Self) -> Self;
-    /// Per lane, the wrapping sum of both operands' bits as 32-bit integers: a bit pattern built
-    /// up from integer steps (a table value reached by adding the steps between its neighbours).
-    fn iadd(self, o: Self) -> Self;
     /// `self` where `m` is set, all bits clear (+0) elsewhere: one `and` with the mask.
     fn keep(self, m: Self::Mask) -> Self;
 }
@@ -172,10 +170,6 @@ impl Lane for f32 {
     #[inline(always)]
     fn imax(self, o: Self) -> Self {
         if (o.to_bits() as i32) > (self.to_bits() as i32) { o } else { self }
-    }
-    #[inline(always)]
-    fn iadd(self, o: Self) -> Self {
-        f32::from_bits(self.to_bits().wrapping_add(o.to_bits()))
     }
     #[inline(always)]
     fn keep(self, m: bool) -> Self {
@@ -490,10 +484,6 @@ mod simd128 {
         #[inline(always)]
         fn imax(self, o: Self) -> Self {
             F32x4(i32x4_max(self.0, o.0))
-        }
-        #[inline(always)]
-        fn iadd(self, o: Self) -> Self {
-            F32x4(i32x4_add(self.0, o.0))
         }
         #[inline(always)]
         fn keep(self, m: M32x4) -> Self {

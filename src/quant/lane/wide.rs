@@ -125,10 +125,6 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
         self.zip(o, V::imax)
     }
     #[inline(always)]
-    fn iadd(self, o: Self) -> Self {
-        self.zip(o, V::iadd)
-    }
-    #[inline(always)]
     fn keep(self, m: Self::Mask) -> Self {
         Wide(std::array::from_fn(|l| self.0[l].keep(m.0[l])))
     }
