@@ -4,7 +4,7 @@
 use super::lane::{self, Lane};
 use super::round::{mean_abs, rhe};
 use super::schema::{Kind, quantizer};
-use super::simd::{self, Op};
+use super::simd::{self, OnLanes, Op};
 use super::{Ctx, Facts, Frozen, Kernel, Levels, Quantizer, Report, elementwise_facts};
 
 const STEP: Kind = Kind::Float { min: 1e-9, max: 1e9, log: true };
@@ -213,7 +213,12 @@ impl Lsq {
                 g.map_or(1.0, |g| g[i] as f64) * d as f64
             })
             .sum();
-        let scale = if self.grad_scale { 1.0 / (x.len() as f32 * qp).sqrt() } else { 1.0 };
+        self.scaled(sum, x.len())
+    }
+
+    /// The step gradient from its sum `Σᵢ gᵢ·∂yᵢ/∂s` over `n` inputs.
+    fn scaled(&self, sum: f64, n: usize) -> f32 {
+        let scale = if self.grad_scale { 1.0 / (n as f32 * self.range().1).sqrt() } else { 1.0 };
         sum as f32 * scale
     }
 }
@@ -225,13 +230,64 @@ struct LsqOp {
     qp: f32,
 }
 
-impl Op for LsqOp {
+impl LsqOp {
+    /// Output, gradient in v and `∂y/∂s` (the residual [`Lsq::step_grad`] sums), from one
+    /// division `v/s`.
     #[inline(always)]
-    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+    fn eval_all<V: Lane>(&self, x: V) -> (V, V, V) {
         let (s, qn, qp) = (V::splat(self.s), V::splat(-self.qn), V::splat(self.qp));
         let u = x / s;
         let pass = u.gt(qn) & u.lt(qp);
-        (s * lane::clip(u, qn, qp).nearest(), V::select(pass, V::splat(1.0), V::splat(0.0)))
+        let residual = V::select(u.le(qn), qn, V::select(u.ge(qp), qp, u.nearest() - u));
+        (s * lane::clip(u, qn, qp).nearest(), V::select(pass, V::splat(1.0), V::splat(0.0)), residual)
+    }
+}
+
+impl Op for LsqOp {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (y, g, _) = self.eval_all(x);
+        (y, g)
+    }
+}
+
+/// LSQ's forward and backward pass in one: `y`, `∂y/∂v` and the step gradient's sum
+/// `Σᵢ ∂yᵢ/∂s`, added in float64 element by element in order, as [`Lsq::step_grad`] does
+/// (its bits depend on that order; the residuals come four at a time).
+struct LsqPass<'a> {
+    op: &'a LsqOp,
+    x: &'a [f32],
+    y: &'a mut [f32],
+    d: &'a mut [f32],
+}
+
+impl OnLanes for LsqPass<'_> {
+    type Output = f64;
+
+    fn on<V: Lane>(self) -> f64 {
+        let n = self.x.len();
+        assert!(self.y.len() == n && self.d.len() == n && V::WIDTH <= 16);
+        let body = n - n % V::WIDTH;
+        // `Sum for f64` starts at −0.0 (the identity of addition).
+        let mut sum = -0.0f64;
+        let mut lanes = [0.0f32; 16];
+        let (x, y, d) =
+            (self.x.chunks_exact(V::WIDTH), self.y.chunks_exact_mut(V::WIDTH), self.d.chunks_exact_mut(V::WIDTH));
+        for ((xs, ys), ds) in x.zip(y).zip(d) {
+            let (v, g, r) = self.op.eval_all(V::load(xs));
+            v.store(ys);
+            g.store(ds);
+            r.store(&mut lanes);
+            for &ri in &lanes[..V::WIDTH] {
+                sum += ri as f64;
+            }
+        }
+        for i in body..n {
+            let (v, g, r) = self.op.eval_all(self.x[i]);
+            (self.y[i], self.d[i]) = (v, g);
+            sum += r as f64;
+        }
+        sum
     }
 }
 
@@ -247,10 +303,14 @@ impl Kernel for Lsq {
         let (qn, qp) = self.range();
         let s = self.step_on(x);
         let mut report = Report { scale: Some(s), ..Report::default() };
-        if dydx.is_some() {
-            report.param_grads.push(("step", self.step_grad(s, x, None)));
+        let op = LsqOp { s, qn, qp };
+        match dydx {
+            Some(d) => {
+                let sum = simd::on_lanes(LsqPass { op: &op, x, y, d });
+                report.param_grads.push(("step", self.scaled(sum, x.len())));
+            }
+            None => simd::run(&op, x, y, None),
         }
-        simd::run(&LsqOp { s, qn, qp }, x, y, dydx);
         report
     }
 
@@ -429,5 +489,48 @@ impl Facts for Pact {
         let a = self.alpha as f32;
         let sum: f64 = x.iter().zip(g).filter(|(v, _)| **v >= a).map(|(_, &gi)| gi as f64).sum();
         sum as f32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quant::simd::tests::FOUR_LANES;
+
+    /// The fused pass gives the values, gradients and step gradient of the separate ones
+    /// (the step gradient's sequential sum, then the elementwise kernel) to the bit, on one
+    /// lane and on four, with a tail, specials and inputs far outside the code range.
+    #[test]
+    fn the_fused_pass_equals_the_step_gradient_sum_and_the_kernel() {
+        let specials = [0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e-30, -1e-30, 3e6, -3e6, 0.5];
+        let lcg = crate::bench::inputs(4099);
+        let far: Vec<f32> = lcg.iter().map(|v| v * 1e3).chain([0.0, -0.0, 1e-30, -1e-30, 0.5]).collect();
+        let with_specials: Vec<f32> = lcg.iter().copied().chain(specials).collect();
+        let base = Lsq::default();
+        let configs = [
+            base.clone(),
+            Lsq { bits: 2, signed: false, grad_scale: false, ..base.clone() },
+            Lsq { bits: 8, step: Some(0.01), ..base.clone() },
+            Lsq { bits: 3, step: Some(0.3), ..base.clone() },
+        ];
+        for (q, x) in configs.iter().flat_map(|q| [&lcg, &far, &with_specials].map(|x| (q, x))) {
+            let (qn, qp) = q.range();
+            let s = q.step_on(x);
+            let op = LsqOp { s, qn, qp };
+            let (mut y0, mut d0) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+            simd::run_scalar(&op, x, &mut y0, Some(&mut d0));
+            let want = (y0, d0, q.step_grad(s, x, None));
+            for four in [false, true] {
+                FOUR_LANES.set(four);
+                let (mut y, mut d) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+                let report = q.apply(x, &mut y, Some(&mut d), &mut Ctx::training(0));
+                FOUR_LANES.set(false);
+                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&y), bits(&want.0), "{q:?} values, four lanes: {four}");
+                assert_eq!(bits(&d), bits(&want.1), "{q:?} gradients, four lanes: {four}");
+                let step: Vec<_> = report.param_grads.iter().map(|&(n, g)| (n, g.to_bits())).collect();
+                assert_eq!(step, vec![("step", want.2.to_bits())], "{q:?} step gradient, four lanes: {four}");
+            }
+        }
     }
 }
