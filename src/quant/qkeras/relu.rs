@@ -322,10 +322,12 @@ struct SquashOp {
 
 impl SquashOp {
     /// Output and gradient given `(p, p')` and the rounded `m·p`.
+    /// m is a power of two (at most 2^32) and `rounded` an integer, 0, ±inf or NaN: ÷ m is
+    /// × its exact reciprocal (no quotient is subnormal).
     #[inline(always)]
     fn finish<V: Lane>(&self, dp: V, rounded: V) -> (V, V) {
         let (lo, hi) = (V::splat(self.lo), V::splat(self.hi));
-        let r = rounded / V::splat(self.m);
+        let r = rounded * V::splat(1.0 / self.m);
         (lane::clip(r, lo, hi), dp * lane::inside(r, lo, hi))
     }
 
@@ -518,6 +520,21 @@ mod tests {
             xq += mins * if r.use_sigmoid { lane::clip(2.0 * k - 1.0, -1.0, 0.0) } else { lane::clip(k, -1.0, 0.0) };
         }
         xq
+    }
+
+    /// The squashes' reciprocal product gives the division's bits for every code a float can
+    /// round to (every integer-valued float, both signs, the specials), at every m.
+    #[test]
+    fn the_squash_reciprocal_equals_the_division() {
+        let integers = (0..=u32::MAX / 257).map(|k| f32::from_bits(k * 257).nearest());
+        let codes: Vec<f32> = integers.chain([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN]).collect();
+        for bits in 0..=32 {
+            let op = SquashOp { squash: Squash::HardTanh, m: pow2i(bits), lo: -1.0, hi: 1.0 };
+            for &c in &codes {
+                let divided = lane::clip(c / op.m, -1.0f32, 1.0);
+                assert_eq!(op.finish(1.0f32, c).0.to_bits(), divided.to_bits(), "m = 2^{bits}, code {c:e}");
+            }
+        }
     }
 
     /// Multiplying by the reciprocal powers of two gives the divisions' bits, over every
