@@ -4,8 +4,11 @@
 use super::lane::{self, Lane};
 use super::round::{mean_abs, rhe};
 use super::schema::{Kind, quantizer};
-use super::simd::{self, OnLanes, Op};
+use super::simd::{self, Op};
+
+mod passes;
 use super::{Ctx, Facts, Frozen, Kernel, Levels, Quantizer, Report, elementwise_facts};
+use passes::{LsqPass, PactPass};
 
 const STEP: Kind = Kind::Float { min: 1e-9, max: 1e9, log: true };
 const BITS: Kind = Kind::Int { min: 1, max: 24 };
@@ -251,46 +254,6 @@ impl Op for LsqOp {
     }
 }
 
-/// LSQ's forward and backward pass in one: `y`, `∂y/∂v` and the step gradient's sum
-/// `Σᵢ ∂yᵢ/∂s`, added in float64 element by element in order, as [`Lsq::step_grad`] does
-/// (its bits depend on that order; the residuals come four at a time).
-struct LsqPass<'a> {
-    op: &'a LsqOp,
-    x: &'a [f32],
-    y: &'a mut [f32],
-    d: &'a mut [f32],
-}
-
-impl OnLanes for LsqPass<'_> {
-    type Output = f64;
-
-    fn on<V: Lane>(self) -> f64 {
-        let n = self.x.len();
-        assert!(self.y.len() == n && self.d.len() == n && V::WIDTH <= 16);
-        let body = n - n % V::WIDTH;
-        // `Sum for f64` starts at −0.0 (the identity of addition).
-        let mut sum = -0.0f64;
-        let mut lanes = [0.0f32; 16];
-        let (x, y, d) =
-            (self.x.chunks_exact(V::WIDTH), self.y.chunks_exact_mut(V::WIDTH), self.d.chunks_exact_mut(V::WIDTH));
-        for ((xs, ys), ds) in x.zip(y).zip(d) {
-            let (v, g, r) = self.op.eval_all(V::load(xs));
-            v.store(ys);
-            g.store(ds);
-            r.store(&mut lanes);
-            for &ri in &lanes[..V::WIDTH] {
-                sum += ri as f64;
-            }
-        }
-        for i in body..n {
-            let (v, g, r) = self.op.eval_all(self.x[i]);
-            (self.y[i], self.d[i]) = (v, g);
-            sum += r as f64;
-        }
-        sum
-    }
-}
-
 impl Kernel for Lsq {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.signed && self.bits < 2 {
@@ -346,11 +309,16 @@ impl Pact {
     }
 }
 
-impl Op for Pact {
+/// PACT's kernel: `round(clip(x, 0, α)·k)/k` with `k = n/α`.
+struct PactOp {
+    a: f32,
+    k: f32,
+}
+
+impl Op for PactOp {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let (zero, a) = (V::splat(0.0), V::splat(self.alpha as f32));
-        let k = V::splat(self.codes_per_unit());
+        let (zero, a, k) = (V::splat(0.0), V::splat(self.a), V::splat(self.k));
         let pass = x.ge(zero) & x.lt(a);
         ((lane::clip(x, zero, a) * k).nearest() / k, V::select(pass, V::splat(1.0), zero))
     }
@@ -361,11 +329,15 @@ impl Kernel for Pact {
         let a = self.alpha as f32;
         let n = self.step_count() as f32;
         let mut report = Report { scale: Some(a / n), ..Report::default() };
-        if dydx.is_some() {
-            // ∂(Σq)/∂α: one for every input clipped at α.
-            report.param_grads.push(("alpha", x.iter().filter(|&&v| v >= a).count() as f32));
+        let op = PactOp { a, k: self.codes_per_unit() };
+        match dydx {
+            Some(d) => {
+                // ∂(Σq)/∂α: one for every input clipped at α.
+                let clipped = simd::on_lanes(PactPass { op: &op, x, y, d });
+                report.param_grads.push(("alpha", clipped as f32));
+            }
+            None => simd::run(&op, x, y, None),
         }
-        simd::run(self, x, y, dydx);
         report
     }
 
@@ -489,48 +461,5 @@ impl Facts for Pact {
         let a = self.alpha as f32;
         let sum: f64 = x.iter().zip(g).filter(|(v, _)| **v >= a).map(|(_, &gi)| gi as f64).sum();
         sum as f32
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::quant::simd::tests::FOUR_LANES;
-
-    /// The fused pass gives the values, gradients and step gradient of the separate ones
-    /// (the step gradient's sequential sum, then the elementwise kernel) to the bit, on one
-    /// lane and on four, with a tail, specials and inputs far outside the code range.
-    #[test]
-    fn the_fused_pass_equals_the_step_gradient_sum_and_the_kernel() {
-        let specials = [0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e-30, -1e-30, 3e6, -3e6, 0.5];
-        let lcg = crate::bench::inputs(4099);
-        let far: Vec<f32> = lcg.iter().map(|v| v * 1e3).chain([0.0, -0.0, 1e-30, -1e-30, 0.5]).collect();
-        let with_specials: Vec<f32> = lcg.iter().copied().chain(specials).collect();
-        let base = Lsq::default();
-        let configs = [
-            base.clone(),
-            Lsq { bits: 2, signed: false, grad_scale: false, ..base.clone() },
-            Lsq { bits: 8, step: Some(0.01), ..base.clone() },
-            Lsq { bits: 3, step: Some(0.3), ..base.clone() },
-        ];
-        for (q, x) in configs.iter().flat_map(|q| [&lcg, &far, &with_specials].map(|x| (q, x))) {
-            let (qn, qp) = q.range();
-            let s = q.step_on(x);
-            let op = LsqOp { s, qn, qp };
-            let (mut y0, mut d0) = (vec![0.0; x.len()], vec![0.0; x.len()]);
-            simd::run_scalar(&op, x, &mut y0, Some(&mut d0));
-            let want = (y0, d0, q.step_grad(s, x, None));
-            for four in [false, true] {
-                FOUR_LANES.set(four);
-                let (mut y, mut d) = (vec![0.0; x.len()], vec![0.0; x.len()]);
-                let report = q.apply(x, &mut y, Some(&mut d), &mut Ctx::training(0));
-                FOUR_LANES.set(false);
-                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&y), bits(&want.0), "{q:?} values, four lanes: {four}");
-                assert_eq!(bits(&d), bits(&want.1), "{q:?} gradients, four lanes: {four}");
-                let step: Vec<_> = report.param_grads.iter().map(|&(n, g)| (n, g.to_bits())).collect();
-                assert_eq!(step, vec![("step", want.2.to_bits())], "{q:?} step gradient, four lanes: {four}");
-            }
-        }
     }
 }
