@@ -199,10 +199,16 @@ pub fn sgn0<V: Lane>(v: V) -> V {
 /// `(1 − q)·x + q·xq` instead (see README, "Where qscope differs").
 #[inline(always)]
 pub fn ste_blend<V: Lane>(x: V, xq: V, q: f32) -> V {
-    // 1·d is d: no multiply for the usual q = 1.
-    let lib = if q == 1.0 { x + (xq - x) } else { x + V::splat(q) * (xq - x) };
+    let lib = ste_lib(x, xq, q);
     let far = if q == 1.0 { xq } else { V::splat(1.0 - q) * x + V::splat(q) * xq };
     V::select(x.abs().le(V::splat(1_048_576.0)), lib, far)
+}
+
+/// [`ste_blend`]'s library expression alone: `ste_blend` itself where `|x| ≤ 2^20`.
+#[inline(always)]
+pub fn ste_lib<V: Lane>(x: V, xq: V, q: f32) -> V {
+    // 1·d is d: no multiply for the usual q = 1.
+    if q == 1.0 { x + (xq - x) } else { x + V::splat(q) * (xq - x) }
 }
 
 /// QKeras' `use_ste=False` combination `(1 − q)·x + stop_gradient(q·xq)`;

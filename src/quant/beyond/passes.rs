@@ -36,9 +36,10 @@ impl OnLanes for LsqPass<'_> {
                 sum += ri as f64;
             }
         }
-        for i in body..n {
-            let (v, g, r) = self.op.eval_all(self.x[i]);
-            (self.y[i], self.d[i]) = (v, g);
+        let tail = self.x[body..].iter().zip(&mut self.y[body..]).zip(&mut self.d[body..]);
+        for ((&v, yi), di) in tail {
+            let (q, g, r) = self.op.eval_all(v);
+            (*yi, *di) = (q, g);
             sum += r as f64;
         }
         sum
@@ -78,9 +79,9 @@ impl OnLanes for PactPass<'_> {
             }
             count.store(&mut lanes);
             total += lanes[..V::WIDTH].iter().map(|&c| c as u64).sum::<u64>();
-            for i in body..xb.len() {
-                (yb[i], db[i]) = self.op.eval(xb[i]);
-                total += (xb[i] >= self.op.a) as u64;
+            for ((&v, yi), di) in xb[body..].iter().zip(&mut yb[body..]).zip(&mut db[body..]) {
+                (*yi, *di) = self.op.eval(v);
+                total += (v >= self.op.a) as u64;
             }
         }
         total
