@@ -104,6 +104,8 @@ mod tests {
         let lcg = crate::bench::inputs(4099);
         let far: Vec<f32> = lcg.iter().map(|v| v * 1e3).chain([0.0, -0.0, 1e-30, -1e-30, 0.5]).collect();
         let with_specials: Vec<f32> = lcg.iter().copied().chain(specials).collect();
+        // Unsigned codes of negative inputs: every residual is −Qn = −0, and so is the sum.
+        let negative: Vec<f32> = lcg.iter().map(|v| -v.abs() - 1.0).collect();
         let base = Lsq::default();
         let configs = [
             base.clone(),
@@ -111,7 +113,7 @@ mod tests {
             Lsq { bits: 8, step: Some(0.01), ..base.clone() },
             Lsq { bits: 3, step: Some(0.3), ..base.clone() },
         ];
-        for (q, x) in configs.iter().flat_map(|q| [&lcg, &far, &with_specials].map(|x| (q, x))) {
+        for (q, x) in configs.iter().flat_map(|q| [&lcg, &far, &with_specials, &negative].map(|x| (q, x))) {
             let (qn, qp) = q.range();
             let s = q.step_on(x);
             let op = LsqOp { s, qn, qp };
