@@ -5,7 +5,10 @@ use super::lane::{self, Lane};
 use super::round::{mean_abs, rhe};
 use super::schema::{Kind, quantizer};
 use super::simd::{self, Op};
+
+mod passes;
 use super::{Ctx, Facts, Frozen, Kernel, Levels, Quantizer, Report, elementwise_facts};
+use passes::{LsqPass, PactPass};
 
 const STEP: Kind = Kind::Float { min: 1e-9, max: 1e9, log: true };
 const BITS: Kind = Kind::Int { min: 1, max: 24 };
@@ -213,7 +216,12 @@ impl Lsq {
                 g.map_or(1.0, |g| g[i] as f64) * d as f64
             })
             .sum();
-        let scale = if self.grad_scale { 1.0 / (x.len() as f32 * qp).sqrt() } else { 1.0 };
+        self.scaled(sum, x.len())
+    }
+
+    /// The step gradient from its sum `Σᵢ gᵢ·∂yᵢ/∂s` over `n` inputs.
+    fn scaled(&self, sum: f64, n: usize) -> f32 {
+        let scale = if self.grad_scale { 1.0 / (n as f32 * self.range().1).sqrt() } else { 1.0 };
         sum as f32 * scale
     }
 }
@@ -225,13 +233,24 @@ struct LsqOp {
     qp: f32,
 }
 
-impl Op for LsqOp {
+impl LsqOp {
+    /// Output, gradient in v and `∂y/∂s` (the residual [`Lsq::step_grad`] sums), from one
+    /// division `v/s`.
     #[inline(always)]
-    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+    fn eval_all<V: Lane>(&self, x: V) -> (V, V, V) {
         let (s, qn, qp) = (V::splat(self.s), V::splat(-self.qn), V::splat(self.qp));
         let u = x / s;
         let pass = u.gt(qn) & u.lt(qp);
-        (s * lane::clip(u, qn, qp).nearest(), V::select(pass, V::splat(1.0), V::splat(0.0)))
+        let residual = V::select(u.le(qn), qn, V::select(u.ge(qp), qp, u.nearest() - u));
+        (s * lane::clip(u, qn, qp).nearest(), V::select(pass, V::splat(1.0), V::splat(0.0)), residual)
+    }
+}
+
+impl Op for LsqOp {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (y, g, _) = self.eval_all(x);
+        (y, g)
     }
 }
 
@@ -247,10 +266,14 @@ impl Kernel for Lsq {
         let (qn, qp) = self.range();
         let s = self.step_on(x);
         let mut report = Report { scale: Some(s), ..Report::default() };
-        if dydx.is_some() {
-            report.param_grads.push(("step", self.step_grad(s, x, None)));
+        let op = LsqOp { s, qn, qp };
+        match dydx {
+            Some(d) => {
+                let sum = simd::on_lanes(LsqPass { op: &op, x, y, d });
+                report.param_grads.push(("step", self.scaled(sum, x.len())));
+            }
+            None => simd::run(&op, x, y, None),
         }
-        simd::run(&LsqOp { s, qn, qp }, x, y, dydx);
         report
     }
 
@@ -286,11 +309,16 @@ impl Pact {
     }
 }
 
-impl Op for Pact {
+/// PACT's kernel: `round(clip(x, 0, α)·k)/k` with `k = n/α`.
+struct PactOp {
+    a: f32,
+    k: f32,
+}
+
+impl Op for PactOp {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let (zero, a) = (V::splat(0.0), V::splat(self.alpha as f32));
-        let k = V::splat(self.codes_per_unit());
+        let (zero, a, k) = (V::splat(0.0), V::splat(self.a), V::splat(self.k));
         let pass = x.ge(zero) & x.lt(a);
         ((lane::clip(x, zero, a) * k).nearest() / k, V::select(pass, V::splat(1.0), zero))
     }
@@ -301,11 +329,15 @@ impl Kernel for Pact {
         let a = self.alpha as f32;
         let n = self.step_count() as f32;
         let mut report = Report { scale: Some(a / n), ..Report::default() };
-        if dydx.is_some() {
-            // ∂(Σq)/∂α: one for every input clipped at α.
-            report.param_grads.push(("alpha", x.iter().filter(|&&v| v >= a).count() as f32));
+        let op = PactOp { a, k: self.codes_per_unit() };
+        match dydx {
+            Some(d) => {
+                // ∂(Σq)/∂α: one for every input clipped at α.
+                let clipped = simd::on_lanes(PactPass { op: &op, x, y, d });
+                report.param_grads.push(("alpha", clipped as f32));
+            }
+            None => simd::run(&op, x, y, None),
         }
-        simd::run(self, x, y, dydx);
         report
     }
 

@@ -12,7 +12,9 @@
 
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 
+mod ranged;
 mod wide;
+pub use ranged::exp_in_range;
 pub use wide::Wide;
 
 /// A vector of `f32` lanes (or a single `f32`).
@@ -211,10 +213,16 @@ pub fn sgn0<V: Lane>(v: V) -> V {
 /// `(1 − q)·x + q·xq` instead (see README, "Where qscope differs").
 #[inline(always)]
 pub fn ste_blend<V: Lane>(x: V, xq: V, q: f32) -> V {
-    // 1·d is d: no multiply for the usual q = 1.
-    let lib = if q == 1.0 { x + (xq - x) } else { x + V::splat(q) * (xq - x) };
+    let lib = ste_lib(x, xq, q);
     let far = if q == 1.0 { xq } else { V::splat(1.0 - q) * x + V::splat(q) * xq };
     V::select(x.abs().le(V::splat(1_048_576.0)), lib, far)
+}
+
+/// [`ste_blend`]'s library expression alone: `ste_blend` itself where `|x| ≤ 2^20`.
+#[inline(always)]
+pub fn ste_lib<V: Lane>(x: V, xq: V, q: f32) -> V {
+    // 1·d is d: no multiply for the usual q = 1.
+    if q == 1.0 { x + (xq - x) } else { x + V::splat(q) * (xq - x) }
 }
 
 /// QKeras' `use_ste=False` combination `(1 − q)·x + stop_gradient(q·xq)`;
@@ -468,7 +476,10 @@ mod simd128 {
         }
         #[inline(always)]
         fn select(m: M32x4, a: Self, b: Self) -> Self {
-            F32x4(v128_bitselect(a.0, b.0, m.0))
+            // `(a & m) | (b & !m)`, the bit select spelled out: LLVM still emits `v128.bitselect`,
+            // but folds a zero arm to one `and`/`andnot` (the `llvm.wasm.bitselect` intrinsic
+            // would stay three instructions in V8 whatever its operands).
+            F32x4(v128_or(v128_and(a.0, m.0), v128_andnot(b.0, m.0)))
         }
         #[inline(always)]
         fn copysign_nan_flipped(self, sign: Self) -> Self {

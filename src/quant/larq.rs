@@ -103,11 +103,17 @@ quantizer! {
 impl Op for SwishSign {
     /// Larq: `dy·β·(2 − βx·tanh(βx/2)) / (1 + cosh(βx))`, with TensorFlow's tanh and
     /// `cosh = (eˣ + e⁻ˣ)/2`.
+    /// Both exponentials come from [`lane::exp_in_range`] where every lane has `|βx| ≤ 87`.
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         let (b, half, one, two) = (V::splat(self.beta as f32), V::splat(0.5), V::splat(1.0), V::splat(2.0));
         let bx = b * x;
-        let cosh = (lane::exp(bx) + lane::exp(-bx)) * half;
+        let (e, e_neg) = if V::any(!bx.abs().le(V::splat(87.0))) {
+            (lane::exp(bx), lane::exp(-bx))
+        } else {
+            (lane::exp_in_range(bx), lane::exp_in_range(-bx))
+        };
+        let cosh = (e + e_neg) * half;
         (sgn_plus(x), b * (two - bx * lane::tanh(bx * half)) / (one + cosh))
     }
 }
@@ -198,14 +204,35 @@ struct Tern {
     clip: Option<f32>,
 }
 
+impl Tern {
+    /// Larq's nested signs, as written (the test oracle, and the kernel for a Δ that is not
+    /// finite). The outer sign of a sum in {−2, −1, +0, 1, 2} or NaN is its clip to [−1, 1]:
+    /// −0 never occurs (x + Δ and x − Δ are never both −0), and clip passes NaN.
+    #[inline(always)]
+    fn nested<V: Lane>(&self, x: V) -> V {
+        let (t, one) = (V::splat(self.t), V::splat(1.0));
+        lane::clip(sgn0(x + t) + sgn0(x - t), -one, one)
+    }
+
+    /// The same for a finite Δ ≥ 0, by two comparisons: with gradual underflow `x ± Δ` rounds to
+    /// zero only when it is zero, so the signs of `x + Δ` and `x − Δ` are those of the exact
+    /// differences. The sum is positive where `x − Δ ≥ 0` and `x + Δ > 0`, negative where
+    /// `x + Δ ≤ 0` and `x − Δ < 0`, else +0 (`x·0 + 0`: x is finite there, or NaN). For Δ > 0 the second
+    /// condition of each follows from the first; for Δ = ±0 the comparisons are strict.
+    #[inline(always)]
+    fn compared<V: Lane>(&self, x: V) -> V {
+        let (one, zero) = (V::splat(1.0), V::splat(0.0));
+        let (pos, neg) =
+            if self.t > 0.0 { (x.ge(V::splat(self.t)), x.le(V::splat(-self.t))) } else { (x.gt(zero), x.lt(zero)) };
+        V::select(pos, one, V::select(neg, -one, x * zero + zero))
+    }
+}
+
 impl Op for Tern {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let t = V::splat(self.t);
-        // The outer sign of a sum in {−2, −1, +0, 1, 2} or NaN is its clip to [−1, 1]: −0
-        // never occurs (x + Δ and x − Δ are never both −0), and clip passes NaN.
-        let one = V::splat(1.0);
-        (lane::clip(sgn0(x + t) + sgn0(x - t), -one, one), clipped(x, self.clip))
+        let y = if self.t.is_finite() && self.t >= 0.0 { self.compared(x) } else { self.nested(x) };
+        (y, clipped(x, self.clip))
     }
 }
 
@@ -391,11 +418,30 @@ mod tests {
     #[test]
     fn the_clipped_sum_is_the_sign_of_the_sum() {
         let x: Vec<f32> = (0..=u32::MAX / 1021).map(|k| f32::from_bits(k * 1021)).chain([0.0, -0.0]).collect();
-        for t in [0.0, -0.0, 0.05, 1.0, 3e38, f32::INFINITY, f32::NAN] {
+        for t in [0.0, -0.0, 0.05, 1.0, 3e38, f32::INFINITY, f32::NAN, -0.5, f32::NEG_INFINITY] {
             for &v in &x {
-                let (y, _) = Tern { t, clip: None }.eval(v);
+                let tern = Tern { t, clip: None };
                 let old = sgn0(sgn0(v + t) + sgn0(v - t));
-                assert_eq!(y.to_bits(), old.to_bits(), "x = {v:e}, Δ = {t}");
+                assert_eq!(tern.nested(v).to_bits(), old.to_bits(), "x = {v:e}, Δ = {t}");
+                assert_eq!(tern.eval(v).0.to_bits(), old.to_bits(), "x = {v:e}, Δ = {t}");
+            }
+        }
+    }
+
+    /// The comparisons give the nested signs' bits for finite thresholds — subnormal, tiny,
+    /// the defaults, huge and the largest float — at every 1021st bit pattern, at the
+    /// thresholds themselves and at their neighbours.
+    #[test]
+    fn the_comparisons_are_the_nested_signs_for_a_finite_threshold() {
+        let thresholds = [0.0, -0.0, 1e-45, 1e-40, 1e-38, 0.05, 0.7, 1.0, 3e38, f32::MAX];
+        for t in thresholds {
+            let tern = Tern { t, clip: None };
+            let near = [t, -t]
+                .into_iter()
+                .flat_map(|b| (-3i32..=3).map(move |d| f32::from_bits(b.to_bits().wrapping_add_signed(d))));
+            let sparse = (0..=u32::MAX / 1021).map(|k| f32::from_bits(k * 1021));
+            for v in sparse.chain(near).chain([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN]) {
+                assert_eq!(tern.compared(v).to_bits(), tern.nested(v).to_bits(), "x = {v:e}, Δ = {t:e}");
             }
         }
     }

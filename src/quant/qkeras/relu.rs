@@ -129,13 +129,23 @@ pub(crate) struct ReluOp<'a> {
     pub(crate) m: f32,
     /// `2^integer`.
     pub(crate) mi: f32,
+    /// Whether `x_u` lies within ±2^20 for every input, where the STE is its library expression.
+    bounded: bool,
 }
 
 impl QuantizedRelu {
     /// The kernel (without enable_fast_inference).
     pub(crate) fn op(&self) -> ReluOp<'_> {
         let mi = pow2i(self.integer);
-        ReluOp { relu: self, top: mi - pow2i(self.integer - self.nb()), m: pow2i(self.nb()), mi }
+        let top = mi - pow2i(self.integer - self.nb());
+        ReluOp { relu: self, top, m: pow2i(self.nb()), mi, bounded: self.xu_bounded(top) }
+    }
+
+    /// Without a negative slope `x_u` is 0 or x below the bound, else the bound (NaN takes
+    /// it): it lies within ±|bound|.
+    fn xu_bounded(&self, top: f32) -> bool {
+        let bound = if self.is_quantized_clip { Some(top) } else { self.relu_upper_bound.map(|u| u as f32) };
+        self.negative_slope == 0.0 && bound.is_some_and(|b| b.abs() <= 1_048_576.0)
     }
 }
 
@@ -145,7 +155,9 @@ impl ReluOp<'_> {
     fn combine<V: Lane>(&self, (xu, g): (V, V), xq: V) -> (V, V) {
         let q = self.relu.qnoise_factor as f32;
         let omq = one_minus(self.relu.qnoise_factor);
-        if self.relu.use_ste {
+        if self.relu.use_ste && self.bounded {
+            (lane::ste_lib(xu, xq, q), g)
+        } else if self.relu.use_ste {
             (lane::ste_blend(xu, xq, q), g)
         } else {
             (lane::no_ste_blend(xu, xq, q, omq), V::splat(omq) * g)
@@ -321,10 +333,12 @@ struct SquashOp {
 
 impl SquashOp {
     /// Output and gradient given `(p, p')` and the rounded `m·p`.
+    /// m is a power of two (at most 2^32) and `rounded` an integer, 0, ±inf or NaN: ÷ m is
+    /// × its exact reciprocal (no quotient is subnormal).
     #[inline(always)]
     fn finish<V: Lane>(&self, dp: V, rounded: V) -> (V, V) {
         let (lo, hi) = (V::splat(self.lo), V::splat(self.hi));
-        let r = rounded / V::splat(self.m);
+        let r = rounded * V::splat(1.0 / self.m);
         (lane::clip(r, lo, hi), dp * lane::inside(r, lo, hi))
     }
 
@@ -446,6 +460,47 @@ mod tests {
             xq += mins * if r.use_sigmoid { lane::clip(2.0 * k - 1.0, -1.0, 0.0) } else { lane::clip(k, -1.0, 0.0) };
         }
         xq
+    }
+
+    /// x_u stays within the STE shortcut's bound, which gives the full STE's bits (every 1021st float).
+    #[test]
+    fn the_bounded_ste_is_the_full_ste() {
+        let x: Vec<f32> = (0..=u32::MAX / 1021).map(|k| f32::from_bits(k * 1021)).collect();
+        let base = QuantizedRelu::default();
+        let variants = [
+            base.clone(),
+            QuantizedRelu { bits: 4, integer: 2, qnoise_factor: 0.5, ..base.clone() },
+            QuantizedRelu { is_quantized_clip: false, relu_upper_bound: Some(6.0), ..base.clone() },
+            QuantizedRelu { bits: 24, integer: 20, ..base.clone() },
+        ];
+        for r in variants {
+            let op = r.op();
+            assert!(op.bounded, "{r:?}");
+            let full = ReluOp { bounded: false, ..r.op() };
+            for &v in &x {
+                assert!(r.xu(v, op.top).0.abs() <= 1_048_576.0, "{r:?} at {v:e}");
+                let (a, b) = (op.eval(v), full.eval(v));
+                assert_eq!([a.0.to_bits(), a.1.to_bits()], [b.0.to_bits(), b.1.to_bits()], "{r:?} at {v:e}");
+            }
+        }
+        let slope = QuantizedRelu { negative_slope: 0.25, ..base.clone() };
+        let open = QuantizedRelu { is_quantized_clip: false, ..base.clone() };
+        let unbounded = [slope, open, QuantizedRelu { bits: 32, integer: 24, ..base }];
+        assert!(unbounded.iter().all(|r| !r.op().bounded));
+    }
+
+    /// The squashes' × 1/m gives ÷ m's bits on integer-valued floats (every 257th, rounded) at every m.
+    #[test]
+    fn the_squash_reciprocal_equals_the_division() {
+        let integers = (0..=u32::MAX / 257).map(|k| f32::from_bits(k * 257).nearest());
+        let codes: Vec<f32> = integers.chain([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN]).collect();
+        for bits in 0..=32 {
+            let op = SquashOp { squash: Squash::HardTanh, m: pow2i(bits), lo: -1.0, hi: 1.0 };
+            for &c in &codes {
+                let divided = lane::clip(c / op.m, -1.0f32, 1.0);
+                assert_eq!(op.finish(1.0f32, c).0.to_bits(), divided.to_bits(), "m = 2^{bits}, code {c:e}");
+            }
+        }
     }
 
     /// Multiplying by the reciprocal powers of two gives the divisions' bits, over every
