@@ -27,6 +27,14 @@ pub mod simd;
 pub mod spec;
 pub mod torchao;
 
+/// The step between the float32 bit patterns an "every float" test checks: 4099 (about a
+/// million patterns, every sign, binade and mantissa region) in the ordinary run, 1 — all 2^32,
+/// a few minutes in release — with `QSCOPE_EXHAUSTIVE=1`, as a kernel rewrite is checked once.
+#[cfg(test)]
+pub(crate) fn every_float_step() -> usize {
+    if std::env::var_os("QSCOPE_EXHAUSTIVE").is_some() { 1 } else { 4099 }
+}
+
 pub(crate) use catalogue::each_quantizer;
 pub use catalogue::{ENTRIES, Entry, Quantizer};
 pub use facts::Facts;
