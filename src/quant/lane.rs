@@ -258,21 +258,28 @@ pub fn log<V: Lane>(x: V) -> V {
     V::select(x.ge(V::splat(f32::MIN_POSITIVE)), r, special)
 }
 
-/// `exp` as TensorFlow computes it on CPU (Eigen's `pexp_float`): `m = ⌊x·log2 e + ½⌋`,
-/// `r = x − m·ln 2` in two parts, a degree-6 polynomial, times `2^m`. Agrees with
-/// `tf.math.exp` to the bit (results below 2^−126 are flushed to 0, as TensorFlow does).
+/// The core of [`exp`] (Eigen's `pexp_float`) at an already clamped `x`: `m = ⌊x·log2 e + ½⌋`
+/// and the degree-6 polynomial `y` ≈ `e^(x − m·ln 2)`, so that `e^x = y·2^m`.
 #[inline(always)]
-pub fn exp<V: Lane>(x: V) -> V {
-    let xc = V::select(x.gt(V::splat(88.723)), V::splat(88.723), x);
-    let m = (xc * V::splat(std::f32::consts::LOG2_E) + V::splat(0.5)).floor();
-    let r = m * V::splat(-0.693_359_4) + xc;
+pub(crate) fn exp_reduced<V: Lane>(x: V) -> (V, V) {
+    let m = (x * V::splat(std::f32::consts::LOG2_E) + V::splat(0.5)).floor();
+    let r = m * V::splat(-0.693_359_4) + x;
     let r = m * V::splat(0.000_212_194_44) + r;
     let r2 = r * r;
     let p_even = r2 * V::splat(0.001_374_496_4) + V::splat(0.041_669_652);
     let p_odd = r2 * V::splat(0.008_368_945) + V::splat(0.166_665_18);
     let p_even = r2 * p_even + V::splat(0.499_999_88);
     let y = r * p_odd + p_even;
-    let y = r2 * y + (r + V::splat(1.0));
+    (m, r2 * y + (r + V::splat(1.0)))
+}
+
+/// `exp` as TensorFlow computes it on CPU (Eigen's `pexp_float`): `m = ⌊x·log2 e + ½⌋`,
+/// `r = x − m·ln 2` in two parts, a degree-6 polynomial, times `2^m`. Agrees with
+/// `tf.math.exp` to the bit (results below 2^−126 are flushed to 0, as TensorFlow does).
+#[inline(always)]
+pub fn exp<V: Lane>(x: V) -> V {
+    let xc = V::select(x.gt(V::splat(88.723)), V::splat(88.723), x);
+    let (m, y) = exp_reduced(xc);
     // 2^m in two factors, so 2^128·y stays finite where it should.
     let h = (m * V::splat(0.5)).floor();
     let e = y * h.pow2() * (m - h).pow2();

@@ -8,15 +8,7 @@ use super::Lane;
 /// normal float and both products of [`super::exp`] are exact, and none of its range selects fires.
 #[inline(always)]
 pub fn exp_in_range<V: Lane>(x: V) -> V {
-    let m = (x * V::splat(std::f32::consts::LOG2_E) + V::splat(0.5)).floor();
-    let r = m * V::splat(-0.693_359_4) + x;
-    let r = m * V::splat(0.000_212_194_44) + r;
-    let r2 = r * r;
-    let p_even = r2 * V::splat(0.001_374_496_4) + V::splat(0.041_669_652);
-    let p_odd = r2 * V::splat(0.008_368_945) + V::splat(0.166_665_18);
-    let p_even = r2 * p_even + V::splat(0.499_999_88);
-    let y = r * p_odd + p_even;
-    let y = r2 * y + (r + V::splat(1.0));
+    let (m, y) = super::exp_reduced(x);
     y * m.pow2()
 }
 
