@@ -352,6 +352,7 @@ async function presenter(browser, url, errors) {
   await until(() => canvasStats(page, 'plot-forward'), inked);
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(SHOTS, 'lesson-presenter.png') });
+  await audit(page, 'a lesson presented (high contrast)');
   const toggle = page.locator('[data-testid="lesson-bar"] [data-testid="presenter-toggle"]');
   const pressed = await toggle.getAttribute('aria-pressed');
   const panel = await page.locator('[data-testid="lesson-panel"]').boundingBox();
