@@ -2,7 +2,7 @@
 //! quantizers, forward and backward, with controls generated from their schemas.
 //!
 //! A crate of its own, compiled for size by Cargo.toml's `web` profile (the kernels it calls,
-//! in `qscope`, stay at opt-level 3); the page's entry point is the `qscope-web` binary (src/web/).
+//! in `qscope-kernels`, stay at opt-level 3); the page's entry point is the `qscope-web` binary (src/web/).
 //! wasm32 only: natively this crate is empty.
 //!
 //! State flows one way: the URL hash ⇄ one [`State`](qscope::explore::state::State) signal →
@@ -52,6 +52,10 @@ mod train;
 mod widgets;
 
 /// Installs the panic hook (a visible banner and `console.error`) and mounts the app.
+///
+/// Never inlined: the entry point (`qscope-web`) is compiled at opt-level 3, and the app's
+/// mounting code inlined there would be compiled for speed instead of size.
+#[inline(never)]
 pub fn start() {
     panic::install();
     leptos::mount::mount_to_body(shell::App);

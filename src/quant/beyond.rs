@@ -179,7 +179,7 @@ quantizer! {
 
 impl Lsq {
     /// The code range `(Qn, Qp)`: signed `(2^(b−1), 2^(b−1) − 1)`, unsigned `(0, 2^b − 1)`.
-    pub(crate) fn range(&self) -> (f32, f32) {
+    pub fn range(&self) -> (f32, f32) {
         if self.signed {
             let h = (1i64 << (self.bits - 1)) as f32;
             (h, h - 1.0)

@@ -23,12 +23,14 @@ macro_rules! catalogue {
         /// or `&mut Quantizer`). Dispatching a per-quantizer trait through it makes a quantizer
         /// that lacks the trait's impl a compile error; the catalogue list below is the only
         /// place the variants are named.
+        #[doc(hidden)]
+        #[macro_export]
         macro_rules! each_quantizer {
             ($d q:expr, $d k:ident => $d body:expr) => {
                 match $d q { $( $crate::quant::Quantizer::$ty($d k) => $d body, )* }
             };
         }
-        pub(crate) use each_quantizer;
+        pub use each_quantizer;
 
         /// Any configured quantizer of the catalogue.
         #[derive(Clone, Debug, PartialEq)]

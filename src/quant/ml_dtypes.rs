@@ -272,10 +272,12 @@ macro_rules! casts {
         )*
 
         /// `each_cast!(m)`: `m!(Float8E4M3Fn, …)` with every cast type, for per-type impls.
+        #[doc(hidden)]
+        #[macro_export]
         macro_rules! each_cast {
             ($d m:ident) => { $d m!($($ty),*); };
         }
-        pub(crate) use each_cast;
+        pub use each_cast;
     };
 }
 

@@ -35,7 +35,7 @@ pub(crate) fn every_float_step() -> usize {
     if std::env::var_os("QSCOPE_EXHAUSTIVE").is_some() { 1 } else { 4099 }
 }
 
-pub(crate) use catalogue::each_quantizer;
+pub use catalogue::each_quantizer;
 pub use catalogue::{ENTRIES, Entry, Quantizer};
 pub use facts::Facts;
 pub(crate) use facts::elementwise_facts;

@@ -96,7 +96,7 @@ impl QuantizedBits {
     }
 
     /// The 'auto' kernel for the step `s` per code (NaN for its shape before the fit).
-    pub(crate) fn auto_op(&self, s: f32) -> AutoBitsOp {
+    pub fn auto_op(&self, s: f32) -> AutoBitsOp {
         AutoBitsOp {
             s,
             inv_s: exact_reciprocal(s),
@@ -111,18 +111,18 @@ impl QuantizedBits {
 }
 
 /// quantized_bits with a fixed scale: codes, scale, and QKeras' STE combination.
-pub(crate) struct BitsOp {
+pub struct BitsOp {
     /// alpha (1 for None).
-    pub(crate) a: f32,
+    pub a: f32,
     /// `m / 2^integer`: x·m/mi as one exact power-of-two product.
-    pub(crate) up: f32,
+    pub up: f32,
     /// `2^integer / m`, the step Δ.
-    pub(crate) down: f32,
+    pub down: f32,
     /// Smallest and largest code.
-    pub(crate) lo: f32,
-    pub(crate) hi: f32,
+    pub lo: f32,
+    pub hi: f32,
     /// No bit left after the sign: `a·sign(x)`.
-    pub(crate) one_bit: bool,
+    pub one_bit: bool,
     q: f32,
     one_minus_q: f32,
     use_ste: bool,
@@ -150,7 +150,7 @@ impl BitsOp {
 
 impl BitsOp {
     /// The constant gradient of [`Op::eval`]: 1 with the STE, else `1 − q`.
-    pub(crate) fn grad(&self) -> f32 {
+    pub fn grad(&self) -> f32 {
         if self.use_ste { 1.0 } else { self.one_minus_q }
     }
 }
@@ -174,7 +174,7 @@ impl DrawOp for BitsOp {
 
 impl QuantizedBits {
     /// The fixed-scale kernel (alpha None or a number).
-    pub(crate) fn op(&self) -> BitsOp {
+    pub fn op(&self) -> BitsOp {
         let kn = self.kn();
         let m = pow2i(self.bits - kn);
         BitsOp {
@@ -228,16 +228,16 @@ impl Terms<2> for CodeFit {
 }
 
 /// quantized_bits with a data-dependent step `s` already fitted.
-pub(crate) struct AutoBitsOp {
+pub struct AutoBitsOp {
     s: f32,
     /// [`exact_reciprocal`] of s.
     inv_s: Option<f32>,
     /// The top code, `2^(bits−1) − 1`.
-    pub(crate) half: f32,
+    pub half: f32,
     /// `2^(bits − keep_negative)`.
-    pub(crate) m: f32,
+    pub m: f32,
     /// `2^integer`.
-    pub(crate) mi: f32,
+    pub mi: f32,
     q: f32,
     one_minus_q: f32,
     use_ste: bool,
@@ -361,7 +361,7 @@ impl QuantizedLinear {
     }
 
     /// `2^(integer − bits + keep_negative)`, the step before alpha.
-    pub(crate) fn data_type_scale(&self) -> f32 {
+    pub fn data_type_scale(&self) -> f32 {
         pow2i(self.integer - self.bits + self.keep_negative as i32)
     }
 
@@ -374,7 +374,7 @@ impl QuantizedLinear {
     }
 
     /// The kernel for the scale `qs`.
-    pub(crate) fn op(&self, qs: f32) -> LinearOp {
+    pub fn op(&self, qs: f32) -> LinearOp {
         let (lo, hi) = self.bounds();
         let shift = if self.sign_mode() { 0.5 } else { 0.0 };
         LinearOp { qs, lo, hi, shift, q: self.qnoise_factor as f32 }
@@ -410,13 +410,13 @@ impl QuantizedLinear {
 }
 
 /// quantized_linear for a given scale: clip, round, and the clipped STE.
-pub(crate) struct LinearOp {
+pub struct LinearOp {
     qs: f32,
     /// Clip bounds of x/qs.
-    pub(crate) lo: f32,
-    pub(crate) hi: f32,
+    pub lo: f32,
+    pub hi: f32,
     /// ½ in sign mode (bits=1 with keep_negative: codes ±½), else 0.
-    pub(crate) shift: f32,
+    pub shift: f32,
     q: f32,
 }
 

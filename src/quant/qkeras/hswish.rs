@@ -44,7 +44,7 @@ quantizer! {
 }
 
 impl QuantizedHswish {
-    pub(crate) fn inner(&self) -> QuantizedBits {
+    pub fn inner(&self) -> QuantizedBits {
         QuantizedBits {
             bits: self.bits,
             integer: self.integer,
@@ -61,7 +61,7 @@ impl QuantizedHswish {
 /// `h'(x)` times inner's: the kernel of quantized_hswish, and of its frozen form (whose
 /// `inner` has a fixed `post_training_scale`). A fixed, deterministic `inner` runs fused
 /// ([`HswishOp`], one pass); 'auto' scales and stochastic rounding take [`hswish_passes`].
-pub(crate) fn hswish(
+pub fn hswish(
     shift: f32,
     upper: f32,
     inner: &QuantizedBits,

@@ -38,7 +38,7 @@ const SWITCH_HI: f32 = f32::from_bits(0x3fb5_0529);
 /// [`SWITCH_LO`, `SWITCH_HI`) (about 2^−17 of inputs) takes the logarithm itself. Zero and
 /// subnormals give −inf, as `log` flushes them; +inf gives 128 (not inf: both clip alike).
 #[inline(always)]
-pub(crate) fn round_log2<V: Lane>(t: V) -> V {
+pub fn round_log2<V: Lane>(t: V) -> V {
     let m = t.mantissa();
     if V::any(m.ge(V::splat(SWITCH_LO)) & m.lt(V::splat(SWITCH_HI))) {
         return round_log2_reference(t);
@@ -124,7 +124,7 @@ fn po2_bracket(y: f32) -> (f32, f32) {
 }
 
 /// QKeras `stochastic_round_po2`: a random exponent `e` with `E[2^e] = |x|`.
-pub(crate) fn stochastic_round_po2(x: f32, rng: &mut Stream) -> f32 {
+pub fn stochastic_round_po2(x: f32, rng: &mut Stream) -> f32 {
     let y = x.abs();
     let (lo, hi) = po2_bracket(y);
     let (a, b) = (exp2(lo), exp2(hi));
@@ -141,10 +141,10 @@ fn stochastic_po2_top(y: f32) -> f32 {
 }
 
 /// Exponent range and rounding shared by both po2 quantizers (`_clip_power_of_two`).
-pub(crate) struct Po2Rule {
-    pub(crate) min_exp: f32,
-    pub(crate) max_exp: f32,
-    pub(crate) max_value: Option<f32>,
+pub struct Po2Rule {
+    pub min_exp: f32,
+    pub max_exp: f32,
+    pub max_value: Option<f32>,
     quadratic: bool,
     stochastic: bool,
     floor: bool,
@@ -334,7 +334,7 @@ quantizer! {
 
 impl QuantizedPo2 {
     /// The exponent rule in this mode.
-    pub(crate) fn rule(&self, training: bool) -> Po2Rule {
+    pub fn rule(&self, training: bool) -> Po2Rule {
         let need = need_sign_bit(self.max_value);
         let mut r =
             Po2Rule::new(self.bits - 1 - need, self.max_value, self.quadratic_approximation, self.log2_rounding);
@@ -412,7 +412,7 @@ quantizer! {
 }
 
 impl QuantizedReluPo2 {
-    fn rule(&self, training: bool) -> Po2Rule {
+    pub fn rule(&self, training: bool) -> Po2Rule {
         let need = need_sign_bit(self.max_value);
         let mut r = Po2Rule::new(self.bits - need, self.max_value, self.quadratic_approximation, self.log2_rounding);
         r.stochastic = self.is_stochastic(training);

@@ -121,21 +121,21 @@ impl QuantizedRelu {
 }
 
 /// quantized_relu with round-half-even codes.
-pub(crate) struct ReluOp<'a> {
+pub struct ReluOp<'a> {
     relu: &'a QuantizedRelu,
     /// The top code `2^integer − Δ`, where the STE's capped relu stops.
-    pub(crate) top: f32,
+    pub top: f32,
     /// `2^bits` (one bit less with a negative slope).
-    pub(crate) m: f32,
+    pub m: f32,
     /// `2^integer`.
-    pub(crate) mi: f32,
+    pub mi: f32,
     /// Whether `x_u` lies within ±2^20 for every input, where the STE is its library expression.
     bounded: bool,
 }
 
 impl QuantizedRelu {
     /// The kernel (without enable_fast_inference).
-    pub(crate) fn op(&self) -> ReluOp<'_> {
+    pub fn op(&self) -> ReluOp<'_> {
         let mi = pow2i(self.integer);
         let top = mi - pow2i(self.integer - self.nb());
         ReluOp { relu: self, top, m: pow2i(self.nb()), mi, bounded: self.xu_bounded(top) }

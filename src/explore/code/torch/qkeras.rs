@@ -10,7 +10,13 @@ use crate::quant::qkeras::{
 };
 use crate::quant::schema::{Alpha, Literal, Schema};
 
-impl QuantizedBits {
+/// `quantized_bits`' pieces of text (a trait of this file's: the type is the kernels').
+trait BitsText {
+    fn codes(&self, v: &str) -> String;
+    fn is_stochastic_text(&self) -> bool;
+}
+
+impl BitsText for QuantizedBits {
     /// Lines computing the detached `xq` from `v` (a tensor name), before QKeras' blend.
     fn codes(&self, v: &str) -> String {
         let kn = self.keep_negative as i32;
@@ -224,7 +230,12 @@ fn floor(v: Option<Literal>) -> bool {
     v == Some(Literal::Str("floor".into()))
 }
 
-impl QuantizedPo2 {
+/// A power-of-two quantizer's text (a trait of this file's: the types are the kernels').
+trait Po2Source {
+    fn po2_text(&self) -> Po2Text;
+}
+
+impl Po2Source for QuantizedPo2 {
     fn po2_text(&self) -> Po2Text {
         let need = if self.max_value.is_some_and(|v| v <= 1.0) { 0 } else { 1 };
         Po2Text {
@@ -252,7 +263,7 @@ impl Torch for QuantizedPo2 {
     }
 }
 
-impl QuantizedReluPo2 {
+impl Po2Source for QuantizedReluPo2 {
     fn po2_text(&self) -> Po2Text {
         let need = if self.max_value.is_some_and(|v| v <= 1.0) { 0 } else { 1 };
         Po2Text {
