@@ -74,9 +74,13 @@ pub(crate) fn hswish(
         return hswish_passes(shift, upper, inner, x, y, dydx, ctx);
     }
     let bits = inner.op();
-    let op = HswishOp { shift, upper, gi: bits.grad() / upper, bits };
-    simd::run(&op, x, y, dydx);
-    Report { scale: Some(op.bits.a), ..Report::default() }
+    let scale = Some(bits.a);
+    let gi = bits.grad() / upper;
+    match bits.plain() {
+        Some(bits) => simd::run(&HswishOp { shift, upper, gi, bits }, x, y, dydx),
+        None => simd::run(&HswishOp { shift, upper, gi, bits }, x, y, dydx),
+    }
+    Report { scale, ..Report::default() }
 }
 
 /// The three-pass form: `h` into a temporary, `inner` over it, then the chain rule.
@@ -104,16 +108,16 @@ fn hswish_passes(
 }
 
 /// [`hswish_passes`] in one pass for a fixed-scale, deterministic quantized_bits: the same
-/// float32 operations in the same order, element by element.
-struct HswishOp {
+/// float32 operations in the same order, element by element (`PLAIN`: see [`BitsOp`]).
+struct HswishOp<const PLAIN: bool> {
     shift: f32,
     upper: f32,
     /// inner's constant gradient over `upper` (the passes divide it per element).
     gi: f32,
-    bits: BitsOp,
+    bits: BitsOp<PLAIN>,
 }
 
-impl Op for HswishOp {
+impl<const PLAIN: bool> Op for HswishOp<PLAIN> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         let (upper, zero) = (V::splat(self.upper), V::splat(0.0));
