@@ -228,7 +228,7 @@ const FP4_STEPS: Steps<7> = positive_steps(Table::Fp4);
 fn climb<V: Lane, const K: usize>(s: &Steps<K>, above: impl Fn(V) -> V::Mask) -> V {
     let mut y = V::splat(f32::from_bits(s.base));
     for (&b, &step) in s.bounds.iter().zip(&s.steps) {
-        y = y.iadd(V::splat(f32::from_bits(step)).keep(above(V::splat(b))));
+        y = y.iadd(V::select(above(V::splat(b)), V::splat(f32::from_bits(step)), V::splat(0.0)));
     }
     y
 }
@@ -252,10 +252,10 @@ fn counted<V: Lane>(s: &Steps<15>, t: V) -> V {
 #[inline(always)]
 fn mirrored<V: Lane>(s: &Steps<7>, t: V) -> V {
     let neg = t.lt(V::splat(0.0));
-    let key = V::splat(2.0).pmin(t.abs()).iadd(V::splat(f32::from_bits(1)).keep(neg));
+    let key = V::splat(2.0).pmin(t.abs()).iadd(V::select(neg, V::splat(f32::from_bits(1)), V::splat(0.0)));
     let p = climb(s, |b| key.gt(b));
     // The sign bit added where t < 0; then + 0 turns the −0 of a zero count into +0.
-    p.iadd(V::splat(-0.0).keep(neg)) + V::splat(0.0)
+    p.iadd(V::select(neg, V::splat(-0.0), V::splat(0.0))) + V::splat(0.0)
 }
 
 /// A code table fixed at compile time: the kernel's loop takes its bounds and steps as

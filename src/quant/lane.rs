@@ -70,8 +70,6 @@ pub trait Lane:
     /// Per lane, the operand whose bits are the larger signed 32-bit integer: for floats whose
     /// sign bit is clear, the larger, a NaN above +inf (a running `max|x|` in one integer op).
     fn imax(self, o: Self) -> Self;
-    /// `self` where `m` is set, all bits clear (+0) elsewhere: one `and` with the mask.
-    fn keep(self, m: Self::Mask) -> Self;
 }
 
 impl Lane for f32 {
@@ -172,10 +170,6 @@ impl Lane for f32 {
     #[inline(always)]
     fn imax(self, o: Self) -> Self {
         if (o.to_bits() as i32) > (self.to_bits() as i32) { o } else { self }
-    }
-    #[inline(always)]
-    fn keep(self, m: bool) -> Self {
-        if m { self } else { 0.0 }
     }
 }
 
@@ -502,10 +496,6 @@ mod simd128 {
         #[inline(always)]
         fn imax(self, o: Self) -> Self {
             F32x4(i32x4_max(self.0, o.0))
-        }
-        #[inline(always)]
-        fn keep(self, m: M32x4) -> Self {
-            F32x4(v128_and(self.0, m.0))
         }
     }
 }

@@ -198,13 +198,22 @@ quantizer! {
     }
 }
 
-/// `sign(sign(x + Δ) + sign(x − Δ))` with the clipped STE.
-struct Tern {
+/// `sign(sign(x + Δ) + sign(x − Δ))` with the clipped STE. `PLAIN` fixes at compile time what
+/// [`Tern::plain`] checks — a finite Δ > 0 and a clip value — so no runtime test leaves LLVM
+/// computing both forms per element and selecting one.
+struct Tern<const PLAIN: bool = false> {
     t: f32,
     clip: Option<f32>,
 }
 
 impl Tern {
+    /// This op as `Tern<true>` where Δ and the clip allow.
+    fn plain(&self) -> Option<Tern<true>> {
+        (self.t.is_finite() && self.t > 0.0 && self.clip.is_some()).then_some(Tern { t: self.t, clip: self.clip })
+    }
+}
+
+impl<const PLAIN: bool> Tern<PLAIN> {
     /// Larq's nested signs, as written (the test oracle, and the kernel for a Δ that is not
     /// finite). The outer sign of a sum in {−2, −1, +0, 1, 2} or NaN is its clip to [−1, 1]:
     /// −0 never occurs (x + Δ and x − Δ are never both −0), and clip passes NaN.
@@ -222,17 +231,21 @@ impl Tern {
     #[inline(always)]
     fn compared<V: Lane>(&self, x: V) -> V {
         let (one, zero) = (V::splat(1.0), V::splat(0.0));
-        let (pos, neg) =
-            if self.t > 0.0 { (x.ge(V::splat(self.t)), x.le(V::splat(-self.t))) } else { (x.gt(zero), x.lt(zero)) };
+        let (pos, neg) = if PLAIN || self.t > 0.0 {
+            (x.ge(V::splat(self.t)), x.le(V::splat(-self.t)))
+        } else {
+            (x.gt(zero), x.lt(zero))
+        };
         V::select(pos, one, V::select(neg, -one, x * zero + zero))
     }
 }
 
-impl Op for Tern {
+impl<const PLAIN: bool> Op for Tern<PLAIN> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let y = if self.t.is_finite() && self.t >= 0.0 { self.compared(x) } else { self.nested(x) };
-        (y, clipped(x, self.clip))
+        let y = if PLAIN || self.t.is_finite() && self.t >= 0.0 { self.compared(x) } else { self.nested(x) };
+        let clip = if PLAIN { Some(self.clip.unwrap_or(f32::NAN)) } else { self.clip };
+        (y, clipped(x, clip))
     }
 }
 
@@ -240,7 +253,11 @@ impl Kernel for SteTern {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
         let t =
             if self.ternary_weight_networks { 0.7 * sum_abs(x) / x.len() as f32 } else { self.threshold_value as f32 };
-        simd::run(&Tern { t, clip: clip_f32(self.clip_value) }, x, y, dydx);
+        let op: Tern = Tern { t, clip: clip_f32(self.clip_value) };
+        match op.plain() {
+            Some(plain) => simd::run(&plain, x, y, dydx),
+            None => simd::run(&op, x, y, dydx),
+        }
         Report { threshold: Some(t), ..Report::default() }
     }
 
@@ -420,7 +437,7 @@ mod tests {
         let x: Vec<f32> = (0..=u32::MAX / 1021).map(|k| f32::from_bits(k * 1021)).chain([0.0, -0.0]).collect();
         for t in [0.0, -0.0, 0.05, 1.0, 3e38, f32::INFINITY, f32::NAN, -0.5, f32::NEG_INFINITY] {
             for &v in &x {
-                let tern = Tern { t, clip: None };
+                let tern: Tern = Tern { t, clip: None };
                 let old = sgn0(sgn0(v + t) + sgn0(v - t));
                 assert_eq!(tern.nested(v).to_bits(), old.to_bits(), "x = {v:e}, Δ = {t}");
                 assert_eq!(tern.eval(v).0.to_bits(), old.to_bits(), "x = {v:e}, Δ = {t}");
@@ -435,7 +452,7 @@ mod tests {
     fn the_comparisons_are_the_nested_signs_for_a_finite_threshold() {
         let thresholds = [0.0, -0.0, 1e-45, 1e-40, 1e-38, 0.05, 0.7, 1.0, 3e38, f32::MAX];
         for t in thresholds {
-            let tern = Tern { t, clip: None };
+            let tern: Tern = Tern { t, clip: None };
             let near = [t, -t]
                 .into_iter()
                 .flat_map(|b| (-3i32..=3).map(move |d| f32::from_bits(b.to_bits().wrapping_add_signed(d))));
@@ -444,5 +461,28 @@ mod tests {
                 assert_eq!(tern.compared(v).to_bits(), tern.nested(v).to_bits(), "x = {v:e}, Δ = {t:e}");
             }
         }
+    }
+
+    /// `Tern::<true>` gives the general op's bits, value and gradient, on every float32 bit
+    /// pattern (every [`crate::quant::every_float_step`]th; all with `QSCOPE_EXHAUSTIVE=1`) for
+    /// finite positive thresholds and clip values; it is offered for none of the others.
+    #[test]
+    fn the_plain_tern_op_equals_the_general_one_on_every_float() {
+        for (t, clip) in [(0.05, Some(1.0)), (1e-40, Some(0.0)), (0.7, Some(f32::INFINITY)), (f32::MAX, Some(1e-3))] {
+            let general: Tern = Tern { t, clip };
+            let plain = general.plain().expect("a finite positive threshold and a clip");
+            for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()) {
+                let x = f32::from_bits(bits);
+                let (want, got) = (general.eval(x), plain.eval(x));
+                assert_eq!(
+                    [got.0.to_bits(), got.1.to_bits()],
+                    [want.0.to_bits(), want.1.to_bits()],
+                    "Δ {t:e}, x {x:e}"
+                );
+            }
+        }
+        let others =
+            [(0.0, Some(1.0)), (f32::INFINITY, Some(1.0)), (f32::NAN, Some(1.0)), (-0.5, Some(1.0)), (0.05, None)];
+        assert!(others.iter().all(|&(t, clip)| Tern::<false> { t, clip }.plain().is_none()));
     }
 }

@@ -124,10 +124,6 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
     fn imax(self, o: Self) -> Self {
         self.zip(o, V::imax)
     }
-    #[inline(always)]
-    fn keep(self, m: Self::Mask) -> Self {
-        Wide(std::array::from_fn(|l| self.0[l].keep(m.0[l])))
-    }
 }
 
 #[cfg(test)]

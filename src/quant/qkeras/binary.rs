@@ -26,9 +26,18 @@ pub(super) fn tanh_d<V: Lane>(v: V) -> (V, V) {
     (t, V::splat(1.0) - t * t)
 }
 
+/// [`SignOp`]'s shape parameter: nothing known at compile time.
+pub(super) const GENERAL: u8 = 0;
+/// binary's tanh path: no threshold, no use_01, alpha None.
+pub(super) const BINARY: u8 = 1;
+/// ternary's tanh path: a threshold, alpha None.
+pub(super) const TERNARY: u8 = 2;
+
 /// Fixed-scale sign codes (binary, or ternary with a threshold) and the value the STE
-/// passes through: `tanh(x)` when alpha is None (gradient `1 − tanh²`), else x.
-pub(super) struct SignOp {
+/// passes through: `tanh(x)` when alpha is None (gradient `1 − tanh²`), else x. `SHAPE` other
+/// than [`GENERAL`] fixes the options at compile time ([`SignOp::shaped`]): runtime options
+/// would leave LLVM computing every arm per element and selecting one.
+pub(super) struct SignOp<const SHAPE: u8 = GENERAL> {
     pub scale: f32,
     /// Ternary threshold (codes are 0 below it); None for binary.
     pub threshold: Option<f32>,
@@ -36,18 +45,40 @@ pub(super) struct SignOp {
     pub tanh_path: bool,
 }
 
-impl Op for SignOp {
+impl SignOp {
+    /// Runs over a slice, as `SignOp<BINARY>` or `SignOp<TERNARY>` where the options are theirs.
+    pub(super) fn run(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
+        match (self.threshold, self.use_01, self.tanh_path) {
+            (None, false, true) => simd::run(&self.shaped::<BINARY>(), x, y, dydx),
+            (Some(_), _, true) => simd::run(&self.shaped::<TERNARY>(), x, y, dydx),
+            _ => simd::run(self, x, y, dydx),
+        }
+    }
+
+    /// The same op with the shape parameter `S`.
+    pub(super) fn shaped<const S: u8>(&self) -> SignOp<S> {
+        SignOp { scale: self.scale, threshold: self.threshold, use_01: self.use_01, tanh_path: self.tanh_path }
+    }
+}
+
+impl<const SHAPE: u8> Op for SignOp<SHAPE> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let k = match self.threshold {
+        let threshold = match SHAPE {
+            BINARY => None,
+            TERNARY => Some(self.threshold.unwrap_or(f32::NAN)),
+            _ => self.threshold,
+        };
+        let (use_01, tanh_path) = if SHAPE == GENERAL { (self.use_01, self.tanh_path) } else { (false, true) };
+        let k = match threshold {
             Some(t) => {
                 let s = lane::sgn0(x);
                 V::select(x.abs().ge(V::splat(t)), s, V::splat(0.0) * s)
             }
-            None if self.use_01 => (lane::sgn_plus(x) + V::splat(1.0)) / V::splat(2.0),
+            None if use_01 => (lane::sgn_plus(x) + V::splat(1.0)) / V::splat(2.0),
             None => lane::sgn_plus(x),
         };
-        if self.tanh_path {
+        if tanh_path {
             // tanh(x) + (k − tanh(x)) is exactly k (+0 for zero) for k ∈ {−1, 0, 1} with the
             // sign of tanh(x) — checked over every float in [0, 1] — so the forward pass
             // needs no tanh; only the gradient 1 − tanh²(x) does.
@@ -133,7 +164,7 @@ impl Kernel for Binary {
         if !stochastic && !self.alpha.is_auto() {
             let a = if let Alpha::Value(a) = self.alpha { a as f32 } else { 1.0 };
             let op = SignOp { scale: a, threshold: None, use_01: self.use_01, tanh_path: self.alpha == Alpha::None };
-            simd::run(&op, x, y, dydx);
+            op.run(x, y, dydx);
             return Report { scale: Some(a), ..Report::default() };
         }
         let f = 2.0 * max_abs(x).min(1.0);
@@ -303,6 +334,27 @@ impl Facts for Bernoulli {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// `SignOp<BINARY>` and `SignOp<TERNARY>` give the general op's bits, value and gradient, on
+    /// every float32 bit pattern (every [`crate::quant::every_float_step`]th; all with
+    /// `QSCOPE_EXHAUSTIVE=1`), for the options they stand for.
+    #[test]
+    fn the_shaped_sign_ops_equal_the_general_one_on_every_float() {
+        let check = |op: &SignOp, f: &dyn Fn(f32) -> (f32, f32)| {
+            for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()) {
+                let x = f32::from_bits(bits);
+                let (want, got) = (op.eval(x), f(x));
+                assert_eq!([got.0.to_bits(), got.1.to_bits()], [want.0.to_bits(), want.1.to_bits()], "x = {x:e}");
+            }
+        };
+        let binary = SignOp { scale: 1.0, threshold: None, use_01: false, tanh_path: true };
+        check(&binary, &|x| binary.shaped::<BINARY>().eval(x));
+        for t in [0.33, 0.0, 1e-40, 7.5] {
+            let ternary = SignOp { scale: 1.0, threshold: Some(t), use_01: false, tanh_path: true };
+            check(&ternary, &|x| ternary.shaped::<TERNARY>().eval(x));
+        }
+    }
     /// The identity behind SignOp's tanh-free forward pass: t + (1 − t) = 1 for every
     /// float t in [0, 1] (and so, by symmetry, t + (−1 − t) = −1 on [−1, 0]).
     #[test]

@@ -111,7 +111,12 @@ impl QuantizedBits {
 }
 
 /// quantized_bits with a fixed scale: codes, scale, and QKeras' STE combination.
-pub struct BitsOp {
+///
+/// `PLAIN` fixes the flags at their usual values at compile time — two or more bits, alpha 1,
+/// the STE, qnoise_factor 1 ([`BitsOp::plain`]) — where a runtime flag would leave LLVM computing
+/// every arm per element and selecting one (it if-converts these branches, it does not unswitch
+/// the loop on them).
+pub struct BitsOp<const PLAIN: bool = false> {
     /// alpha (1 for None).
     pub a: f32,
     /// `m / 2^integer`: x·m/mi as one exact power-of-two product.
@@ -128,34 +133,54 @@ pub struct BitsOp {
     use_ste: bool,
 }
 
-impl BitsOp {
+impl<const PLAIN: bool> BitsOp<PLAIN> {
     /// Output and gradient for input `x` whose scaled value `x·m/mi` rounded to `r`.
     #[inline(always)]
     fn with_code<V: Lane>(&self, x: V, r: V) -> (V, V) {
+        // The flags, constants where PLAIN says what they are.
+        let (one_bit, scaled) = (!PLAIN && self.one_bit, !PLAIN && self.a != 1.0);
+        let (use_ste, q) = (PLAIN || self.use_ste, if PLAIN { 1.0 } else { self.q });
         let a = V::splat(self.a);
         // QKeras computes m_i·clip(…)/m; with powers of two that is exactly clip(…)·Δ.
-        let xq = if self.one_bit {
+        let xq = if one_bit {
             a * lane::sgn_plus(x)
         } else {
             let v = lane::clip(r, V::splat(self.lo), V::splat(self.hi)) * V::splat(self.down);
-            if self.a == 1.0 { v } else { a * v }
+            if scaled { a * v } else { v }
         };
-        if self.use_ste {
-            (lane::ste_blend(x, xq, self.q), V::splat(1.0))
+        if use_ste {
+            (lane::ste_blend(x, xq, q), V::splat(1.0))
         } else {
-            (lane::no_ste_blend(x, xq, self.q, self.one_minus_q), V::splat(self.one_minus_q))
+            (lane::no_ste_blend(x, xq, q, self.one_minus_q), V::splat(self.one_minus_q))
+        }
+    }
+
+    /// The constant gradient of [`Op::eval`]: 1 with the STE, else `1 − q`.
+    pub(crate) fn grad(&self) -> f32 {
+        if PLAIN || self.use_ste { 1.0 } else { self.one_minus_q }
+    }
+}
+
+impl BitsOp {
+    /// This op as `BitsOp<true>` where its flags are the plain ones: the same arithmetic without
+    /// the arms they rule out.
+    pub(crate) fn plain(&self) -> Option<BitsOp<true>> {
+        let plain = !self.one_bit && self.a == 1.0 && self.use_ste && self.q == 1.0;
+        let (a, up, down, lo, hi, one_bit) = (self.a, self.up, self.down, self.lo, self.hi, self.one_bit);
+        let (q, one_minus_q, use_ste) = (self.q, self.one_minus_q, self.use_ste);
+        plain.then_some(BitsOp { a, up, down, lo, hi, one_bit, q, one_minus_q, use_ste })
+    }
+
+    /// [`simd::run`] of this op, through [`BitsOp::plain`] where it applies.
+    pub(crate) fn run(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
+        match self.plain() {
+            Some(p) => simd::run(&p, x, y, dydx),
+            None => simd::run(self, x, y, dydx),
         }
     }
 }
 
-impl BitsOp {
-    /// The constant gradient of [`Op::eval`]: 1 with the STE, else `1 − q`.
-    pub fn grad(&self) -> f32 {
-        if self.use_ste { 1.0 } else { self.one_minus_q }
-    }
-}
-
-impl Op for BitsOp {
+impl<const PLAIN: bool> Op for BitsOp<PLAIN> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         // x·m/m_i in QKeras: the same bits as x·(m/m_i) once clipped (powers of two).
@@ -286,7 +311,7 @@ impl Kernel for QuantizedBits {
         if self.is_stochastic(ctx.training) {
             run_drawn(&op, x, y, dydx, &mut ctx.rng);
         } else {
-            simd::run(&op, x, y, dydx);
+            op.run(x, y, dydx);
         }
         Report { scale: Some(op.a), ..Report::default() }
     }
@@ -377,7 +402,7 @@ impl QuantizedLinear {
     pub fn op(&self, qs: f32) -> LinearOp {
         let (lo, hi) = self.bounds();
         let shift = if self.sign_mode() { 0.5 } else { 0.0 };
-        LinearOp { qs, lo, hi, shift, q: self.qnoise_factor as f32 }
+        LinearOp { qs, inv_qs: exact_reciprocal(qs).unwrap_or(f32::NAN), lo, hi, shift, q: self.qnoise_factor as f32 }
     }
 
     /// 'auto': the smallest scale that does not clip the channel's max; 'auto_po2': its
@@ -409,9 +434,14 @@ impl QuantizedLinear {
     }
 }
 
-/// quantized_linear for a given scale: clip, round, and the clipped STE.
-pub struct LinearOp {
+/// quantized_linear for a given scale: clip, round, and the clipped STE. `PLAIN` fixes at
+/// compile time what [`LinearOp::plain`] checks — a power-of-two scale with a normal
+/// reciprocal, no sign-mode shift, qnoise_factor 1 — so `x/qs` is `x·(1/qs)` (the same bits)
+/// and no flag leaves LLVM computing both arms per element.
+pub struct LinearOp<const PLAIN: bool = false> {
     qs: f32,
+    /// [`exact_reciprocal`] of qs, NaN where it has none.
+    inv_qs: f32,
     /// Clip bounds of x/qs.
     pub lo: f32,
     pub hi: f32,
@@ -421,24 +451,41 @@ pub struct LinearOp {
 }
 
 impl LinearOp {
+    /// This op as `LinearOp<true>` where its scale and flags allow.
+    pub(crate) fn plain(&self) -> Option<LinearOp<true>> {
+        let plain = !self.inv_qs.is_nan() && self.shift == 0.0 && self.q == 1.0;
+        let (qs, inv_qs, lo, hi, shift, q) = (self.qs, self.inv_qs, self.lo, self.hi, self.shift, self.q);
+        plain.then_some(LinearOp { qs, inv_qs, lo, hi, shift, q })
+    }
+}
+
+impl<const PLAIN: bool> LinearOp<PLAIN> {
+    /// `x/qs` (as `x·(1/qs)` where PLAIN says that is exact).
+    #[inline(always)]
+    fn scaled<V: Lane>(&self, x: V) -> V {
+        if PLAIN { x * V::splat(self.inv_qs) } else { x / V::splat(self.qs) }
+    }
+
     /// The scaled, clipped (and, in sign mode, shifted) value that gets rounded.
     #[inline(always)]
     fn pre<V: Lane>(&self, x: V) -> V {
-        lane::clip(x / V::splat(self.qs), V::splat(self.lo), V::splat(self.hi)) - V::splat(self.shift)
+        let c = lane::clip(self.scaled(x), V::splat(self.lo), V::splat(self.hi));
+        if PLAIN { c } else { c - V::splat(self.shift) }
     }
 
     /// Output and gradient given the rounded `r` of `pre(x)`. The output is
     /// `x + q·(xq − x)` (no stop-gradient), so the gradient is `(1 − q) + q·1[lo ≤ x/qs ≤ hi]`.
     #[inline(always)]
     fn post<V: Lane>(&self, x: V, r: V) -> (V, V) {
-        let qs = V::splat(self.qs);
+        let (qs, q) = (V::splat(self.qs), if PLAIN { 1.0 } else { self.q });
+        // + shift also when it is 0: it turns a −0 code into +0.
         let xq = (r + V::splat(self.shift)) * qs;
-        let pass = (V::splat(self.q) * qs) / qs * lane::inside(x / qs, V::splat(self.lo), V::splat(self.hi));
-        (lane::ste_blend(x, xq, self.q), V::splat(1.0 - self.q) + pass)
+        let pass = (V::splat(q) * qs) / qs * lane::inside(self.scaled(x), V::splat(self.lo), V::splat(self.hi));
+        (lane::ste_blend(x, xq, q), V::splat(1.0 - q) + pass)
     }
 }
 
-impl Op for LinearOp {
+impl<const PLAIN: bool> Op for LinearOp<PLAIN> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         self.post(x, self.pre(x).nearest())
@@ -466,6 +513,8 @@ impl Kernel for QuantizedLinear {
         if stochastic {
             let rng = &mut ctx.rng;
             elementwise(x, y, dydx, |v| op.post(v, stochastic_round(op.pre(v), 1.0, rng.uniform())));
+        } else if let Some(plain) = op.plain() {
+            simd::run(&plain, x, y, dydx);
         } else {
             simd::run(&op, x, y, dydx);
         }
@@ -516,23 +565,4 @@ impl Facts for QuantizedLinear {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// × an exact reciprocal gives the division's codes, for powers of two across the range
-    /// (and none for the others), every 65 521st float32 bit pattern and the specials.
-    #[test]
-    fn auto_codes_by_an_exact_reciprocal_equal_the_division() {
-        let specials = [0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, 1e-45];
-        for e in (-126..=127).step_by(7).chain([-126, 126, 127]) {
-            let s = pow2i(e);
-            let inv = exact_reciprocal(s);
-            assert_eq!(inv.is_some(), e < 127, "2^{e}");
-            for v in (0..=u32::MAX).step_by(65_521).map(f32::from_bits).chain(specials) {
-                let (got, want) = (auto_code(v, s, inv, 7.0), auto_code(v, s, None, 7.0));
-                assert_eq!(got.to_bits(), want.to_bits(), "s = 2^{e}, v = {v:e}");
-            }
-        }
-        assert!(exact_reciprocal(0.75).is_none() && exact_reciprocal(1e-40).is_none());
-    }
-}
+mod tests;

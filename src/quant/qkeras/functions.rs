@@ -191,12 +191,15 @@ quantizer! {
     }
 }
 
+/// The library's `ste_blend(hs, round(hs))` of the hard sigmoid `hs` is `round(hs)` itself: hs is
+/// +0…1 (0.5·v + 0.5 is never −0) and `hs + (k − hs)` is exact there for k = round(hs) ∈ {0, 1}
+/// (Sterbenz), while a NaN takes the blend's `round(hs)` arm — checked on every float.
 #[inline(always)]
 fn binary_sigmoid<V: Lane>(v: V) -> (V, V) {
     let (zero, one, half) = (V::splat(0.0), V::splat(1.0), V::splat(0.5));
     let u = half * v + half;
     let hs = lane::clip(u, zero, one);
-    (lane::ste_blend(hs, hs.nearest(), 1.0), half * lane::inside(u, zero, one))
+    (hs.nearest(), half * lane::inside(u, zero, one))
 }
 
 impl Op for BinarySigmoid {
@@ -243,4 +246,22 @@ impl Kernel for BinaryTanh {
 elementwise_facts! {
     RoundThrough, StochasticRound, StochasticRoundPo2, HardSigmoid, HardTanh, SmoothSigmoid, SmoothTanh,
     BinarySigmoid, BinaryTanh,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// binary_sigmoid's value is the library's straight-through blend of the rounded hard
+    /// sigmoid, on every float32 bit pattern (every [`crate::quant::every_float_step`]th; all
+    /// with `QSCOPE_EXHAUSTIVE=1`), NaNs included.
+    #[test]
+    fn binary_sigmoid_is_the_blend_it_replaces_on_every_float() {
+        for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()) {
+            let x = f32::from_bits(bits);
+            let hs = lane::clip(0.5 * x + 0.5, 0.0f32, 1.0);
+            let blend = lane::ste_blend(hs, hs.nearest(), 1.0);
+            assert_eq!(binary_sigmoid(x).0.to_bits(), blend.to_bits(), "x = {x:e}");
+        }
+    }
 }

@@ -74,9 +74,13 @@ pub fn hswish(
         return hswish_passes(shift, upper, inner, x, y, dydx, ctx);
     }
     let bits = inner.op();
-    let op = HswishOp { shift, upper, gi: bits.grad() / upper, bits };
-    simd::run(&op, x, y, dydx);
-    Report { scale: Some(op.bits.a), ..Report::default() }
+    let scale = Some(bits.a);
+    let gi = bits.grad() / upper;
+    match bits.plain() {
+        Some(bits) => simd::run(&HswishOp { shift, upper, gi, bits }, x, y, dydx),
+        None => simd::run(&HswishOp { shift, upper, gi, bits }, x, y, dydx),
+    }
+    Report { scale, ..Report::default() }
 }
 
 /// The three-pass form: `h` into a temporary, `inner` over it, then the chain rule.
@@ -104,23 +108,25 @@ fn hswish_passes(
 }
 
 /// [`hswish_passes`] in one pass for a fixed-scale, deterministic quantized_bits: the same
-/// float32 operations in the same order, element by element.
-struct HswishOp {
+/// float32 operations in the same order, element by element (`PLAIN`: see [`BitsOp`]).
+struct HswishOp<const PLAIN: bool> {
     shift: f32,
     upper: f32,
     /// inner's constant gradient over `upper` (the passes divide it per element).
     gi: f32,
-    bits: BitsOp,
+    bits: BitsOp<PLAIN>,
 }
 
-impl Op for HswishOp {
+impl<const PLAIN: bool> Op for HswishOp<PLAIN> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         let (upper, zero) = (V::splat(self.upper), V::splat(0.0));
         let s = x + V::splat(self.shift);
-        // s is never −0 (shift > 0) and NaN takes `upper`: pmax is `max` here.
+        // `s ≤ upper ? max(s, 0) : upper` (s is never −0: shift > 0): pmin keeps `upper` unless
+        // its argument is below it, so a NaN takes `upper` too — without the comparison, which
+        // only the gradient needs.
         let below = s.le(upper);
-        let relu = V::select(below, s.pmax(zero), upper);
+        let relu = upper.pmin(s.pmax(zero));
         let (y, _) = self.bits.eval(x * relu / upper);
         let gi = V::splat(self.gi);
         (y, gi * relu + V::select(below & s.gt(zero), gi * x, zero))
@@ -175,6 +181,19 @@ mod tests {
         let dense = (-(1 << 19)..=1 << 19).map(|k| k as f32 / 65536.0);
         let specials = [0.0, -0.0, -3.0, 3.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
         sparse.chain(dense).chain(specials).collect()
+    }
+
+    /// The fused pass's `min(relu(s), upper)` by pmin is the select it replaces, on every float32
+    /// bit pattern s (every [`crate::quant::every_float_step`]th; all with `QSCOPE_EXHAUSTIVE=1`).
+    #[test]
+    fn the_capped_relu_by_pmin_is_the_select_on_every_float() {
+        for upper in [6.0f32, 2.5, 1e-6, 1e6] {
+            for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()) {
+                let s = f32::from_bits(bits);
+                let select = if s <= upper { s.pmax(0.0) } else { upper };
+                assert_eq!(upper.pmin(s.pmax(0.0)).to_bits(), select.to_bits(), "upper {upper}, s {s:e}");
+            }
+        }
     }
 
     /// The fused pass gives the bits of the three passes, forward and gradient.

@@ -62,15 +62,16 @@ impl QuantizedRelu {
     }
 
     /// `x_u`, the float value the STE passes through (leaky ReLU capped at the top code or
-    /// relu_upper_bound), and its gradient.
+    /// relu_upper_bound), and its gradient. `plain` (a constant where it is inlined) says the
+    /// flags are [`ReluOp::plain`]'s, so their other arms fold away.
     #[inline(always)]
-    fn xu<V: Lane>(&self, v: V, top: f32) -> (V, V) {
-        let ns = V::splat(self.negative_slope as f32);
+    fn xu<V: Lane>(&self, v: V, top: f32, plain: bool) -> (V, V) {
+        let ns = V::splat(if plain { 0.0 } else { self.negative_slope as f32 });
         let pos = v.gt(V::splat(0.0));
         // K.relu(x, negative_slope): plain relu (0 for −inf) when the slope is 0.
-        let neg = if self.negative_slope == 0.0 { V::splat(0.0) } else { ns * v };
+        let neg = if plain || self.negative_slope == 0.0 { V::splat(0.0) } else { ns * v };
         let (relu, drelu) = (V::select(pos, v, neg), V::select(pos, V::splat(1.0), ns));
-        let bound = if self.is_quantized_clip { Some(top) } else { self.relu_upper_bound.map(|u| u as f32) };
+        let bound = if plain || self.is_quantized_clip { Some(top) } else { self.relu_upper_bound.map(|u| u as f32) };
         match bound {
             // tf.where(x <= bound, relu, bound): NaN takes the bound.
             Some(b) => {
@@ -81,10 +82,12 @@ impl QuantizedRelu {
         }
     }
 
-    /// The quantized value `xq`, with `round` the rounding of the scaled value.
+    /// The quantized value `xq`, with `round` the rounding of the scaled value (`plain`: as in
+    /// [`QuantizedRelu::xu`]).
     #[inline(always)]
-    fn xq<V: Lane>(&self, v: V, m: f32, mi: f32, mut round: impl FnMut(V) -> V) -> V {
+    fn xq<V: Lane>(&self, v: V, m: f32, mi: f32, plain: bool, mut round: impl FnMut(V) -> V) -> V {
         let ns = self.negative_slope as f32;
+        let slope = !plain && self.negative_slope > 0.0;
         let neg_factor = V::splat((1.0 / (self.negative_slope * m as f64)) as f32);
         let (vm, vmi, one, zero) = (V::splat(m), V::splat(mi), V::splat(1.0), V::splat(0.0));
         let (top, two, mins) = (V::splat(1.0 - 1.0 / m), V::splat(2.0), V::splat(mi * ns));
@@ -92,23 +95,24 @@ impl QuantizedRelu {
         // x·m/m_i is x·(m/m_i) (x·m is exact; where it overflows both clip to the top).
         let inv_m = V::splat(1.0 / m);
         let mut xq;
-        if self.use_sigmoid {
+        if !plain && self.use_sigmoid {
             let (s, _) = sigmoid_q(v * V::splat(1.0 / mi));
             let p = s * vm;
             xq = vmi * lane::clip(two * (round(p) * inv_m) - one, zero, top);
-            if self.negative_slope > 0.0 {
+            if slope {
                 let r = round(p * V::splat(ns));
                 xq = xq + mins * lane::clip(two * (r * neg_factor) - one, -one, zero);
             }
         } else {
             let p = v * V::splat(m / mi);
             xq = vmi * lane::clip(round(p) * inv_m, zero, top);
-            if self.negative_slope > 0.0 {
+            if slope {
                 let r = round(p * V::splat(ns));
                 xq = xq + mins * lane::clip(r * neg_factor, -one, zero);
             }
         }
         if let Some(u) = self.relu_upper_bound
+            && !plain
             && u != 0.0
             && !self.is_quantized_clip
         {
@@ -120,8 +124,11 @@ impl QuantizedRelu {
     }
 }
 
-/// quantized_relu with round-half-even codes.
-pub struct ReluOp<'a> {
+/// quantized_relu with round-half-even codes. `PLAIN` fixes the flags at their defaults at
+/// compile time — no negative slope or sigmoid, the quantized clip, the STE, qnoise_factor 1, a
+/// bounded `x_u` ([`ReluOp::plain`]) — where runtime flags would leave LLVM computing every arm
+/// per element and selecting one.
+pub struct ReluOp<'a, const PLAIN: bool = false> {
     relu: &'a QuantizedRelu,
     /// The top code `2^integer − Δ`, where the STE's capped relu stops.
     pub top: f32,
@@ -149,13 +156,28 @@ impl QuantizedRelu {
     }
 }
 
-impl ReluOp<'_> {
+impl<'a> ReluOp<'a> {
+    /// This op as `ReluOp<true>` where its flags are the plain ones.
+    pub(crate) fn plain(&self) -> Option<ReluOp<'a, true>> {
+        let r = self.relu;
+        // The bits of +0: a slope of −0 would give −0 gradients below zero.
+        let plain = r.negative_slope.to_bits() == 0
+            && !r.use_sigmoid
+            && r.is_quantized_clip
+            && r.use_ste
+            && r.qnoise_factor == 1.0
+            && self.bounded;
+        plain.then_some(ReluOp { relu: r, top: self.top, m: self.m, mi: self.mi, bounded: true })
+    }
+}
+
+impl<const PLAIN: bool> ReluOp<'_, PLAIN> {
     /// The STE combination of `x_u` and `xq`.
     #[inline(always)]
     fn combine<V: Lane>(&self, (xu, g): (V, V), xq: V) -> (V, V) {
-        let q = self.relu.qnoise_factor as f32;
+        let q = if PLAIN { 1.0 } else { self.relu.qnoise_factor as f32 };
         let omq = one_minus(self.relu.qnoise_factor);
-        if self.relu.use_ste && self.bounded {
+        if PLAIN || self.relu.use_ste && self.bounded {
             (lane::ste_lib(xu, xq, q), g)
         } else if self.relu.use_ste {
             (lane::ste_blend(xu, xq, q), g)
@@ -165,11 +187,11 @@ impl ReluOp<'_> {
     }
 }
 
-impl Op for ReluOp<'_> {
+impl<const PLAIN: bool> Op for ReluOp<'_, PLAIN> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let xq = self.relu.xq(x, self.m, self.mi, |p: V| p.nearest());
-        self.combine(self.relu.xu(x, self.top), xq)
+        let xq = self.relu.xq(x, self.m, self.mi, PLAIN, |p: V| p.nearest());
+        self.combine(self.relu.xu(x, self.top, PLAIN), xq)
     }
 }
 
@@ -198,9 +220,11 @@ impl Kernel for QuantizedRelu {
         if self.is_stochastic(ctx.training) {
             let rng = &mut ctx.rng;
             elementwise(x, y, dydx, |v| {
-                let xq = self.xq(v, op.m, op.mi, |p| round_through(p, true, rng));
-                op.combine(self.xu(v, op.top), xq)
+                let xq = self.xq(v, op.m, op.mi, false, |p| round_through(p, true, rng));
+                op.combine(self.xu(v, op.top, false), xq)
             });
+        } else if let Some(plain) = op.plain() {
+            simd::run(&plain, x, y, dydx);
         } else {
             simd::run(&op, x, y, dydx);
         }
@@ -478,7 +502,7 @@ mod tests {
             assert!(op.bounded, "{r:?}");
             let full = ReluOp { bounded: false, ..r.op() };
             for &v in &x {
-                assert!(r.xu(v, op.top).0.abs() <= 1_048_576.0, "{r:?} at {v:e}");
+                assert!(r.xu(v, op.top, false).0.abs() <= 1_048_576.0, "{r:?} at {v:e}");
                 let (a, b) = (op.eval(v), full.eval(v));
                 assert_eq!([a.0.to_bits(), a.1.to_bits()], [b.0.to_bits(), b.1.to_bits()], "{r:?} at {v:e}");
             }
@@ -487,6 +511,38 @@ mod tests {
         let open = QuantizedRelu { is_quantized_clip: false, ..base.clone() };
         let unbounded = [slope, open, QuantizedRelu { bits: 32, integer: 24, ..base }];
         assert!(unbounded.iter().all(|r| !r.op().bounded));
+    }
+
+    /// `ReluOp::<true>` gives the general op's bits, value and gradient, on every float32 bit
+    /// pattern (every [`crate::quant::every_float_step`]th; all with `QSCOPE_EXHAUSTIVE=1`) at
+    /// plain configurations; it is offered for none of the others.
+    #[test]
+    fn the_plain_relu_op_equals_the_general_one_on_every_float() {
+        let base = QuantizedRelu::default();
+        let plain = [
+            base.clone(),
+            QuantizedRelu { bits: 4, integer: 2, ..base.clone() },
+            QuantizedRelu { bits: 1, integer: 0, ..base.clone() },
+            QuantizedRelu { bits: 24, integer: 20, relu_upper_bound: Some(6.0), ..base.clone() },
+        ];
+        for r in &plain {
+            let (general, fixed) = (r.op(), r.op().plain().expect("plain flags"));
+            for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()) {
+                let x = f32::from_bits(bits);
+                let (want, got) = (general.eval(x), fixed.eval(x));
+                assert_eq!([got.0.to_bits(), got.1.to_bits()], [want.0.to_bits(), want.1.to_bits()], "{r:?} at {x:e}");
+            }
+        }
+        let others = [
+            QuantizedRelu { negative_slope: 0.25, ..base.clone() },
+            QuantizedRelu { negative_slope: -0.0, ..base.clone() },
+            QuantizedRelu { use_sigmoid: true, ..base.clone() },
+            QuantizedRelu { is_quantized_clip: false, relu_upper_bound: Some(6.0), ..base.clone() },
+            QuantizedRelu { use_ste: false, ..base.clone() },
+            QuantizedRelu { qnoise_factor: 0.5, ..base.clone() },
+            QuantizedRelu { bits: 32, integer: 24, ..base },
+        ];
+        assert!(others.iter().all(|r| r.op().plain().is_none()), "offered where it does not apply");
     }
 
     /// The squashes' × 1/m gives ÷ m's bits on integer-valued floats (every 257th, rounded) at every m.
@@ -514,7 +570,8 @@ mod tests {
                     let r = QuantizedRelu { bits, integer, use_sigmoid, negative_slope, ..base.clone() };
                     let op = r.op();
                     for v in (0..=u32::MAX / 1021).map(|k| f32::from_bits(k * 1021)) {
-                        let (new, old) = (r.xq(v, op.m, op.mi, |p: f32| p.nearest()), xq_divided(&r, v, op.m, op.mi));
+                        let new = r.xq(v, op.m, op.mi, false, |p: f32| p.nearest());
+                        let old = xq_divided(&r, v, op.m, op.mi);
                         assert_eq!(
                             new.to_bits(),
                             old.to_bits(),

@@ -163,7 +163,7 @@ impl Kernel for Ternary {
             let t = self.threshold.unwrap_or(0.33) as f32;
             let a = if let Alpha::Value(a) = self.alpha { a as f32 } else { 1.0 };
             let op = SignOp { scale: a, threshold: Some(t), use_01: false, tanh_path: self.alpha == Alpha::None };
-            simd::run(&op, x, y, dydx);
+            op.run(x, y, dydx);
             return Report { scale: Some(a), threshold: Some(t), ..Report::default() };
         }
         let stochastic = self.is_stochastic(ctx.training);

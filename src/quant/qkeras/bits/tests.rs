@@ -1,0 +1,77 @@
+//! quantized_bits' and quantized_linear's shortcuts against the formulas they replace.
+
+use super::*;
+
+/// `BitsOp::<true>` gives the general op's bits, value and gradient, for every float32 bit
+/// pattern (every [`crate::quant::every_float_step`]th; all with `QSCOPE_EXHAUSTIVE=1`), at
+/// the plain configurations of several widths; it is offered for none of the others.
+#[test]
+fn the_plain_bits_op_equals_the_general_one_on_every_float() {
+    let base = QuantizedBits::default();
+    let plain = [
+        base.clone(),
+        QuantizedBits { bits: 4, integer: 0, symmetric: true, ..base.clone() },
+        QuantizedBits { bits: 2, integer: 1, keep_negative: false, ..base.clone() },
+        QuantizedBits { bits: 32, integer: 20, ..base.clone() },
+    ];
+    for b in &plain {
+        let (general, fixed) = (b.op(), b.op().plain().expect("plain flags"));
+        for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()) {
+            let x = f32::from_bits(bits);
+            let (want, got) = (Op::eval(&general, x), fixed.eval(x));
+            assert_eq!([got.0.to_bits(), got.1.to_bits()], [want.0.to_bits(), want.1.to_bits()], "{b:?} at {x:e}");
+        }
+    }
+    let others = [
+        QuantizedBits { bits: 1, ..base.clone() },
+        QuantizedBits { alpha: Alpha::Value(0.5), ..base.clone() },
+        QuantizedBits { use_ste: false, ..base.clone() },
+        QuantizedBits { qnoise_factor: 0.5, ..base },
+    ];
+    assert!(others.iter().all(|b| b.op().plain().is_none()));
+}
+
+/// `LinearOp::<true>` gives the general op's bits, value and gradient, on every float32 bit
+/// pattern (every [`crate::quant::every_float_step`]th; all with `QSCOPE_EXHAUSTIVE=1`) for
+/// power-of-two scales across the range; it is offered for none of the other scales and flags.
+#[test]
+fn the_plain_linear_op_equals_the_general_one_on_every_float() {
+    let base = QuantizedLinear::default();
+    let configs = [
+        base.clone(),
+        QuantizedLinear { bits: 4, integer: 2, symmetric: false, ..base.clone() },
+        QuantizedLinear { bits: 3, keep_negative: false, ..base.clone() },
+    ];
+    for l in &configs {
+        for qs in [l.data_type_scale(), pow2i(-126), pow2i(-40), 1.0, pow2i(30), pow2i(126)] {
+            let (general, fixed) = (l.op(qs), l.op(qs).plain().expect("plain flags and scale"));
+            for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()) {
+                let x = f32::from_bits(bits);
+                let (want, got) = (general.eval(x), fixed.eval(x));
+                let [g, w] = [got, want].map(|(v, d)| [v.to_bits(), d.to_bits()]);
+                assert_eq!(g, w, "{l:?}, qs {qs:e} at {x:e}");
+            }
+        }
+    }
+    let sign = QuantizedLinear { bits: 1, ..base.clone() };
+    let blended = QuantizedLinear { qnoise_factor: 0.5, ..base.clone() };
+    assert!(sign.op(0.5).plain().is_none() && blended.op(0.5).plain().is_none());
+    assert!([0.75, pow2i(127), 1e-40, f32::INFINITY, f32::NAN].iter().all(|&qs| base.op(qs).plain().is_none()));
+}
+
+/// × an exact reciprocal gives the division's codes, for powers of two across the range
+/// (and none for the others), every 65 521st float32 bit pattern and the specials.
+#[test]
+fn auto_codes_by_an_exact_reciprocal_equal_the_division() {
+    let specials = [0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, 1e-45];
+    for e in (-126..=127).step_by(7).chain([-126, 126, 127]) {
+        let s = pow2i(e);
+        let inv = exact_reciprocal(s);
+        assert_eq!(inv.is_some(), e < 127, "2^{e}");
+        for v in (0..=u32::MAX).step_by(65_521).map(f32::from_bits).chain(specials) {
+            let (got, want) = (auto_code(v, s, inv, 7.0), auto_code(v, s, None, 7.0));
+            assert_eq!(got.to_bits(), want.to_bits(), "s = 2^{e}, v = {v:e}");
+        }
+    }
+    assert!(exact_reciprocal(0.75).is_none() && exact_reciprocal(1e-40).is_none());
+}
