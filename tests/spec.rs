@@ -178,3 +178,11 @@ fn alpha_kinds_are_distinguished() {
     assert_eq!(alpha("quantized_bits(4, alpha='auto')"), Alpha::Auto);
     assert_eq!(alpha("quantized_bits(4, alpha=\"auto_po2\")"), Alpha::AutoPo2);
 }
+
+#[test]
+fn a_string_with_quotes_backslashes_or_line_breaks_prints_escaped_and_parses_back() {
+    let q = parse(r#"qkeras.quantized_bits(var_name="it's a \\ b\n")"#).unwrap();
+    assert_eq!(get(&q, "var_name"), Literal::Str("it's a \\ b\n".into()));
+    assert_eq!(q.to_string(), r"qkeras.quantized_bits(var_name='it\'s a \\ b\n')");
+    assert_eq!(parse(&q.to_string()).unwrap(), q);
+}
