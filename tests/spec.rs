@@ -187,6 +187,20 @@ fn a_string_with_quotes_backslashes_or_line_breaks_prints_escaped_and_parses_bac
     assert_eq!(parse(&q.to_string()).unwrap(), q);
 }
 
+#[test]
+fn an_axis_list_holds_whole_numbers_only_so_it_prints_back() {
+    assert_eq!(
+        get(&parse("qkeras.quantized_bits(scale_axis=[0, 2])").unwrap(), "scale_axis"),
+        Literal::List(vec![0.0, 2.0])
+    );
+    for bad in ["[1.5]", "[1e400]"] {
+        let e = error(&format!("qkeras.quantized_linear(scale_axis={bad})"));
+        assert!(e.contains("expected None, an integer or a list of integers"), "{e}");
+    }
+    let mut q = parse("qkeras.quantized_linear").unwrap();
+    assert!(q.set("scale_axis", &Literal::List(vec![f64::NAN])).is_err());
+}
+
 /// Spec-like text: a catalogue name and arguments drawn from values the parameters take.
 fn spec_like() -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::prelude::*;

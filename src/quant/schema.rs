@@ -363,7 +363,12 @@ pub struct Opaque(pub Literal);
 impl Param for Opaque {
     fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
         let ok = match kind {
-            Kind::Axis => matches!(lit, Literal::None | Literal::Int(_) | Literal::List(_)),
+            // Axes are whole numbers (a list's NaN or 1.5 could not be printed back as a spec).
+            Kind::Axis => match lit {
+                Literal::None | Literal::Int(_) => true,
+                Literal::List(v) => v.iter().all(|a| a.is_finite() && a.fract() == 0.0),
+                _ => false,
+            },
             Kind::Text => matches!(lit, Literal::None | Literal::Str(_)),
             _ => false,
         };
