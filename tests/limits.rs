@@ -226,3 +226,17 @@ fn a_qscope_block_reads_at_most_64_settings_and_names_the_first_line_past_them()
     assert_eq!(past.len(), 1, "{errors:?}");
     assert_eq!(past[0].line, Some(8 + MAX_ENTRIES));
 }
+
+#[test]
+fn a_set_of_more_than_a_million_levels_is_reported_continuous_not_enumerated() {
+    for spec in [
+        "qkeras.quantized_relu(bits=28, use_sigmoid=True, negative_slope=0.77)",
+        "qkeras.quantized_relu(bits=32, negative_slope=0.5)",
+        "qkeras.quantized_ulaw(bits=32)",
+        "clipped_ste(step=1e-6, min_value=-1e6, max_value=1e6)",
+    ] {
+        let q = parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let (_, _, report) = q.eval(&[0.5], &mut Ctx::inference(0));
+        assert_eq!(q.levels(&report), qscope::quant::Levels::Continuous, "{spec}");
+    }
+}

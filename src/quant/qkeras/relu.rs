@@ -8,6 +8,7 @@ use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{integer_fits, one_minus, sigmoid_q};
 use crate::quant::elementwise_facts;
+use crate::quant::levels::MAX_SET;
 
 pub(super) const BITS: Kind = Kind::Int { min: 1, max: 32 };
 pub(super) const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
@@ -223,6 +224,9 @@ impl Kernel for QuantizedRelu {
             } else {
                 Levels::codes(0, 2 * m - 2, step / 2.0)
             };
+        }
+        if (self.use_sigmoid || self.negative_slope > 0.0) && m > MAX_SET {
+            return Levels::Continuous;
         }
         let mi = pow2i(self.integer);
         let ns = self.negative_slope as f32;
