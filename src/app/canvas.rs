@@ -43,15 +43,18 @@ impl Canvas {
     }
 
     /// The height of a line of `font` at `size` pixels: plotters' own measure (a span's
-    /// `offsetHeight`), taken once per font.
+    /// `offsetHeight`), taken once per font. The span's font is set through CSSOM (the page's
+    /// Content Security Policy refuses `style` attributes); style/main.css places it
+    /// (`.text-measure`: fixed below the viewport, unwrapped).
     fn height(family: &str, style: &str, size: f64) -> Option<u32> {
         let document = web_sys::window()?.document()?;
         let span: web_sys::HtmlElement = document.create_element("span").ok()?.dyn_into().ok()?;
         span.set_text_content(Some("Xg"));
-        let css = format!(
-            "display: inline-block; font-family:{family}; font-style:{style}; font-size: {size}px; position: fixed; top: 100%"
-        );
-        span.set_attribute("style", &css).ok()?;
+        span.set_class_name("text-measure");
+        let css = span.style();
+        css.set_property("font-family", family).ok()?;
+        css.set_property("font-style", style).ok()?;
+        css.set_property("font-size", &format!("{size}px")).ok()?;
         document.body()?.append_child(&span).ok()?;
         let height = span.offset_height().max(0) as u32;
         span.remove();

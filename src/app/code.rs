@@ -88,7 +88,7 @@ pub fn CodePanel(model: Model) -> impl IntoView {
                     }}
                 </span>
             </div>
-            <pre class="code" data-testid="code"><code>{text}</code></pre>
+            <pre class="code" data-testid="code" tabindex="0"><code>{text}</code></pre>
             {move || note.get().map(|n| view! { <p class="code-note" data-testid="code-note">{n}</p> })}
             <Show when=move || copied.get() == Copied::Refused>
                 <textarea class="fallback" node_ref=fallback readonly rows="4" aria-label="The code, selected: press Ctrl+C to copy" prop:value=text></textarea>

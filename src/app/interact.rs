@@ -1,7 +1,8 @@
 //! Pointer, wheel and keyboard on a plot canvas: hover moves the crosshair, a drag pans, the
 //! wheel zooms around the pointer (a non-passive listener, so the page does not scroll), a
-//! click pins the Explain panel's x, a double-click resets the range; focused, the arrow keys
-//! pan, +/− zoom and 0 resets. By touch: one finger drags sideways to pan (an upward or
+//! click pins the Explain panel's x, a double-click resets the range; focused, ← and → move the
+//! pinned x by a step (Shift: ten), the range following it, +/− zoom around it, 0 resets the
+//! range and Escape clears the pin. By touch: one finger drags sideways to pan (an upward or
 //! downward drag scrolls the page: the canvas allows `pan-y`), two fingers pinch to zoom, a
 //! tap pins. Every change is applied on the next animation frame.
 
@@ -13,7 +14,7 @@ use web_sys::{HtmlCanvasElement, KeyboardEvent, PointerEvent, WheelEvent};
 use super::dom::NextFrame;
 use super::figure;
 use super::model::Model;
-use qscope::explore::state::{DEFAULT_X, pan, zoom};
+use qscope::explore::state::{DEFAULT_X, X_LIMIT, pan, zoom};
 
 /// A drag in progress: where it started, in pixels and as an x range.
 #[derive(Clone, Copy)]
@@ -206,18 +207,65 @@ pub fn attach(model: Model, node: NodeRef<leptos::html::Canvas>, frame: NextFram
         });
         listen(&canvas, "dblclick", true, move |_: web_sys::MouseEvent| set_x(model, DEFAULT_X));
         listen(&canvas, "keydown", false, move |e: KeyboardEvent| {
-            let x = model.x.get_untracked();
-            let (mid, span) = ((x.0 + x.1) / 2.0, x.1 - x.0);
-            let to = match e.key().as_str() {
-                "ArrowLeft" => pan(x, -0.1 * span),
-                "ArrowRight" => pan(x, 0.1 * span),
-                "+" | "=" | "ArrowUp" => zoom(x, mid, 0.8),
-                "-" | "_" | "ArrowDown" => zoom(x, mid, 1.25),
-                "0" | "Home" => DEFAULT_X,
-                _ => return,
-            };
+            if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                return;
+            }
+            if !key(model, &e.key(), e.shift_key()) {
+                return;
+            }
             e.prevent_default();
-            set_x(model, to);
         });
     });
+}
+
+/// The keyboard step of the pinned x over the range `x`: the power of ten that cuts the range
+/// into 20 to 200 steps (so a pin moved by keys reads as a short decimal).
+fn key_step((lo, hi): (f32, f32)) -> (i32, f64) {
+    let exponent = ((hi as f64 - lo as f64) / 20.0).log10().floor() as i32;
+    (exponent, 10f64.powi(exponent))
+}
+
+/// `x` moved by `steps` keyboard steps of the range, on the grid of the step (written as the
+/// nearest float to a short decimal), within ±[`X_LIMIT`].
+fn stepped(x: f32, steps: i32, range: (f32, f32)) -> f32 {
+    let (exponent, step) = key_step(range);
+    let k = (x as f64 / step).round() + steps as f64;
+    // k × 10^e, formed as a division for negative e so that 0.1 steps land on the float nearest 0.1·k.
+    let v = if exponent < 0 { k / 10f64.powi(-exponent) } else { k * step };
+    (v as f32).clamp(-X_LIMIT, X_LIMIT)
+}
+
+/// A key on a focused plot: ←/→ move the pinned x (starting from the probe; the range pans to
+/// keep it in view), +/− zoom around it (or the middle), 0 and Home reset the range, Escape
+/// clears the pin. Returns whether the key was used.
+fn key(model: Model, key: &str, shift: bool) -> bool {
+    let x = model.x.get_untracked();
+    let pin = model.state.with_untracked(|s| s.pin);
+    let steps = if shift { 10 } else { 1 };
+    match key {
+        "ArrowLeft" | "ArrowRight" => {
+            let from = pin.unwrap_or_else(|| model.probe.get_untracked());
+            let to = stepped(from, if key == "ArrowLeft" { -steps } else { steps }, x);
+            let span = x.1 - x.0;
+            let range = if to < x.0 {
+                pan(x, to - x.0 - 0.05 * span)
+            } else if to > x.1 {
+                pan(x, to - x.1 + 0.05 * span)
+            } else {
+                x
+            };
+            model.update(|s| {
+                let _ = s.set_x(range);
+                s.pin = Some(to);
+            });
+        }
+        "+" | "=" | "-" | "_" => {
+            let at = pin.unwrap_or((x.0 + x.1) / 2.0);
+            set_x(model, zoom(x, at, if matches!(key, "+" | "=") { 0.8 } else { 1.25 }));
+        }
+        "0" | "Home" => set_x(model, DEFAULT_X),
+        "Escape" if pin.is_some() => model.update(|s| s.pin = None),
+        _ => return false,
+    }
+    true
 }

@@ -270,6 +270,8 @@ pub fn EmbedFooter() -> impl IntoView {
     view! {
         <Show when=move || modes.embed.get()>
             <footer class="embed-footer">
+                // The title bar (and its heading) is hidden in an embed: the page keeps a level-one heading.
+                <h1 class="sr-only">"qscope"</h1>
                 <a
                     href=full_view_url()
                     target="_blank"

@@ -1,6 +1,8 @@
 //! The middle column: the x range, mode and seed; the forward and backward canvases (drag to
-//! pan, wheel to zoom, double-click to reset, arrow keys and +/− when focused, hover for a
-//! crosshair, click to pin the Explain panel's x); the crosshair readout.
+//! pan, wheel to zoom, double-click to reset, hover for a crosshair, click to pin the Explain
+//! panel's x; focused, ← → move the pin, +/− zoom, Escape clears the pin); the crosshair
+//! readout, which is the figures' text alternative (the canvases point at its table), and a
+//! polite live region that reads out the values at the pinned x when it moves.
 
 use leptos::prelude::*;
 
@@ -146,7 +148,7 @@ fn Toolbar(model: Model) -> impl IntoView {
                     on:change=move |ev| set_seed(event_target_value(&ev))
                 />
             </span>
-            <span class="hint muted">"drag to pan · wheel to zoom · double-click resets"</span>
+            <span class="hint muted">"drag to pan · wheel to zoom · double-click resets · on a focused plot ← → move the pin, +/− zoom"</span>
             <p class="tool-error" role="alert" class:hidden=move || x_error.with(Option::is_none)>{move || x_error.get()}</p>
         </div>
     }
@@ -192,12 +194,16 @@ fn PlotCanvas(model: Model, panel: Panel, testid: &'static str, resized: ReadSig
     let label = move || {
         model.curves.with(|c| {
             let names: Vec<&str> = c.iter().filter(|c| !c.hidden).map(|c| c.label.as_str()).collect();
-            format!("{} of {}. Arrow keys pan, plus and minus zoom, 0 resets.", figure::title(panel), names.join(", "))
+            format!(
+                "{} of {}. Left and right arrows move the pinned x, plus and minus zoom, 0 resets the range, Escape clears the pin.",
+                figure::title(panel),
+                names.join(", ")
+            )
         })
     };
     view! {
         <figure class="card plot">
-            <canvas node_ref=node data-testid=testid role="img" tabindex="0" aria-label=label></canvas>
+            <canvas node_ref=node data-testid=testid role="img" tabindex="0" aria-label=label aria-describedby="readings"></canvas>
             <canvas node_ref=layer class="crosshair" data-testid=format!("{testid}-crosshair") aria-hidden="true"></canvas>
         </figure>
     }
@@ -212,13 +218,22 @@ fn Readout(model: Model) -> impl IntoView {
         model.curves.with(|c| figure::read_at(c, x))
     });
     let n = |v: f32| figure::fmt_number(v as f64);
+    // What a screen reader hears when the pinned x moves (not while the pointer hovers).
+    let spoken = Memo::new(move |_| {
+        let x = model.probe.get();
+        let rows = model.curves.with(|c| figure::read_at(c, x));
+        let values: Vec<String> =
+            rows.into_iter().map(|r| format!("{} y = {}, dy/dx = {}", r.label, n(r.y), n(r.dydx))).collect();
+        format!("At x = {}: {}.", n(x), values.join("; "))
+    });
     view! {
-        <div class="card readout-bar" data-testid="readout" aria-live="off">
+        <div class="card readout-bar" data-testid="readout">
             <div class="readout-x">
                 <span class="muted">{move || if model.hover.get().is_some() { "crosshair" } else { "pinned" }}</span>
                 <span class="num">{move || format!("x = {}", n(at.get()))}</span>
             </div>
-            <table class="readings">
+            <p class="sr-only" aria-live="polite" data-testid="readout-live">{move || spoken.get()}</p>
+            <table class="readings" id="readings" aria-label="Values at the crosshair or the pinned x">
                 <thead>
                     <tr>
                         <th scope="col"><span class="sr-only">"curve"</span></th>

@@ -88,7 +88,7 @@ fn TrainHeader(router: Router) -> impl IntoView {
     let share = move |_| share_link(status);
     view! {
         <header class="bar">
-            <span class="brand">"qscope"</span>
+            <h1 class="brand">"qscope"</h1>
             <Views router=router train=true />
             <span class="tagline">"a small quantized MLP, trained live beside its float twin"</span>
             <span class="status muted" role="status" data-testid="status">{move || status.get()}</span>
@@ -179,7 +179,7 @@ fn Header(router: Router, model: Model) -> impl IntoView {
     };
     view! {
         <header class="bar">
-            <span class="brand">"qscope"</span>
+            <h1 class="brand">"qscope"</h1>
             <Views router=router train=false />
             <span class="tagline">"what a quantizer computes, forward and backward"</span>
             <span class="status muted" role="status" data-testid="status">{move || status.get()}</span>

@@ -66,6 +66,9 @@ pub struct Layer {
     wq: Vec<f32>,
     wq_next: Vec<f32>,
     dwq: Vec<f32>,
+    /// Whether every factor in `dwq` is exactly 1 (an identity STE, as quantized_bits'): the
+    /// weight STE then has nothing to multiply.
+    unit_ste: bool,
     /// `q_w(W)` in inference mode, for evaluation.
     wq_eval: Vec<f32>,
     /// The forward weights transposed (`n_out × n_in`), for `∂L/∂x`.
@@ -108,6 +111,7 @@ impl Layer {
             wq: w.clone(),
             wq_next: vec![0.0; nw],
             dwq: vec![1.0; nw],
+            unit_ste: true,
             wq_eval: w.clone(),
             w,
             b: vec![0.0; n_out],
@@ -277,9 +281,9 @@ impl Layer {
             self.wreport.threshold = report.threshold;
             self.wreport.blocks = report.blocks;
             if count {
-                // A sum of 0/1 rather than `filter().count()`: LLVM vectorizes it (i32x4).
-                let changed = self.wq_next.iter().zip(&self.wq).map(|(n, o)| u32::from(n.to_bits() != o.to_bits()));
-                self.flips = changed.sum::<u32>() as usize;
+                (self.flips, self.unit_ste) = flips_and_unit(&self.wq_next, &self.wq, &self.dwq);
+            } else {
+                self.unit_ste = all_ones(&self.dwq);
             }
             std::mem::swap(&mut self.wq, &mut self.wq_next);
         }
@@ -408,7 +412,10 @@ impl Layer {
             for l in self.learn.iter_mut().filter(|l| l.site == Site::Weights) {
                 l.grad = q.weighted_grad(l.name, &self.w, &self.gw);
             }
-            mul_into(&mut self.gw, &self.dwq);
+            // `g·1 = g` for every float but NaN (which stays a NaN): nothing to multiply.
+            if !self.unit_ste {
+                mul_into(&mut self.gw, &self.dwq);
+            }
         }
     }
 
@@ -442,6 +449,24 @@ impl Layer {
     }
 }
 
+/// Whether every element is exactly 1.0.
+fn all_ones(f: &[f32]) -> bool {
+    // An OR of bit differences rather than `all()`: no early exit, so LLVM vectorizes it.
+    f.iter().fold(0, |acc, x| acc | (x.to_bits() ^ 1f32.to_bits())) == 0
+}
+
+/// How many of `new` differ from `old` in their bits (quantized weights that changed level),
+/// and [`all_ones`] of `f`, in one pass.
+fn flips_and_unit(new: &[f32], old: &[f32], f: &[f32]) -> (usize, bool) {
+    // A sum of 0/1 and an OR rather than `filter().count()` and `all()`: LLVM vectorizes it.
+    let (mut changed, mut differ) = (0u32, 0u32);
+    for ((n, o), f) in new.iter().zip(old).zip(f) {
+        changed += u32::from(n.to_bits() != o.to_bits());
+        differ |= f.to_bits() ^ 1f32.to_bits();
+    }
+    (changed as usize, differ == 0)
+}
+
 /// `d ← d ⊙ f`.
 fn mul_into(d: &mut [f32], f: &[f32]) {
     for (di, fi) in d.iter_mut().zip(f) {
@@ -473,5 +498,32 @@ mod tests {
             fused.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
             two.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn only_factors_that_are_all_exactly_one_skip_the_weight_ste() {
+        assert!(all_ones(&[1.0; 83]) && all_ones(&[]));
+        let (new, old) = ([0.5, -0.0, 1.0, f32::NAN], [0.5, 0.0, 1.0, f32::NAN]);
+        assert_eq!(flips_and_unit(&new, &old, &[1.0; 4]), (1, true));
+        assert_eq!(flips_and_unit(&new, &old, &[1.0, 1.0, 0.0, 1.0]), (1, false));
+        for other in [0.0, -1.0, 1.0 + f32::EPSILON, 1.0 - f32::EPSILON / 2.0, f32::NAN, f32::INFINITY] {
+            let mut f = vec![1.0; 83];
+            f[82] = other;
+            assert!(!all_ones(&f), "{other}");
+        }
+        // An identity STE (quantized_bits) skips the product, a clipping one (ste_sign) does not;
+        // both end with ∂L/∂W = ∂L/∂Wq ⊙ ∂Wq/∂W.
+        let w: Vec<f32> = (0..24).map(|i| (i as f32 * 0.77).sin() * 1.5).collect();
+        for (spec, unit) in [("qkeras.quantized_bits(4,0,1)", true), ("larq.ste_sign", false)] {
+            let mut layer = Layer::new(3, 8, w.clone(), None, 4);
+            layer.set_quantizer(QuantizedTensor::Weights, Some(crate::quant::parse(spec).unwrap()));
+            layer.quantize(&mut Ctx::training(0), false);
+            assert_eq!(layer.unit_ste, unit, "{spec}");
+            let g: Vec<f32> = (0..24).map(|i| (i as f32 * 1.31).cos()).collect();
+            layer.gw.copy_from_slice(&g);
+            layer.weight_ste();
+            let want: Vec<f32> = g.iter().zip(layer.ste_factors()).map(|(g, f)| g * f).collect();
+            assert_eq!(layer.weight_grad(), want, "{spec}");
+        }
     }
 }

@@ -25,6 +25,7 @@ pub mod loss;
 pub mod named;
 mod network;
 pub mod optim;
+pub mod thinned;
 pub mod trace;
 pub mod trainer;
 

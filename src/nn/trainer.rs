@@ -20,6 +20,7 @@ use super::data::{Dataset, feature_matrix, feature_row, shuffle};
 use super::layer::{Layer, QuantizedTensor};
 use super::network::Network;
 use super::optim::Clock;
+use super::thinned::Thinned;
 use super::trace::Probe;
 use crate::quant::{Ctx, Quantizer};
 
@@ -49,12 +50,14 @@ pub struct Trainer {
     epoch: usize,
     shuffler: StdRng,
     ctx: Ctx,
-    history: Vec<Metrics>,
+    /// Metrics by epoch, thinned on a long run (every epoch up to 4096, then evenly spread).
+    history: Thinned<Metrics>,
     /// Flips per layer in the current epoch, and steps taken in it.
     epoch_flips: Vec<u64>,
     epoch_steps: u64,
-    /// Per completed epoch, per layer: the share of its weights that changed level per step.
-    flip_history: Vec<Vec<f32>>,
+    /// Per completed epoch (thinned as `history`), per layer: the share of its weights that
+    /// changed level per step.
+    flip_history: Thinned<Vec<f32>>,
     last_loss: f64,
     error: Option<String>,
 }
@@ -131,10 +134,10 @@ impl Trainer {
             epoch: 0,
             shuffler: StdRng::seed_from_u64(stream(c.seed, SHUFFLE)),
             ctx: Ctx::training(stream(c.seed, TRAIN)),
-            history: Vec::new(),
+            history: Thinned::new(),
             epoch_flips: vec![0; c.hidden.len() + 1],
             epoch_steps: 0,
-            flip_history: Vec::new(),
+            flip_history: Thinned::new(),
             last_loss: f64::NAN,
             error: None,
             data,
@@ -177,16 +180,23 @@ impl Trainer {
         self.epoch_steps as usize
     }
 
-    /// Metrics of every completed epoch.
+    /// Metrics of every completed epoch, oldest first (each names its epoch); on a run longer
+    /// than 4096 epochs, of evenly spread epochs and the latest ([`Thinned`]).
     pub fn history(&self) -> &[Metrics] {
-        &self.history
+        self.history.values()
     }
 
-    /// For every completed epoch, for every layer (hidden layers, then the output layer): the
+    /// For every completed epoch (thinned as [`Trainer::history`]; their numbers in
+    /// [`Trainer::flip_epochs`]), for every layer (hidden layers, then the output layer): the
     /// mean share of the layer's weights that changed quantization level per step (0 for float
     /// weights).
     pub fn flip_history(&self) -> &[Vec<f32>] {
-        &self.flip_history
+        self.flip_history.values()
+    }
+
+    /// The epoch of each row of [`Trainer::flip_history`].
+    pub fn flip_epochs(&self) -> &[usize] {
+        self.flip_history.epochs()
     }
 
     /// Mean loss of the last training batch (NaN before the first).
@@ -225,7 +235,7 @@ impl Trainer {
         if !(metrics.train_loss.is_finite() && metrics.test_loss.is_finite()) {
             return Err(self.fail(format!("the evaluation loss is {} (lower the learning rate?)", metrics.train_loss)));
         }
-        self.history.push(metrics);
+        self.history.push(metrics.epoch, metrics);
         Ok(Some(metrics))
     }
 
@@ -281,7 +291,7 @@ impl Trainer {
         let steps = self.epoch_steps.max(1) as f32;
         let ratios = self.epoch_flips.iter().zip(&self.net.layers);
         let row = ratios.map(|(&f, l)| f as f32 / (steps * l.weights().len().max(1) as f32)).collect();
-        self.flip_history.push(row);
+        self.flip_history.push(self.epoch, row);
         self.epoch_flips.iter_mut().for_each(|f| *f = 0);
         self.epoch_steps = 0;
     }

@@ -1,21 +1,37 @@
-// Shared by the end-to-end tests (explorer.mjs, train.mjs): paths, the check list, canvas pixel
-// statistics, polling, and `main(run)` — serve the release build (dist/) on 127.0.0.1, launch
-// Debian's chromium with playwright-core (headless, no background networking, a fresh
-// profile), call `run(context, url)`, print `e2e: N passed, M failed` and exit non-zero on any
+// Shared by the end-to-end tests (explorer, train, modes, lesson): paths, the check list, canvas
+// pixel statistics, polling, and `main(run)` — serve the release build (dist/) on 127.0.0.1,
+// check that it declares its Content Security Policy, launch Debian's chromium with
+// playwright-core (headless, no background networking, a fresh profile), watch every page for
+// policy violations and requests leaving the origin (audit.mjs), call `run(context, url)`, fail
+// on any violation or outside request, print `e2e: N passed, M failed` and exit non-zero on any
 // failure. Environment: QSCOPE_DIST (default dist), CHROMIUM (default /usr/bin/chromium).
 
-import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/static-server.mjs';
+import { cspOf, hashSource, inlineScripts } from '../../scripts/csp.mjs';
+import { guard, guardFindings } from './audit.mjs';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const DIST = resolve(ROOT, process.env.QSCOPE_DIST ?? 'dist');
 export const SHOTS = join(ROOT, 'target', 'e2e');
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 export const TIMEOUT_MS = 10_000;
+
+/** Headless, no sandbox, no GPU, and nothing that talks to the network by itself. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const results = [];
 
@@ -82,6 +98,32 @@ export const text = (page, id) => page.locator(`[data-testid="${id}"]`).innerTex
 export const inked = (s) => s && s.ink > 0.01 * s.width * s.height;
 
 
+/** The policy the built page declares: own origin only, and inline script by hash alone (Trunk's
+ * loader, hashed by scripts/csp.mjs at build time). */
+export const POLICY = {
+  'default-src': ["'none'"],
+  'script-src': ["'self'", "'wasm-unsafe-eval'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'object-src': ["'none'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'none'"],
+};
+
+/** Checks that `html` (dist/index.html) declares POLICY, its script-src allowing exactly its inline scripts. */
+function builtPolicy(html) {
+  const policy = cspOf(html);
+  const directives = Object.fromEntries((policy ?? '').split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+  const hashes = inlineScripts(html).map(hashSource);
+  const expected = { ...POLICY, 'script-src': [...POLICY['script-src'], ...hashes] };
+  const same = JSON.stringify(Object.keys(directives).sort()) === JSON.stringify(Object.keys(expected).sort()) &&
+    Object.entries(expected).every(([k, v]) => JSON.stringify(directives[k]) === JSON.stringify(v));
+  check('the built page declares its Content Security Policy (own origin; inline script by hash only)', policy !== null && hashes.length >= 1 && same, policy ?? 'no policy');
+  const first = html.indexOf('http-equiv="Content-Security-Policy"');
+  check('the policy comes before any script, style or link', first > 0 && !/<(script|link|style)\b/i.test(html.slice(0, first)), String(first));
+}
+
 /** Serves dist/, runs `run(context, url)` in a fresh headless Chromium, prints the summary, exits. */
 export async function main(run) {
   let server;
@@ -92,26 +134,21 @@ export async function main(run) {
     const built = existsSync(join(DIST, 'index.html'));
     check(`the release build exists (${DIST})`, built);
     if (built) {
+      builtPolicy(readFileSync(join(DIST, 'index.html'), 'utf8'));
       server = await serve(DIST);
       const url = `http://127.0.0.1:${server.address().port}/`;
       console.log(`serving ${DIST} at ${url}`);
       context = await chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM,
         headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        args: CHROMIUM_ARGS,
         viewport: { width: 1360, height: 860 },
         deviceScaleFactor: 2,
       });
+      await guard(context, url.replace(/\/$/, ''));
       await run(context, url);
+      const found = guardFindings();
+      check('no Content Security Policy violation, no request leaving the origin', found.length === 0, found.slice(0, 8).join(' | '));
     }
   } catch (e) {
     check('the test ran to the end', false, e?.stack ?? String(e));
@@ -121,7 +158,12 @@ export async function main(run) {
     rmSync(profile, { recursive: true, force: true });
   }
 
+  process.exit(report());
+}
+
+/** Prints `e2e: N passed, M failed`; returns the exit code (0: at least one check, none failed). */
+export function report() {
   const failed = results.filter((r) => !r.pass).length;
   console.log(`\ne2e: ${results.length - failed} passed, ${failed} failed`);
-  process.exit(failed === 0 && results.length > 0 ? 0 : 1);
+  return failed === 0 && results.length > 0 ? 0 : 1;
 }

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { SHOTS, TIMEOUT_MS, canvasStats, check, inked, main, text, until } from './common.mjs';
+import { audit, refusesInjectedScript, tabWalk } from './audit.mjs';
 import { SIX, describe, explorerFigures, percentile } from '../bench/explorer.mjs';
 
 const DEFAULT_CANONICAL = 'qkeras.quantized_bits(bits=4, symmetric=True)';
@@ -42,6 +43,7 @@ async function blockView(page, url) {
   const choice = await page.locator('[data-testid="block-choice"]').inputValue().catch(() => '');
   check('clicking a row draws at that block (hash, chooser, row)', /block=7/.test(hash7) && choice === '7' && chosen.length === 1 && /^7\s/.test(chosen[0]), JSON.stringify([hash7, choice, chosen]));
   await page.screenshot({ path: join(SHOTS, 'explorer-blocks-1440.png'), fullPage: true });
+  await audit(page, 'the explorer\'s block view');
   await page.setViewportSize({ width: 390, height: 844 });
   await page.locator('[data-testid="blocks-panel"]').scrollIntoViewIfNeeded().catch(() => {});
   const phoneWidth = await page.evaluate(() => document.documentElement.scrollWidth);
@@ -81,6 +83,56 @@ async function pageFigures(page, url) {
   console.log(`page figures: ${describe({ ...f, first })}`);
   const p95 = percentile(f.redraw, 0.95);
   check('six curves redraw while the bits slider moves (p95 well under 250 ms)', p95 < 250, `${p95.toFixed(1)} ms`);
+}
+
+// Issue 14: keyboard only. Tab reaches every control with a visible focus ring; on a focused plot
+// ← → move the pinned x by a step (Shift: ten), +/− zoom around it, Escape clears the pin, and a
+// polite live region reads the values at the pin.
+async function keyboard(page) {
+  const walk = await tabWalk(page);
+  check('Tab reaches every visible control', walk.count > 20 && walk.missed.length === 0, `${walk.count} controls; missed: ${walk.missed.join(', ')}`);
+  check('every control shows its focus (an outline)', walk.unseen.length === 0, walk.unseen.join(', '));
+  const plot = page.locator('[data-testid="plot-forward"]');
+  await plot.focus();
+  const ring = await plot.evaluate((c) => { const s = getComputedStyle(c); return `${s.outlineStyle} ${s.outlineWidth} ${s.outlineOffset}`; });
+  const focused = await plot.screenshot();
+  await plot.evaluate((c) => c.blur());
+  const blurred = await plot.screenshot();
+  await plot.focus();
+  // The card clips outside the canvas, so the ring must be drawn within it: the pixels differ.
+  check('a focused plot shows a focus ring, inside its edge', /solid 2px -\d/.test(ring) && !focused.equals(blurred), ring);
+  const name = await plot.getAttribute('aria-label');
+  check('a plot names itself and its keys', /^Forward/.test(name) && /arrows move the pinned x/.test(name), name);
+  await page.keyboard.press('ArrowRight');
+  const pinned = await until(() => decodedHash(page), (h) => /&pin=0\.4$/.test(h));
+  const live = await until(() => text(page, 'readout-live').catch(() => ''), (t) => t.startsWith('At x = 0.4:'));
+  const layer = await until(() => canvasStats(page, 'plot-forward-crosshair'), (s) => s && s.ink > 0);
+  check('→ on a focused plot pins x one step on (0.3 → 0.4): hash, crosshair, live region', /pin=0\.4$/.test(pinned) && layer?.ink > 0 && /y = [−\d.]+, dy\/dx = /.test(live), `${pinned} | ${live}`);
+  await page.keyboard.press('Shift+ArrowLeft');
+  const back = await until(() => decodedHash(page), (h) => /&pin=-0\.6$/.test(h));
+  check('Shift+← moves the pin ten steps', /pin=-0\.6$/.test(back), back);
+  await page.keyboard.press('+');
+  const zoomed = await until(() => decodedHash(page), (h) => !h.includes('x=-2,2&'));
+  const [lo, hi] = zoomed.match(/x=([^&]+)/)[1].split(',').map(Number);
+  check('+ zooms in around the pin', hi - lo < 4 && lo < -0.6 && hi > -0.6 && Math.abs((-0.6 - lo) / (hi - lo) - 0.35) < 0.01, zoomed);
+  await page.keyboard.press('-');
+  await page.keyboard.press('0');
+  const reset = await until(() => decodedHash(page), (h) => h.includes('x=-2,2'));
+  await page.keyboard.press('Escape');
+  const cleared = await until(() => decodedHash(page), (h) => !h.includes('pin='));
+  const gone = await until(() => canvasStats(page, 'plot-forward-crosshair'), (s) => s && s.ink === 0);
+  check('0 resets the range, Escape clears the pin and its crosshair', reset.includes('x=-2,2') && !cleared.includes('pin=') && gone.ink === 0, cleared);
+}
+
+// Issue 14: a 100 KB link gives a message and a working page, soon.
+async function hugeLink(page, url) {
+  const start = Date.now();
+  await page.goto(url + '#q=' + 'qkeras.quantized_bits(4,0,1)&q='.repeat(3300).slice(0, 100_000), { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const banner = await until(() => text(page, 'hash-errors').catch(() => ''), (t) => t.trim() !== '');
+  const fwd = await until(() => canvasStats(page, 'plot-forward'), inked);
+  const ms = Date.now() - start;
+  check('a 100 KB link says what it could not use and still draws, within 5 s', /at most 6 are compared/.test(banner) && inked(fwd) && ms < 5000, `${ms} ms; ${JSON.stringify(banner.slice(0, 160))}`);
+  check('its message stays short', banner.length < 1000, `${banner.length} characters`);
 }
 
 async function applySpec(page, spec) {
@@ -178,6 +230,9 @@ async function run(browser, url) {
   const explain0 = await text(page, 'explain').catch(() => '');
   check('the Explain panel explains x = 0.3 step by step', /round half to even/.test(explain0) && /y = 0\.25/.test(explain0), JSON.stringify(explain0.slice(0, 120)));
   await page.screenshot({ path: join(SHOTS, 'explorer-light.png') });
+  await audit(page, 'the explorer (light)');
+  await keyboard(page);
+  await page.screenshot({ path: join(SHOTS, 'explorer-focus.png') });
 
   // ── a shared link ──
   await page.goto(url + SHARED, { waitUntil: 'load', timeout: TIMEOUT_MS });
@@ -461,6 +516,7 @@ async function run(browser, url) {
   const bannerHtml = await bad.locator('[data-testid="hash-errors"]').innerHTML().catch(() => '');
   check('hash text is shown as text, never as HTML', !/<script|<img/i.test(bannerHtml));
   await bad.screenshot({ path: join(SHOTS, 'explorer-corrupt-link.png') });
+  await audit(bad, 'the explorer with a link\'s problems');
   await bad.locator('[data-testid="dismiss-hash-errors"]').click({ timeout: TIMEOUT_MS });
   const gone = await until(() => bad.locator('[data-testid="hash-errors"]').count(), (n) => n === 0);
   check('the banner can be dismissed', gone === 0);
@@ -468,6 +524,9 @@ async function run(browser, url) {
   const injectedText = await until(() => text(bad, 'hash-errors').catch(() => ''), (t) => t.trim() !== '');
   const injected = await bad.locator('.banner img').count();
   check('markup in a hash stays text', injected === 0 && /<img/.test(injectedText), `${injected} <img> in the banner; ${JSON.stringify(injectedText.slice(0, 120))}`);
+  const policy = await refusesInjectedScript(browser, bad.url());
+  check('the page\'s policy refuses an inline script or handler put into it', policy.refused, JSON.stringify(policy));
+  await hugeLink(bad, url);
 
   // ── a lesson link hides controls ──
   await bad.goto(url + '#q=qkeras.quantized_bits(4,0,1)&hide=alpha,picker', { waitUntil: 'load', timeout: TIMEOUT_MS });
@@ -485,6 +544,7 @@ async function run(browser, url) {
   const fwdDark = await until(() => canvasStats(dark, 'plot-forward'), inked);
   check('the dark theme draws on a dark background', inked(fwdDark) && fwdDark.background.slice(0, 3).every((v) => v < 60), JSON.stringify(fwdDark?.background));
   await dark.screenshot({ path: join(SHOTS, 'explorer-dark.png') });
+  await audit(dark, 'the explorer (dark)');
 
   // ── six curves: hover, redraw and export figures ──
   const six = await browser.newPage();

@@ -10,7 +10,12 @@
 //   (made here with raw DEFLATE + base64url, as the format says); the copied lesson link opens it.
 // - A malformed lesson names its steps and lines; a damaged link and an unknown lesson name say
 //   so; the page keeps working.
-// - Markup in a lesson (title, text, task, a qscope value) shows as text and never runs.
+// - Markup in a lesson (title, text, task, a qscope value), from a file or a link, shows as text
+//   and never runs; the page's policy refuses inline script put into it.
+// - Limits: a lesson file over 1 MB, a link unpacking to over 1 MB and a 1 MB step text each give
+//   a message, quickly, and the page keeps working.
+// - axe-core finds no accessibility violation: an explorer step, a trainer step, the Lessons
+//   menu open, a lesson's error message, a phone.
 // - A task ticks when its condition is met: in the explorer (select the curve) and in the
 //   trainer (step three epochs); the step's curve is drawn thicker and outlined with its label.
 // - A 390 × 844 phone: no sideways scroll, the text above the figure, the figure starting above
@@ -27,6 +32,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { ROOT, SHOTS, TIMEOUT_MS, canvasStats, check, inked, main, text, until } from './common.mjs';
+import { audit, refusesInjectedScript, tabWalk } from './audit.mjs';
 
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'lessons');
 const BUILTIN = ['ste', 'quantized_bits', 'binary', 'soft'];
@@ -132,9 +138,11 @@ async function reloadKeepsPlace(page, url) {
 async function menu(page, url) {
   await open(page, url, '#');
   await click(page, 'lesson-menu');
+  await audit(page, 'the Lessons menu, open');
   const title = (await page.locator('[data-testid="lesson-menu-quantized_bits"]').innerText()).split('·')[0].trim();
   await click(page, 'lesson-menu-quantized_bits');
   const shown = await until(() => text(page, 'lesson-title').catch(() => ''), (t) => t.length > 0);
+  await audit(page, 'the explorer in a lesson (quantized_bits, step 1)');
   check('the Lessons menu opens a built-in lesson by its title', title.length > 5 && shown === title && (await hashOf(page)).startsWith('#lesson=quantized_bits'), `${title} | ${shown}`);
 }
 
@@ -214,6 +222,39 @@ async function hostile(page, url) {
   await page.locator('[data-testid="lesson-file"]').setInputFiles(join(FIXTURES, 'e2e-hostile-value.md'));
   const said = await until(() => text(page, 'lesson-error').catch(() => ''), (t) => t.length > 0);
   check('markup in a qscope value is an error shown as text', said.includes('<img src=x onerror') && (await page.evaluate(() => window.__pwned)) === undefined, said.split('\n').slice(0, 2).join(' | '));
+  await open(page, url, `#lesson=${pack(fixture('e2e-hostile.md'))}`);
+  await until(() => text(page, 'lesson-title').catch(() => ''), (t) => t.includes('<img'));
+  await page.waitForTimeout(300);
+  const fromLink = await page.evaluate(() => [window.__pwned, document.querySelectorAll('.lesson-panel img, .lesson-panel script, .lesson-panel svg').length]);
+  check('the same lesson from a #lesson=~… link never runs either', fromLink[0] === undefined && fromLink[1] === 0, JSON.stringify(fromLink));
+  const policy = await refusesInjectedScript(page.context(), page.url());
+  check('the page\'s policy refuses an inline script or handler put into a lesson page', policy.refused, JSON.stringify(policy));
+}
+
+/** Limits: 1 MB lessons from a file or a link give a message within seconds (a loaded machine
+ * takes ~4 s for the 1 MB link, mostly the loading and the "did you mean" over the 1 MB name), and
+ * the page works on. */
+async function limits(page, url) {
+  const huge = '# Huge\n\n## One step\n\n' + 'word '.repeat(209_000);
+  const many = '# Many\n\n' + Array.from({ length: 5000 }, (_, i) => `## Step ${i}\n\n${'text '.repeat(40)}`).join('\n\n');
+  const cases = [
+    ['a 1 MB step text in a link', `#lesson=${pack(huge)}&q=larq.ste_sign`, null, /the text has 1045000 characters; at most/],
+    ['a link unpacking to over 1 MB', `#lesson=${pack(many)}&q=larq.ste_sign`, null, /larger than 1 MB/],
+    ['a 1 MB link that is no lesson', `#lesson=${'A'.repeat(1_000_000)}&q=larq.ste_sign`, null, /no built-in lesson is called 'A+…'/],
+    ['a lesson file over 1 MB', '#q=larq.ste_sign', ['many.md', many], /the file has 1\d{6} bytes; a lesson has at most 1 MB/],
+    ['a 1 MB step text in a file', '#q=larq.ste_sign', ['huge.md', huge], /the text has 1045000 characters/],
+  ];
+  for (const [what, hash, file, pattern] of cases) {
+    await page.goto('about:blank');
+    const start = Date.now();
+    await open(page, url, hash);
+    if (file) await page.locator('[data-testid="lesson-file"]').setInputFiles({ name: file[0], mimeType: 'text/markdown', buffer: Buffer.from(file[1]) });
+    const msg = await until(() => text(page, 'lesson-error').catch(() => ''), (t) => t.length > 0);
+    const fwd = await until(() => canvasStats(page, 'plot-forward'), inked);
+    const ms = Date.now() - start;
+    check(`${what}: a message within 10 s (no hang), and the page works on`, pattern.test(msg) && msg.length < 600 && inked(fwd) && ms < 10_000, `${ms} ms; ${msg.split('\n').slice(0, 2).join(' | ').slice(0, 200)}`);
+  }
+  await audit(page, 'a lesson\'s error message');
 }
 
 /** Tasks tick live; the step's curve is outlined and drawn thicker. */
@@ -253,6 +294,9 @@ async function desktopShots(page, url) {
   await drawn(page);
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(SHOTS, 'lesson-explorer.png') });
+  await audit(page, 'a lesson\'s explorer step');
+  const walk = await tabWalk(page);
+  check('keyboard: Tab reaches every visible control of a lesson step, each with a focus outline', walk.count > 20 && walk.missed.length === 0 && walk.unseen.length === 0, `${walk.count} controls; missed: ${walk.missed.join(', ')}; no outline: ${walk.unseen.join(', ')}`);
   const panel = await page.locator('[data-testid="lesson-panel"]').boundingBox();
   const fig = await page.locator('[data-testid="plot-forward"]').boundingBox();
   check('on a wide screen the text sits beside the figure', panel && fig && panel.x + panel.width <= fig.x && fig.y < panel.y + panel.height, JSON.stringify({ panel, fig }));
@@ -260,6 +304,7 @@ async function desktopShots(page, url) {
   await drawn(page);
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(SHOTS, 'lesson-train.png') });
+  await audit(page, 'a lesson\'s trainer step');
 }
 
 /** A phone: no sideways scroll, the text above the figure, the figure above the fold, swipes. */
@@ -275,6 +320,7 @@ async function phone(browser, url, errors) {
     await until(() => canvasStats(page, id), inked);
     await page.waitForTimeout(300);
     await page.screenshot({ path: join(SHOTS, shot) });
+    await audit(page, `a lesson on a phone (${hash})`);
     const wide = await page.evaluate(() => document.documentElement.scrollWidth);
     const panel = await page.locator('[data-testid="lesson-panel"]').boundingBox();
     const fig = await page.locator(`[data-testid="${id}"]`).first().boundingBox();
@@ -306,6 +352,7 @@ async function presenter(browser, url, errors) {
   await until(() => canvasStats(page, 'plot-forward'), inked);
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(SHOTS, 'lesson-presenter.png') });
+  await audit(page, 'a lesson presented (high contrast)');
   const toggle = page.locator('[data-testid="lesson-bar"] [data-testid="presenter-toggle"]');
   const pressed = await toggle.getAttribute('aria-pressed');
   const panel = await page.locator('[data-testid="lesson-panel"]').boundingBox();
@@ -331,6 +378,7 @@ async function run(context, url) {
   await teacher(page, url, context);
   await malformed(page, url);
   await hostile(page, url);
+  await limits(page, url);
   await tasks(page, url);
   await desktopShots(page, url);
   await phone(context, url, errors);

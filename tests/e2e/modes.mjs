@@ -10,6 +10,8 @@
 // - Embed mode (720 × 480): the Embed dialog's <iframe> code carries embed=1 and the state; the
 //   embedded page shows only the figure (no controls), filling the frame, and a footer linking
 //   to the full view; also inside a real <iframe>.
+// - axe-core finds no accessibility violation: phones, presenter (explorer, trainer), the Embed
+//   dialog open, embedded explorer and trainer.
 // - No console errors.
 //
 //   trunk build --release && node tests/e2e/modes.mjs
@@ -21,6 +23,7 @@
 
 import { join } from 'node:path';
 import { SHOTS, TIMEOUT_MS, canvasStats, check, inked, main, until } from './common.mjs';
+import { audit } from './audit.mjs';
 
 const EXPLORER = '#q=qkeras.quantized_bits(4,0,1)&q=larq.ste_sign&x=-2,2';
 const TRAIN = '#view=train&dataset=xor&hidden=8,8';
@@ -96,12 +99,14 @@ async function phones(context, url, errors) {
     check(`explorer at ${tag}: nothing scrolls sideways`, e.scrollWidth <= e.innerWidth, `scrollWidth ${e.scrollWidth}, innerWidth ${e.innerWidth} ${e.wide.join(' ')}`);
     check(`explorer at ${tag}: the forward plot starts above the fold`, e.top !== null && e.top < size.height, `top ${e.top?.toFixed(0)} px`);
     check(`explorer at ${tag}: the plot is as wide as the screen allows`, e.width >= size.width - 40, `${e.width?.toFixed(0)} px`);
-    // plotters measures legend text in a span fixed below the viewport: wrapped at the screen's
-    // width it would measure a long entry short, and the next entry would be drawn over it.
+    // src/app/canvas.rs measures text in a span fixed below the viewport (class text-measure, its
+    // font set through CSSOM): wrapped at the screen's width it would measure a long entry short,
+    // and the next entry would be drawn over it.
     const measured = await page.evaluate(() => {
       const span = document.createElement('span');
       span.textContent = 'qkeras.quantized_bits(bits=4, symmetric=True) qkeras.quantized_bits(bits=4)';
-      span.setAttribute('style', 'display: inline-block; font-family:sans-serif; font-style:normal; font-size: 24px; position: fixed; top: 100%');
+      span.className = 'text-measure';
+      Object.assign(span.style, { fontFamily: 'sans-serif', fontStyle: 'normal', fontSize: '24px' });
       document.body.appendChild(span);
       const w = span.offsetWidth, h = span.offsetHeight;
       span.remove();
@@ -109,6 +114,7 @@ async function phones(context, url, errors) {
     });
     check(`explorer at ${tag}: legend text is measured on one line, wider than the screen`, measured.w > size.width && measured.h < 40, `${measured.w}×${measured.h} px`);
     await shot(page, `phone-explorer-${size.width}.png`, true);
+    await audit(page, `the explorer at ${tag}`);
 
     await page.goto(url + TRAIN, { waitUntil: 'load', timeout: TIMEOUT_MS });
     await until(() => canvasStats(page, 'train-boundary'), inked);
@@ -118,6 +124,7 @@ async function phones(context, url, errors) {
     const twin = await layout(page, 'train-boundary-float');
     check(`trainer at ${tag}: the float twin's boundary sits beside it`, Math.abs(twin.top - t.top) < 2, `${t.top} vs ${twin.top}`);
     await shot(page, `phone-train-${size.width}.png`, true);
+    await audit(page, `the trainer at ${tag}`);
     await page.close();
   }
 }
@@ -213,6 +220,7 @@ async function presenter(context, url, errors) {
   const sideways = await layout(page, 'plot-forward');
   check('presenter: nothing scrolls sideways', sideways.scrollWidth <= sideways.innerWidth, `${sideways.scrollWidth} ${sideways.wide.join(' ')}`);
   await shot(page, 'presenter-explorer-1280.png');
+  await audit(page, 'the explorer presented');
 
   await page.reload({ waitUntil: 'load' });
   await until(() => canvasStats(page, 'plot-forward'), inked);
@@ -258,6 +266,7 @@ async function presenter(context, url, errors) {
   const lc = await box(page, 'train-loss-curve');
   check('presenter: and its curves beneath it too', lc.top + lc.h <= 720, `loss chart ${lc.top.toFixed(0)}–${(lc.top + lc.h).toFixed(0)}`);
   await shot(page, 'presenter-train-1280.png');
+  await audit(page, 'the trainer presented');
   await page.setViewportSize({ width: 1920, height: 1080 });
   await page.waitForTimeout(300);
   await shot(page, 'presenter-train-1920.png');
@@ -270,10 +279,11 @@ async function presenter(context, url, errors) {
 async function embedCode(page) {
   await page.locator('[data-testid="embed-open"]').click();
   const code = await page.locator('[data-testid="embed-code"]').inputValue();
-  const parsed = await page.evaluate((html) => {
-    const f = new DOMParser().parseFromString(html, 'text/html').querySelector('iframe');
-    return f && { src: f.getAttribute('src'), width: f.getAttribute('width'), height: f.getAttribute('height'), title: f.getAttribute('title') };
-  }, code);
+  // Parsed here, not in the page: a DOMParser document there takes the page's policy, which
+  // refuses the code's style attribute (meant for the embedding page).
+  const tag = code.match(/^<iframe\s([^>]*)><\/iframe>$/);
+  const attrs = tag && Object.fromEntries([...tag[1].matchAll(/([a-z]+)="([^"]*)"/g)].map(([, k, v]) => [k, v.replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&')]));
+  const parsed = attrs && { src: attrs.src, width: attrs.width, height: attrs.height, title: attrs.title };
   return { code, parsed };
 }
 
@@ -304,6 +314,7 @@ async function embeds(context, url, errors) {
   check('embed: its src has embed=1 and the state', /[#&]embed=1(&|$)/.test(src) && src.includes('q=larq.') && src.includes('x=-2,2') && src.startsWith(url), src);
   check('embed: 720 × 480 with a title', parsed.width === '720' && parsed.height === '480' && parsed.title.startsWith('qscope'));
   await shot(page, 'embed-dialog.png');
+  await audit(page, 'the explorer with the Embed dialog open');
 
   const frame = await context.newPage();
   watch(frame, errors);
@@ -322,6 +333,7 @@ async function embeds(context, url, errors) {
   check('embed: nothing scrolls', e.scroll[0] <= e.scroll[2] && e.scroll[1] <= e.scroll[3], e.scroll.join(' '));
   check('embed: a footer links to the full view in a new tab', e.link && /open in qscope/.test(e.link.text) && !/embed=1/.test(e.link.href) && e.link.href.includes('q=') && e.link.target === '_blank' && e.link.rel.includes('noopener'), JSON.stringify(e.link));
   await shot(frame, 'embed-explorer.png');
+  await audit(frame, 'the embedded explorer');
 
   // The trainer's figure: boundaries and curves.
   await page.goto(url + TRAIN, { waitUntil: 'load', timeout: TIMEOUT_MS });
@@ -341,6 +353,7 @@ async function embeds(context, url, errors) {
   check('embed: boundaries and curves fill the frame', r - l >= 0.9 * 720 && bottom <= 480 && bottom >= 0.8 * 480, `x ${l.toFixed(0)}–${r.toFixed(0)}, bottom ${bottom.toFixed(0)}`);
   check('embed: the trainer does not scroll', t.scroll[0] <= t.scroll[2] && t.scroll[1] <= t.scroll[3], t.scroll.join(' '));
   await shot(frame, 'embed-train.png');
+  await audit(frame, 'the embedded trainer');
 
   // In a real <iframe> on another page.
   const host = await context.newPage();

@@ -1,7 +1,8 @@
 // End-to-end test of the Train view: serves the release build (dist/) on 127.0.0.1, drives
 // Debian's chromium with playwright-core, trains 2-8-8-1 on xor with 4-bit weights and checks
 // what a user sees; then the STE swap mid-run, the STE twin, per-layer quantizers, the latent /
-// quantized toggle, MXFP4 and NF4 weights, a diverging run, prefers-reduced-motion, the pace (epochs per second, changed
+// quantized toggle, MXFP4 and NF4 weights, a diverging run, prefers-reduced-motion, the dark theme
+// and axe-core's audit (no violation, light and dark), the pace (epochs per second, changed
 // while playing), Step by batch, the one-batch walkthrough, and that the `qscope train`
 // command the page shows gives the page's numbers to the last digit (needs target/debug/qscope
 // or $QSCOPE_BIN: `cargo build --bin qscope`).
@@ -16,6 +17,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ROOT, SHOTS, TIMEOUT_MS, canvasStats, check, inked, main, text, until } from './common.mjs';
+import { audit, tabWalk } from './audit.mjs';
 const LINK = '#view=train&dataset=xor&hidden=8,8&wq=qkeras.quantized_bits(4,0,1)';
 
 const epochOf = async (page) => Number(await text(page, 'train-epoch'));
@@ -70,6 +72,9 @@ async function run(browser, url) {
   const bad = await page.locator('[data-testid="train-wq-error"]').count();
   check('a bad weight spec shows an error', bad === 1);
   await page.screenshot({ path: join(SHOTS, 'train.png'), fullPage: true });
+  await audit(page, 'the trainer (light, a spec error showing)');
+  const walk = await tabWalk(page);
+  check('keyboard: Tab reaches every visible control of the trainer, each with a focus outline', walk.count > 20 && walk.missed.length === 0 && walk.unseen.length === 0, `${walk.count} controls; missed: ${walk.missed.join(', ')}; no outline: ${walk.unseen.join(', ')}`);
 
   // a bad link: a banner, defaults, a drawn page
   const other = await browser.newPage();
@@ -78,6 +83,7 @@ async function run(browser, url) {
   const fallback = await until(() => canvasStats(other, 'train-boundary'), inked);
   check('a bad link still draws with defaults', inked(fallback));
   check('a bad link shows a banner', (await other.locator('[data-testid="hash-errors"]').count()) === 1);
+  await audit(other, 'the trainer with a link\'s problems');
 
   // a hand-edited link applies at once
   await other.evaluate(() => { location.hash = '#view=train&dataset=circle&hidden=4'; });
@@ -113,6 +119,7 @@ async function run(browser, url) {
   await oneBatch(more, url);
   await blockFormats(browser, url, errors);
   await reducedMotion(browser, url, errors);
+  await dark(browser, url);
 
   let banners = 0;
   for (const p of [page, other, more]) banners += await p.locator('[data-testid="panic"]').count();
@@ -157,6 +164,7 @@ async function twinAndLayers(page, url) {
   await page.locator('[data-testid="train-wq-2"]').press('Enter');
   const hash = await until(() => hashOf(page), (h) => h.includes('wq2=qkeras.quantized_bits(2,0,1)'));
   check('a per-layer quantizer goes into the hash', hash.includes('wq2=qkeras.quantized_bits(2,0,1)') && hash.includes('wq=larq.ste_sign'), hash);
+  await audit(page, 'the trainer with the STE twin and per-layer quantizers open');
   check('the per-layer swap is marked', Number(await attr(page, 'train-marks', 'data-count')) >= 1);
   check('the command shows the per-layer quantizer', (await text(page, 'train-command')).includes("--wq2 'qkeras.quantized_bits(2,0,1)'"));
   // a quantizer as the activation (QActivation)
@@ -372,7 +380,8 @@ async function blockFormats(browser, url, errors) {
   }
 }
 
-/** prefers-reduced-motion: play=1 does not start training by itself. */
+/** prefers-reduced-motion: play=1 does not start training by itself, and nothing on the page
+ * animates (the stylesheet turns every transition and animation off). */
 async function reducedMotion(context, url, errors) {
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
@@ -381,6 +390,27 @@ async function reducedMotion(context, url, errors) {
   await until(() => canvasStats(page, 'train-boundary'), inked);
   await page.waitForTimeout(500);
   check('with prefers-reduced-motion, play=1 waits for the user', (await epochOf(page)) === 0 && /Play/.test(await text(page, 'train-play')));
+  await click(page, 'train-step');
+  await until(() => epochOf(page), (e) => e === 1);
+  const motion = await page.evaluate(() => ({
+    running: document.getAnimations().length,
+    transitions: [...document.querySelectorAll('button, a, input, select, summary')].filter((el) => {
+      const st = getComputedStyle(el);
+      return st.transitionDuration.split(',').some((d) => parseFloat(d) > 0) || st.animationName !== 'none' && parseFloat(st.animationDuration) > 0;
+    }).length,
+  }));
+  check('with prefers-reduced-motion nothing animates or transitions', motion.running === 0 && motion.transitions === 0, JSON.stringify(motion));
+  await page.close();
+}
+
+/** The trainer in the dark theme passes the audit. */
+async function dark(context, url) {
+  const page = await context.newPage();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto(url + '#view=train&dataset=xor&hidden=8,8&wq=larq.ste_sign&twin_wq=larq.approx_sign', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await until(() => canvasStats(page, 'train-boundary-twin'), inked);
+  await audit(page, 'the trainer (dark)');
+  await page.screenshot({ path: join(SHOTS, 'train-dark.png'), fullPage: true });
   await page.close();
 }
 

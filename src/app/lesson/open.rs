@@ -92,8 +92,8 @@ pub fn LessonMenu() -> impl IntoView {
             <summary class="button" data-testid="lesson-menu">"Lessons"</summary>
             <ul class="menu" aria-label="Lessons">
                 {items}
-                <li class="menu-separator" role="separator"></li>
-                <li>
+                // A rule above it (CSS): a list holds only list items.
+                <li class="menu-separated">
                     <button
                         type="button"
                         class="menu-item"

@@ -59,7 +59,8 @@ fn LessonPanel(player: Player) -> impl IntoView {
             on:pointercancel=move |_| start.set_value(None)
         >
             <h2 class="lesson-step-title" data-testid="lesson-step-title">{title}</h2>
-            <div class="lesson-text" data-testid="lesson-text" inner_html=move || html.get()></div>
+            // Focusable and named: on a phone the text scrolls within its box, and keys must reach it.
+            <div class="lesson-text" data-testid="lesson-text" tabindex="0" role="region" aria-label="Step text" inner_html=move || html.get()></div>
             {move || {
                 task()
                     .map(|text| {

@@ -159,15 +159,16 @@ impl Axes {
         }
     }
 
-    /// The line through `value(0..len)` in the current stroke style, at most one point per
-    /// pixel column (and the last).
-    pub fn polyline(&self, ctx: &CanvasRenderingContext2d, len: usize, value: impl Fn(usize) -> f64) {
-        let stride = self.n.div_ceil((self.w - self.left - Self::RIGHT) as usize).max(1);
+    /// The line through the points `at(0..len)` (each a point along x and a value) in the
+    /// current stroke style, at most one point per pixel column (and the last).
+    pub fn polyline(&self, ctx: &CanvasRenderingContext2d, len: usize, at: impl Fn(usize) -> (usize, f64)) {
+        let stride = len.div_ceil((self.w - self.left - Self::RIGHT) as usize).max(1);
         let last = len.saturating_sub(1);
         ctx.begin_path();
-        for i in (0..len).filter(|i| i % stride == 0 || *i == last) {
-            let (x, y) = (self.x(i), self.y(value(i)));
-            if i == 0 { ctx.move_to(x, y) } else { ctx.line_to(x, y) }
+        for (k, i) in (0..len).filter(|i| i % stride == 0 || *i == last).enumerate() {
+            let (x, v) = at(i);
+            let (x, y) = (self.x(x), self.y(v));
+            if k == 0 { ctx.move_to(x, y) } else { ctx.line_to(x, y) }
         }
         ctx.stroke();
     }
@@ -186,7 +187,8 @@ pub fn curves(
     let Some(ctx) = context(canvas, size.0, size.1) else { return };
     let values = runs.iter().flat_map(|(m, _)| m.iter().flat_map(|r| [metric(r, false), metric(r, true)]));
     let top = values.filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9);
-    let n = runs.iter().map(|(m, _)| m.len()).max().unwrap_or(0).max(2);
+    // Points along x are epochs (a long run's history is thinned: each entry names its epoch).
+    let n = runs.iter().filter_map(|(m, _)| m.last().map(|l| l.epoch)).max().unwrap_or(0).max(2);
     let axes = Axes::draw(&ctx, size, 36.0, n, top, &format!("{top:.2}"), &format!("epoch {}", n - 1), colours);
     set_dash(&ctx, &[2.0, 2.0]);
     for (k, m) in marks.iter().enumerate() {
@@ -200,7 +202,7 @@ pub fn curves(
         for test in [false, true] {
             set_dash(&ctx, if test { &[4.0, 3.0] } else { &[] });
             ctx.set_stroke_style_str(colour);
-            axes.polyline(&ctx, history.len(), |i| metric(&history[i], test));
+            axes.polyline(&ctx, history.len(), |i| (history[i].epoch.saturating_sub(1), metric(&history[i], test)));
         }
     }
     set_dash(&ctx, &[]);

@@ -98,11 +98,11 @@ fn edge(ctx: &CanvasRenderingContext2d, (x0, y0): (f64, f64), (x1, y1): (f64, f6
     ctx.stroke();
 }
 
-/// The share of each layer's weights that changed level per step, per epoch (`history[e][l]`),
-/// one line per layer in `shown`, with its `names`.
+/// The share of each layer's weights that changed level per step, per epoch (`history[e][l]`
+/// for the epoch `epochs[e]`), one line per layer in `shown`, with its `names`.
 pub fn flips(
     canvas: &HtmlCanvasElement,
-    history: &[Vec<f32>],
+    (history, epochs): (&[Vec<f32>], &[usize]),
     shown: &[usize],
     names: &[String],
     colours: &TrainColours,
@@ -111,14 +111,17 @@ pub fn flips(
     let Some(ctx) = context(canvas, size.0, size.1) else { return };
     let values = history.iter().flat_map(|row| shown.iter().filter_map(|&i| row.get(i).copied()));
     let top = values.filter(|v| v.is_finite()).fold(0.0f32, f32::max).max(1e-4) as f64;
-    let (top_label, last_label) = (format!("{:.1} %", top * 100.0), format!("epoch {}", history.len()));
-    let axes = Axes::draw(&ctx, size, 40.0, history.len(), top, &top_label, &last_label, colours);
+    let last = epochs.last().copied().unwrap_or(0);
+    let (top_label, last_label) = (format!("{:.1} %", top * 100.0), format!("epoch {last}"));
+    let axes = Axes::draw(&ctx, size, 40.0, last, top, &top_label, &last_label, colours);
     set_dash(&ctx, &[]);
     ctx.set_line_width(1.4);
     for (k, (&layer, name)) in shown.iter().zip(names).enumerate() {
         let colour = css(colours.layers[k % colours.layers.len()]);
         ctx.set_stroke_style_str(&colour);
-        axes.polyline(&ctx, history.len(), |i| history[i].get(layer).copied().unwrap_or(0.0) as f64);
+        axes.polyline(&ctx, history.len(), |i| {
+            (epochs[i].saturating_sub(1), history[i].get(layer).copied().unwrap_or(0.0) as f64)
+        });
         ctx.set_fill_style_str(&colour);
         let _ = ctx.fill_text(name, axes.x(0) + 6.0 + 54.0 * k as f64, 20.0);
     }

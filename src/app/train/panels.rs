@@ -145,7 +145,7 @@ fn Boundary(train: Train, net: Net, title: &'static str, suffix: &'static str) -
     };
     view! {
         <figure class="boundary">
-            <figcaption><span class="swatch" style=format!("background:{}", css(colours().nets[net as usize]))></span>{title}" "
+            <figcaption><span class="swatch" style:background=css(colours().nets[net as usize])></span>{title}" "
                 <span class="muted">{move || describe(train, net)}</span></figcaption>
             <div class="boundary-stack">
                 <canvas node_ref=heat data-testid=format!("train-boundary{suffix}") aria-label=format!("decision boundary: {title}")></canvas>
@@ -227,7 +227,7 @@ pub fn Command(train: Train) -> impl IntoView {
     view! {
         <div class="train-command">
             <strong>"The same run from the command line"</strong>
-            <pre><code data-testid="train-command">{command}</code></pre>
+            <pre tabindex="0"><code data-testid="train-command">{command}</code></pre>
             <p class="muted small" class:hidden=move || !swapped()>
                 "This run swapped quantizers mid-way; the command trains with the current ones from the start."
             </p>

@@ -129,7 +129,7 @@ fn FlipChart(train: Train) -> impl IntoView {
             let layers = r.q.layers();
             let shown: Vec<usize> = (0..layers.len()).filter(|&l| layers[l].weight_levels().is_some()).collect();
             let names: Vec<String> = shown.iter().map(|&l| layer_name(l, layers.len())).collect();
-            draw_weights::flips(&c, r.q.flip_history(), &shown, &names, &colours);
+            draw_weights::flips(&c, (r.q.flip_history(), r.q.flip_epochs()), &shown, &names, &colours);
         });
     });
     view! {
