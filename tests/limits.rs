@@ -232,6 +232,7 @@ fn a_set_of_more_than_a_million_levels_is_reported_continuous_not_enumerated() {
     for spec in [
         "qkeras.quantized_relu(bits=28, use_sigmoid=True, negative_slope=0.77)",
         "qkeras.quantized_relu(bits=32, negative_slope=0.5)",
+        "qkeras.quantized_relu(bits=29, integer=13, use_sigmoid=True)",
         "qkeras.quantized_ulaw(bits=32)",
         "clipped_ste(step=1e-6, min_value=-1e6, max_value=1e6)",
     ] {
@@ -239,4 +240,8 @@ fn a_set_of_more_than_a_million_levels_is_reported_continuous_not_enumerated() {
         let (_, _, report) = q.eval(&[0.5], &mut Ctx::inference(0));
         assert_eq!(q.levels(&report), qscope::quant::Levels::Continuous, "{spec}");
     }
+    // A plain ReLU's levels are uniform codes, never listed (29 bits listed took 2 GB).
+    let q = parse("qkeras.quantized_relu(bits=29, integer=13)").unwrap();
+    let (_, _, report) = q.eval(&[0.5], &mut Ctx::inference(0));
+    assert_eq!(q.levels(&report).count(), Some(1 << 29));
 }

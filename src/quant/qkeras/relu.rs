@@ -225,7 +225,10 @@ impl Kernel for QuantizedRelu {
                 Levels::codes(0, 2 * m - 2, step / 2.0)
             };
         }
-        if (self.use_sigmoid || self.negative_slope > 0.0) && m > MAX_SET {
+        if !self.use_sigmoid && self.negative_slope <= 0.0 {
+            return Levels::codes(0, m - 1, step);
+        }
+        if m > MAX_SET {
             return Levels::Continuous;
         }
         let mi = pow2i(self.integer);
@@ -244,10 +247,7 @@ impl Kernel for QuantizedRelu {
             v.extend((1..=(self.negative_slope * m as f64).floor() as i64).map(|j| -(j as f32) * step));
             v.push(-ns * mi);
         }
-        if self.use_sigmoid || self.negative_slope > 0.0 {
-            return Levels::set(v);
-        }
-        Levels::codes(0, m - 1, step)
+        Levels::set(v)
     }
 }
 
