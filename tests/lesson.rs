@@ -468,6 +468,61 @@ proptest! {
     }
 }
 
+/// A lesson of 1 to 4 steps, each with or without a block of settings that may be refused.
+fn lesson_text() -> impl Strategy<Value = String> {
+    let line = prop::sample::select(vec![
+        "q=qkeras.quantized_bits(4,0,1)",
+        "q=larq.ste_sign",
+        "q=bnb.nf4(blocksize=64)",
+        "x=-1,1",
+        "x=2,1",
+        "seed=3",
+        "mode=infer",
+        "pin=0.5",
+        "sample=laplace,0.2",
+        "hide=alpha",
+        "sel=1",
+        "view=train",
+        "dataset=xor",
+        "hidden=8,8",
+        "wq=larq.ste_sign",
+        "highlight=forward",
+        "highlight=boundary",
+        "task=Try.",
+        "done=dydx(1.5) == 0",
+        "done=levels < 8",
+    ]);
+    let step = (prop::collection::vec(line, 0..6), any::<bool>()).prop_map(|(lines, block)| {
+        let block = if block { format!("```qscope\n{}\n```\n", lines.join("\n")) } else { String::new() };
+        format!("## Step\n\nText with $x^2$.\n\n{block}\n")
+    });
+    prop::collection::vec(step, 1..5).prop_map(|steps| format!("# Title\n\nSummary.\n\n{}", steps.concat()))
+}
+
+proptest! {
+    #[test]
+    fn a_lesson_that_opens_opens_the_same_from_its_link_and_its_steps_hashes_read_back(text in lesson_text()) {
+        if let Ok(lesson) = Lesson::parse(&text) {
+            prop_assert_eq!(load(&qscope::explore::lesson::link::encode(&text)), Ok(lesson.clone()));
+            for step in &lesson.steps {
+                let hash = step.hash();
+                match step.settings.view {
+                    View::Explorer => {
+                        let (st, problems) = State::parse(&hash);
+                        prop_assert!(problems.is_empty(), "{}: {:?}", hash, problems);
+                        prop_assert_eq!(Some(st), step.explorer());
+                    }
+                    View::Train => {
+                        let (p, problems) = TrainParams::parse(&hash);
+                        prop_assert!(problems.is_empty(), "{}: {:?}", hash, problems);
+                        prop_assert_eq!(Some(p), step.trainer());
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[path = "lesson/task.rs"]
 mod task;
 

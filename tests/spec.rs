@@ -178,3 +178,52 @@ fn alpha_kinds_are_distinguished() {
     assert_eq!(alpha("quantized_bits(4, alpha='auto')"), Alpha::Auto);
     assert_eq!(alpha("quantized_bits(4, alpha=\"auto_po2\")"), Alpha::AutoPo2);
 }
+
+#[test]
+fn a_string_with_quotes_backslashes_or_line_breaks_prints_escaped_and_parses_back() {
+    let q = parse(r#"qkeras.quantized_bits(var_name="it's a \\ b\n")"#).unwrap();
+    assert_eq!(get(&q, "var_name"), Literal::Str("it's a \\ b\n".into()));
+    assert_eq!(q.to_string(), r"qkeras.quantized_bits(var_name='it\'s a \\ b\n')");
+    assert_eq!(parse(&q.to_string()).unwrap(), q);
+}
+
+#[test]
+fn an_axis_list_holds_whole_numbers_only_so_it_prints_back() {
+    assert_eq!(
+        get(&parse("qkeras.quantized_bits(scale_axis=[0, 2])").unwrap(), "scale_axis"),
+        Literal::List(vec![0.0, 2.0])
+    );
+    for bad in ["[1.5]", "[1e400]"] {
+        let e = error(&format!("qkeras.quantized_linear(scale_axis={bad})"));
+        assert!(e.contains("expected None, an integer or a list of integers"), "{e}");
+    }
+    let mut q = parse("qkeras.quantized_linear").unwrap();
+    assert!(q.set("scale_axis", &Literal::List(vec![f64::NAN])).is_err());
+}
+
+/// Spec-like text: a catalogue name and arguments drawn from values the parameters take.
+fn spec_like() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let names: Vec<String> = ENTRIES.iter().map(|e| e.info.qualified()).collect();
+    let arg = prop_oneof![
+        "-?[0-9]{1,2}(\\.[0-9]{1,3})?(e-?[0-9])?",
+        prop::sample::select(vec!["True", "False", "None", "'auto'", "'auto_po2'", "inf", "nan", "[1, 2]", "'it\\'s'"])
+            .prop_map(str::to_string),
+    ];
+    let keyed =
+        (prop::option::of(prop::sample::select(vec!["bits", "alpha", "integer", "symmetric", "var_name"])), arg)
+            .prop_map(|(k, v)| k.map_or(v.clone(), |k| format!("{k}={v}")));
+    (prop::sample::select(names), prop::collection::vec(keyed, 0..4))
+        .prop_map(|(name, args)| format!("{name}({})", args.join(", ")))
+}
+
+proptest::proptest! {
+    #[test]
+    fn spec_like_text_that_parses_prints_to_a_spec_of_the_same_quantizer(text in spec_like()) {
+        if let Ok(q) = parse(&text) {
+            let printed = q.to_string();
+            proptest::prop_assert_eq!(parse(&printed).map_err(|e| e.message), Ok(q.clone()), "{} prints as {}", text, printed);
+            proptest::prop_assert_eq!(parse(&printed).unwrap().to_string(), printed);
+        }
+    }
+}

@@ -124,6 +124,14 @@ fn strings_with_spaces_and_special_characters_round_trip() {
 }
 
 #[test]
+fn strings_with_quotes_backslashes_and_spaces_round_trip_escaped() {
+    let mut st = State::default();
+    st.set_selected(q(r#"qkeras.quantized_bits(var_name="it's a \\ b")"#));
+    round_trip(&st);
+    assert_eq!(compact(r"f(var_name='it\'s a b', bits=4)"), r"f(var_name='it\'s a b',bits=4)");
+}
+
+#[test]
 fn every_catalogue_default_round_trips() {
     for chunk in ENTRIES.chunks(MAX_QUANTIZERS) {
         let st = State { slots: chunk.iter().map(|e| Slot::new((e.default)())).collect(), ..State::default() };

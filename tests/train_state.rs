@@ -341,3 +341,32 @@ fn the_shown_cli_command_quotes_what_a_shell_would_split() {
     assert_eq!(words[at + 1], "qkeras.quantized_bits(4, 0, alpha='auto')");
     assert_eq!(words[words.iter().position(|w| w == "--hidden").unwrap() + 1], "");
 }
+
+/// A hash of the trainer's keys, each with a value it may accept or refuse.
+fn trainer_hash() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let pair = prop_oneof![
+        prop::sample::select(vec!["dataset=xor", "dataset=circle", "dataset=spiral", "dataset=sine"]),
+        prop::sample::select(vec!["hidden=8,8", "hidden=", "hidden=3", "hidden=999", "hidden=4,4,4"]),
+        prop::sample::select(vec!["wq=larq.ste_sign", "wq=qkeras.quantized_bits(4,0,1)", "wq=", "wq=nope"]),
+        prop::sample::select(vec!["aq=qkeras.quantized_tanh(4)", "aq=", "wq2=ste", "aq1=larq.approx_sign", "wq9=ste"]),
+        prop::sample::select(vec!["twin_wq=larq.approx_sign", "twin_aq=ste", "qo=1", "qo=0"]),
+        prop::sample::select(vec!["lr=0.1", "lr=-1", "batch=10", "batch=0", "optimizer=sgd", "loss=hinge"]),
+        prop::sample::select(vec!["features=x1,x2,x1x2", "features=x3", "ratio=0.5", "l1=0.01", "l2=2"]),
+        prop::sample::select(vec!["pace=20", "pace=max", "pace=fast", "stepby=batch", "play=1", "seed=7"]),
+        prop::sample::select(vec!["activation=tanh", "activation=relu", "noise=0.2", "colour=red"]),
+    ];
+    prop::collection::vec(pair, 0..12).prop_map(|pairs| format!("#view=train&{}", pairs.join("&")))
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_trainer_hash_reads_back_from_its_printed_form(hash in trainer_hash()) {
+        let (p, _) = TrainParams::parse(&hash);
+        let printed = p.to_hash();
+        let (again, problems) = TrainParams::parse(&printed);
+        proptest::prop_assert!(problems.is_empty(), "{} prints as {}: {:?}", hash, printed, problems);
+        proptest::prop_assert_eq!(&again, &p, "{} prints as {}", hash, printed);
+        proptest::prop_assert_eq!(again.to_hash(), printed);
+    }
+}

@@ -18,7 +18,7 @@
 //! [`Page::compose`] puts them back in front of a view's hash. Bad values are named, as the
 //! views do, and take their defaults.
 
-use super::state::{decode, encode};
+use super::state::{cap_problems, decode, encode};
 
 /// The most steps a lesson may have (so `step` has a bound before a lesson is read).
 pub const MAX_STEPS: usize = 40;
@@ -95,6 +95,7 @@ impl Page {
                 _ => page.present = flag("present", &value, &mut problems),
             }
         }
+        cap_problems(&mut problems);
         (page, format!("#{}", rest.join("&")), problems)
     }
 

@@ -26,7 +26,8 @@
 //! `}`, `\`, `^`, controls and non-ASCII), so a spec stays readable; `+` is a plus, not a space.
 //!
 //! [`State::parse`] never fails as a whole: each bad part takes its default and adds a message
-//! naming the problem (a bad spec gives its parser's message, with "did you mean").
+//! naming the problem (a bad spec gives its parser's message, with "did you mean"); past
+//! [`MAX_PROBLEMS`] messages, one more counts the rest.
 
 use crate::explore::blocks;
 use crate::explore::sample::SampleSpec;
@@ -56,6 +57,10 @@ pub const SAMPLE_N: usize = 1000;
 
 /// The largest sample spread accepted.
 pub const MAX_SPREAD: f32 = 1e3;
+
+/// The most problems a hash reports one by one; the rest are counted in one more message (a
+/// 100 KB link of bad parts gives a readable banner).
+pub const MAX_PROBLEMS: usize = 20;
 
 /// Sections of the page a lesson link may hide with `hide=`, besides parameter controls.
 pub const SECTIONS: [&str; 3] = ["picker", "spec", "code"];
@@ -280,6 +285,7 @@ impl State {
                 ));
             }
         }
+        cap_problems(&mut problems);
         (st, problems)
     }
 
@@ -413,6 +419,15 @@ fn unknown_key(key: &str) -> String {
     format!("unknown key '{}'{hint} (keys: {})", shorten(key), keys.join(", "))
 }
 
+/// Keeps the first [`MAX_PROBLEMS`] problems and counts the others in one more.
+pub fn cap_problems(problems: &mut Vec<String>) {
+    if problems.len() > MAX_PROBLEMS {
+        let more = problems.len() - MAX_PROBLEMS;
+        problems.truncate(MAX_PROBLEMS);
+        problems.push(format!("{more} more problem{} not listed", if more == 1 { " is" } else { "s are" }));
+    }
+}
+
 /// At most 60 characters of user text in a message.
 pub(crate) fn shorten(s: &str) -> String {
     const MAX: usize = 60;
@@ -472,12 +487,16 @@ fn check_hide(name: &str) -> Result<(), String> {
 }
 
 /// A spec without the spaces outside quotes (`bits=4, symmetric=True` → `bits=4,symmetric=True`),
-/// which parses the same and needs no `%20` in a link.
+/// which parses the same and needs no `%20` in a link. Inside quotes a backslash escapes the
+/// next character, as in the spec parser (`'it\'s'`).
 pub fn compact(spec: &str) -> String {
     let mut out = String::with_capacity(spec.len());
     let mut quote: Option<char> = None;
+    let mut escaped = false;
     for c in spec.chars() {
         match quote {
+            Some(_) if escaped => escaped = false,
+            Some(_) if c == '\\' => escaped = true,
             Some(q) if c == q => quote = None,
             Some(_) => {}
             None if c == '\'' || c == '"' => quote = Some(c),

@@ -8,6 +8,7 @@ use super::simd::{self, Op};
 
 mod passes;
 use super::{Ctx, Facts, Frozen, Kernel, Levels, Quantizer, Report, elementwise_facts};
+use crate::quant::levels::MAX_SET;
 use passes::{LsqPass, PactPass};
 
 const STEP: Kind = Kind::Float { min: 1e-9, max: 1e9, log: true };
@@ -151,6 +152,9 @@ impl Kernel for ClippedSte {
     fn levels(&self, _: &Report) -> Levels {
         let s = self.step;
         let (lo, hi) = ((self.min_value / s).ceil() as i64, (self.max_value / s).floor() as i64);
+        if hi.saturating_sub(lo) > MAX_SET {
+            return Levels::Continuous;
+        }
         let mut v: Vec<f32> = (lo..=hi).map(|k| (k as f64 * s) as f32).collect();
         v.extend([self.min_value as f32, self.max_value as f32]);
         Levels::set(v)

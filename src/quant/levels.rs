@@ -1,5 +1,10 @@
 //! The set of values a quantizer can output.
 
+/// The most levels an explicit [`Levels::Set`] is built with: a quantizer whose set would be
+/// larger (a 32-bit µ-law, a sigmoid ReLU with a negative slope at 28 bits) reports
+/// [`Levels::Continuous`] instead of enumerating billions of floats.
+pub const MAX_SET: i64 = 1 << 20;
+
 /// Representable output values.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Levels {

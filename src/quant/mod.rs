@@ -19,6 +19,7 @@ pub mod lane;
 pub mod larq;
 pub mod levels;
 pub mod ml_dtypes;
+pub mod numbers;
 pub mod qkeras;
 pub mod random;
 pub mod round;

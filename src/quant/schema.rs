@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use super::spec::short;
+
 /// A literal value as written in a spec (the parser's output).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub enum Literal {
@@ -23,7 +25,7 @@ impl fmt::Display for Literal {
             Literal::Float(v) => write!(f, "{}", fmt_float(*v)),
             Literal::Bool(true) => f.write_str("True"),
             Literal::Bool(false) => f.write_str("False"),
-            Literal::Str(s) => write!(f, "'{s}'"),
+            Literal::Str(s) => write!(f, "'{}'", escape(s)),
             Literal::None => f.write_str("None"),
             Literal::List(v) => {
                 f.write_str("[")?;
@@ -37,6 +39,27 @@ impl fmt::Display for Literal {
             }
         }
     }
+}
+
+/// A string's characters as the spec parser reads them between quotes: `\\`, `\'`, `\n` and
+/// `\t` escaped, so a printed string literal parses back to itself.
+fn escape(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(['\\', '\'', '\n', '\t']) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len() + 2);
+    for c in s.chars() {
+        match c {
+            '\\' | '\'' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            _ => out.push(c),
+        }
+    }
+    out.into()
 }
 
 /// Shortest text that reads back as the same f64, always with a decimal point or exponent
@@ -325,7 +348,7 @@ impl Param for bool {
             Literal::Int(1) => Ok(true),
             Literal::Float(f) if *f == 0.0 => Ok(false),
             Literal::Float(f) if *f == 1.0 => Ok(true),
-            other => Err(format!("got {other}; expected {}", kind.describe())),
+            other => Err(format!("got {}; expected {}", short(&other.to_string()), kind.describe())),
         }
     }
     fn to_literal(&self) -> Literal {
@@ -340,7 +363,12 @@ pub struct Opaque(pub Literal);
 impl Param for Opaque {
     fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
         let ok = match kind {
-            Kind::Axis => matches!(lit, Literal::None | Literal::Int(_) | Literal::List(_)),
+            // Axes are whole numbers (a list's NaN or 1.5 could not be printed back as a spec).
+            Kind::Axis => match lit {
+                Literal::None | Literal::Int(_) => true,
+                Literal::List(v) => v.iter().all(|a| a.is_finite() && a.fract() == 0.0),
+                _ => false,
+            },
             Kind::Text => matches!(lit, Literal::None | Literal::Str(_)),
             _ => false,
         };
@@ -382,10 +410,10 @@ impl Param for Alpha {
                 if v.is_finite() && v > 0.0 {
                     Ok(Alpha::Value(v))
                 } else {
-                    Err(format!("{lit} is not allowed; expected {}", kind.describe()))
+                    Err(format!("{} is not allowed; expected {}", short(&lit.to_string()), kind.describe()))
                 }
             }
-            other => Err(format!("got {other}; expected {}", kind.describe())),
+            other => Err(format!("got {}; expected {}", short(&other.to_string()), kind.describe())),
         }
     }
     fn to_literal(&self) -> Literal {
@@ -415,7 +443,7 @@ impl Param for AutoScale {
             Literal::Str(s) if s == "auto" => Ok(AutoScale::Auto),
             _ => match lit.as_f64() {
                 Some(v) => check_range(v, min, max, kind).map(AutoScale::Value),
-                None => Err(format!("got {lit}; expected {}", kind.describe())),
+                None => Err(format!("got {}; expected {}", short(&lit.to_string()), kind.describe())),
             },
         }
     }
@@ -442,7 +470,7 @@ macro_rules! choice {
             fn from_literal(lit: &$crate::quant::schema::Literal, kind: &$crate::quant::schema::Kind) -> Result<Self, String> {
                 match lit {
                     $( $crate::quant::schema::Literal::Str(s) if s == $text => Ok($name::$variant), )+
-                    other => Err(format!("got {other}; expected {}", kind.describe())),
+                    other => Err(format!("got {}; expected {}", $crate::quant::spec::short(&other.to_string()), kind.describe())),
                 }
             }
             fn to_literal(&self) -> $crate::quant::schema::Literal {

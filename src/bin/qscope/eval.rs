@@ -2,6 +2,7 @@
 
 use std::io::{self, BufWriter, Read, Write};
 
+use qscope::quant::numbers::parse_numbers;
 use qscope::quant::spec::fmt_f32;
 use qscope::quant::{Ctx, Levels, parse};
 
@@ -39,19 +40,6 @@ pub(crate) fn help() -> String {
     command().help()
 }
 
-/// Parses one input token as an f32 (nan, inf, -inf and +inf accepted).
-fn parse_number(tok: &str, index: usize) -> Result<f32, String> {
-    let t = tok.to_ascii_lowercase();
-    let t = t.strip_prefix('+').unwrap_or(&t);
-    match t {
-        "nan" | "-nan" => return Ok(f32::NAN),
-        "inf" | "infinity" => return Ok(f32::INFINITY),
-        "-inf" | "-infinity" => return Ok(f32::NEG_INFINITY),
-        _ => {}
-    }
-    t.parse::<f32>().map_err(|_| format!("input value {} ('{tok}') is not a number", index + 1))
-}
-
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut o = EvalOptions::default();
     let free = command().parse(args, &mut o)?;
@@ -62,7 +50,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     let mut input = String::new();
     io::stdin().read_to_string(&mut input).map_err(|e| format!("reading stdin: {e}"))?;
-    let x = input.split_whitespace().enumerate().map(|(i, t)| parse_number(t, i)).collect::<Result<Vec<f32>, _>>()?;
+    let x = parse_numbers(&input)?;
     let mut ctx = if o.infer { Ctx::inference(o.seed) } else { Ctx::training(o.seed) };
     let (y, g, report) = q.eval(&x, &mut ctx);
     let mut out = BufWriter::new(io::stdout().lock());

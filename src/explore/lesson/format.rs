@@ -4,6 +4,8 @@
 //! renderer cannot read: unknown TeX commands, unbalanced braces). What the keys mean is
 //! checked by the parent module.
 
+use std::collections::HashSet;
+
 use super::lines::{closes, fence, heading};
 use super::{LessonError, MAX_STEPS, MAX_TEXT, render};
 
@@ -32,6 +34,8 @@ pub(super) struct Block {
     pub line: usize,
     /// `(line, key, value)`, trimmed, in order.
     pub entries: Vec<(usize, String, String)>,
+    /// Whether more than [`MAX_ENTRIES`] lines were given (and named as an error).
+    pub full: bool,
 }
 
 impl RawStep {
@@ -105,7 +109,7 @@ pub(super) fn split(text: &str) -> (Raw, Vec<LessonError>) {
                         f.qscope = false;
                         step.text.push((n, line.to_string()));
                     }
-                    None => step.block = Some(Block { line: n, entries: Vec::new() }),
+                    None => step.block = Some(Block { line: n, entries: Vec::new(), full: false }),
                 },
                 Some(step) => step.text.push((n, line.to_string())),
                 None => {
@@ -158,7 +162,7 @@ pub(super) fn split(text: &str) -> (Raw, Vec<LessonError>) {
         errors.truncate(before_fence);
         let what = if f.qscope { "the qscope block" } else { "the code block" };
         let marker: String = std::iter::repeat_n(f.ch, f.len).collect();
-        let message = format!("{what} opened with {marker} never closes");
+        let message = format!("{what} opened with {} never closes", short(&marker));
         errors.push(match raw.steps.iter().rposition(|s| s.line < f.line) {
             Some(k) => err_in(k + 1, &raw.steps[k], f.line, message),
             None => LessonError::at(f.line, message),
@@ -200,6 +204,10 @@ fn check_counts(raw: &Raw, title_line: Option<usize>, reported: bool, errors: &m
 /// The longest step title, in characters.
 const MAX_TITLE: usize = 120;
 
+/// The most `key=value` lines of a qscope block (a view has about 20 keys; `q` repeats up to 6
+/// times): the lines after it are one error, not read.
+pub const MAX_ENTRIES: usize = 64;
+
 /// One line of a qscope block: a comment, a blank, or `key=value`.
 fn entry(step: &mut RawStep, step_no: usize, n: usize, line: &str, errors: &mut Vec<LessonError>) {
     let t = line.trim();
@@ -208,8 +216,14 @@ fn entry(step: &mut RawStep, step_no: usize, n: usize, line: &str, errors: &mut 
     }
     match t.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => {
-            if let Some(b) = step.block.as_mut() {
+            let Some(b) = step.block.as_mut() else { return };
+            if b.entries.len() < MAX_ENTRIES {
                 b.entries.push((n, k.trim().to_string(), v.trim().to_string()));
+            } else if !std::mem::replace(&mut b.full, true) {
+                let message = format!(
+                    "a qscope block has at most {MAX_ENTRIES} settings; this line and those after it are not read"
+                );
+                errors.push(err_in(step_no, step, n, message));
             }
         }
         _ => errors.push(err_in(step_no, step, n, format!("'{}': expected key=value", short(t)))),
@@ -233,6 +247,7 @@ fn check_text(step: Option<(usize, &RawStep)>, lines: &[(usize, String)], errors
         Some((k, s)) => err_in(k, s, line, message),
         None => LessonError::at(line, format!("the summary: {message}")),
     };
+    let first_error = errors.len();
     let length = markdown(lines).chars().count();
     if length > MAX_TEXT {
         let first = step.map_or_else(|| lines.first().map_or(1, |l| l.0), |(_, s)| s.line);
@@ -266,10 +281,12 @@ fn check_text(step: Option<(usize, &RawStep)>, lines: &[(usize, String)], errors
     // in the file; a problem already named above is not repeated.
     let kept = trimmed(lines);
     let text: Vec<&str> = kept.iter().map(|(_, l)| l.as_str()).collect();
+    let mut named: HashSet<(Option<usize>, String)> =
+        errors[first_error..].iter().map(|e| (e.line, e.message.clone())).collect();
     for p in render::problems(&text.join("\n")) {
         let line = kept.get(p.line_in_text.wrapping_sub(1)).map_or_else(|| lines.first().map_or(1, |l| l.0), |l| l.0);
         let e = at(line, p.message);
-        if !errors.contains(&e) {
+        if named.insert((e.line, e.message.clone())) {
             errors.push(e);
         }
     }

@@ -24,7 +24,8 @@
 //!
 //! **Structure.** `# Title` exactly once, first (blank lines and a BOM before it are fine);
 //! each `## Step title` starts a step; 1 to [`MAX_STEPS`] steps. A step's text is at most
-//! [`MAX_TEXT`] characters; a file at most [`MAX_BYTES`]. Every `$` and `$$` formula closes in
+//! [`MAX_TEXT`] characters; a file at most [`MAX_BYTES`]; a qscope block at most [`MAX_ENTRIES`] lines
+//! of settings. Every `$` and `$$` formula closes in
 //! its paragraph (`\$` is a dollar sign) and every fenced block closes.
 //!
 //! **The qscope block.** At most one per step, fenced with ```` ``` ```` or `~~~` and the info
@@ -42,7 +43,8 @@
 //! | `done` | the condition that ticks it ([`task`] has the language); `task` and `done` go together |
 //!
 //! Every problem the view's parser reports is an error, as is a key given twice (except `q`).
-//! [`Lesson::parse`] never panics: it returns the lesson or every error found, each naming the
+//! [`Lesson::parse`] never panics: it returns the lesson or every error found (the first
+//! [`MAX_ERRORS`], then how many more), each naming the
 //! step (number and title) and the line, e.g.
 //! `step 3 "The clipped STE", line 27: q=qkeras.quantized_bit(4): unknown quantizer …`.
 //!
@@ -65,10 +67,14 @@ use super::train::settings::{LayerKey, hash_keys};
 use crate::quant::spec::did_you_mean;
 
 pub use super::page::MAX_STEPS;
+pub use format::MAX_ENTRIES;
 pub use link::MAX_BYTES;
 
 /// The longest step text (its Markdown, qscope block left out), in characters.
 pub const MAX_TEXT: usize = 2000;
+
+/// The most errors a lesson reports one by one; the rest are counted in one more.
+pub const MAX_ERRORS: usize = 100;
 
 /// The longest task instruction, in characters.
 pub const MAX_TASK: usize = 300;
@@ -194,7 +200,8 @@ impl fmt::Display for LessonError {
 impl std::error::Error for LessonError {}
 
 impl Lesson {
-    /// Reads a lesson file: the lesson, or every error found (never a panic).
+    /// Reads a lesson file: the lesson, or every error found (the first [`MAX_ERRORS`], then how
+    /// many more; never a panic).
     pub fn parse(text: &str) -> Result<Lesson, Vec<LessonError>> {
         if text.len() > MAX_BYTES {
             return Err(vec![LessonError::whole(format!(
@@ -216,6 +223,14 @@ impl Lesson {
             };
             previous = settings.clone();
             steps.push(Step { title: rs.title.clone(), text: rs.markdown(), line: rs.line, settings });
+        }
+        if errors.len() > MAX_ERRORS {
+            let more = errors.len() - MAX_ERRORS;
+            errors.truncate(MAX_ERRORS);
+            errors.push(LessonError::whole(format!(
+                "{more} more error{} not listed",
+                if more == 1 { " is" } else { "s are" }
+            )));
         }
         if errors.is_empty() { Ok(Lesson { title: raw.title, summary: raw.summary, steps }) } else { Err(errors) }
     }

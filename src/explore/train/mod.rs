@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use super::pace::{Pace, StepBy};
-use super::state::{decode, encode};
+use super::state::{cap_problems, decode, encode, shorten};
 use crate::nn::{
     Act, Activation, Config, DatasetKind, Feature, Hidden, Init, Loss, Named, OptimizerKind, QuantizedTensor,
 };
@@ -189,7 +189,7 @@ pub fn parse_hidden(text: &str) -> Result<Vec<usize>, String> {
     let widths: Result<Vec<usize>, _> = text.split(',').map(|w| w.trim().parse::<usize>()).collect();
     match widths {
         Ok(w) if w.len() <= MAX_HIDDEN_LAYERS && w.iter().all(|&n| (1..=MAX_WIDTH).contains(&n)) => Ok(w),
-        _ => Err(format!("hidden '{text}': {}", settings::Range::Widths.describe())),
+        _ => Err(format!("hidden '{}': {}", shorten(text), settings::Range::Widths.describe())),
     }
 }
 
@@ -414,15 +414,16 @@ impl TrainParams {
                 None => p.set_key(&key, &value),
             };
             if let Err(e) = result {
-                problems.push(format!("{key}={value}: {e}"));
+                problems.push(format!("{}={}: {e}", shorten(&key), shorten(&value)));
             }
         }
         // Per-layer overrides once the widths are known, whatever the order of the keys.
         for (key, layer, value) in overrides {
             if let Err(e) = p.set_layer(layer, &value) {
-                problems.push(format!("{key}={value}: {e}"));
+                problems.push(format!("{key}={}: {e}", shorten(&value)));
             }
         }
+        cap_problems(&mut problems);
         (p, problems)
     }
 

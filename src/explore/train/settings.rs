@@ -98,6 +98,7 @@ impl Range {
 
     /// The CLI's message for `flag value` failing with `e`.
     pub fn cli_error(&self, flag: &str, value: &str, e: &str) -> String {
+        let value = crate::explore::state::shorten(value);
         match self {
             Range::Choice { what, .. } => format!("unknown {what} '{value}'; {e}"),
             Range::Spec => format!("{flag}: {e}"),

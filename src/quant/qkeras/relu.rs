@@ -8,6 +8,7 @@ use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{integer_fits, one_minus, sigmoid_q};
 use crate::quant::elementwise_facts;
+use crate::quant::levels::MAX_SET;
 
 pub(super) const BITS: Kind = Kind::Int { min: 1, max: 32 };
 pub(super) const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
@@ -248,6 +249,12 @@ impl Kernel for QuantizedRelu {
                 Levels::codes(0, 2 * m - 2, step / 2.0)
             };
         }
+        if !self.use_sigmoid && self.negative_slope <= 0.0 {
+            return Levels::codes(0, m - 1, step);
+        }
+        if m > MAX_SET {
+            return Levels::Continuous;
+        }
         let mi = pow2i(self.integer);
         let ns = self.negative_slope as f32;
         // mi·clip(2k/m − 1, 0, 1 − 1/m): the code of the hard sigmoid.
@@ -264,10 +271,7 @@ impl Kernel for QuantizedRelu {
             v.extend((1..=(self.negative_slope * m as f64).floor() as i64).map(|j| -(j as f32) * step));
             v.push(-ns * mi);
         }
-        if self.use_sigmoid || self.negative_slope > 0.0 {
-            return Levels::set(v);
-        }
-        Levels::codes(0, m - 1, step)
+        Levels::set(v)
     }
 }
 

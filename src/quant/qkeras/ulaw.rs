@@ -8,6 +8,7 @@ use super::super::{Ctx, Kernel, Levels, Report};
 use super::relu::{BITS, INTEGER};
 use super::{integer_fits, sigmoid_q};
 use crate::quant::elementwise_facts;
+use crate::quant::levels::MAX_SET;
 
 quantizer! {
     /// µ-law quantizer: codes of the hard sigmoid of `x/2^integer` are mapped through
@@ -122,6 +123,9 @@ impl Kernel for QuantizedUlaw {
 
     fn levels(&self, _: &Report) -> Levels {
         let m = pow2i(self.bits - 1);
+        if m as i64 > MAX_SET {
+            return Levels::Continuous;
+        }
         let mi = pow2i(self.integer);
         let (lo, hi) = (-1.0 + self.symmetric as i32 as f32 / m, 1.0 - 1.0 / m);
         let codes = 0..=(m as i64);

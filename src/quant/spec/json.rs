@@ -4,7 +4,7 @@
 //! arguments, so a dict is held to the same rules as the call it stands for.
 
 use super::parse::Parser;
-use super::{Arg, SpecError, err, names};
+use super::{Arg, SpecError, err, names, short};
 use crate::quant::catalogue::Entry;
 use crate::quant::schema::Literal;
 
@@ -16,6 +16,10 @@ enum Json {
     Obj(Vec<(String, Json, (usize, usize))>),
 }
 
+/// The deepest nesting of objects read: a config is two deep (the dict and its `config`); a
+/// deeper one is refused before it can exhaust the stack (a link may hold any text).
+const MAX_DEPTH: usize = 8;
+
 /// Keys that Keras adds to every config and that do not configure the quantizer.
 const KERAS_BASE_KEYS: &[&str] = &["name", "trainable", "dtype"];
 
@@ -23,16 +27,20 @@ impl Parser<'_> {
     /// A config dict to the end of the text: the entry its class names and its keys as
     /// keyword arguments.
     pub(super) fn config(&mut self) -> Result<(&'static Entry, Vec<Arg>), SpecError> {
-        let json = self.json_value()?;
+        let json = self.json_value(0)?;
         self.ws();
         self.end()?;
         arguments(&json)
     }
 
-    fn json_value(&mut self) -> Result<Json, SpecError> {
+    /// A value `depth` objects deep.
+    fn json_value(&mut self, depth: usize) -> Result<Json, SpecError> {
         self.ws();
         if self.peek() != Some('{') {
             return self.value().map(Json::Lit);
+        }
+        if depth == MAX_DEPTH {
+            return err(format!("a config nests objects deeper than {MAX_DEPTH}"), Some((self.pos, self.pos + 1)));
         }
         self.bump();
         let mut fields = Vec::new();
@@ -47,7 +55,7 @@ impl Parser<'_> {
             }
             let key = self.string()?;
             self.expect(':', "':'")?;
-            let value = self.json_value()?;
+            let value = self.json_value(depth + 1)?;
             fields.push((key, value, (start, self.pos)));
             if self.eat(',') {
                 continue;
@@ -84,7 +92,7 @@ fn arguments(j: &Json) -> Result<(&'static Entry, Vec<Arg>), SpecError> {
                     continue;
                 }
                 let Json::Lit(value) = v else {
-                    return err(format!("config key '{k}': nested objects are not parameters"), Some(*span));
+                    return err(format!("config key '{}': nested objects are not parameters", short(k)), Some(*span));
                 };
                 args.push(Arg { key: Some(k.clone()), value: value.clone(), span: *span });
             }

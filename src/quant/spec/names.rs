@@ -1,7 +1,7 @@
 //! Finding a quantizer by the names a user may type (qualified, namespace + alias, bare),
 //! and the "did you mean" suggestions for a name or parameter that is not there.
 
-use super::{SpecError, err};
+use super::{SpecError, err, short};
 use crate::quant::catalogue::{ENTRIES, Entry};
 use crate::quant::schema::Family;
 
@@ -53,8 +53,8 @@ fn all_names() -> Vec<String> {
 fn unknown_name_message(name: &str) -> String {
     let names = all_names();
     match did_you_mean(name, names.iter().map(String::as_str)) {
-        Some(s) => format!("unknown quantizer '{name}'; did you mean '{s}'? (`qscope list` shows them all)"),
-        None => format!("unknown quantizer '{name}' (`qscope list` shows them all)"),
+        Some(s) => format!("unknown quantizer '{}'; did you mean '{s}'? (`qscope list` shows them all)", short(name)),
+        None => format!("unknown quantizer '{}' (`qscope list` shows them all)", short(name)),
     }
 }
 
@@ -62,24 +62,32 @@ pub(super) fn unknown_param_message(entry: &Entry, key: &str) -> String {
     let all: Vec<&str> = entry.params.iter().map(|d| d.name).collect();
     let q = entry.info.qualified();
     if all.is_empty() {
-        return format!("{q} takes no parameters, got '{key}'");
+        return format!("{q} takes no parameters, got '{}'", short(key));
     }
     let hint = match did_you_mean(key, all.iter().copied()) {
         Some(s) => format!("; did you mean '{s}'?"),
         None => String::new(),
     };
-    format!("{q} has no parameter '{key}'{hint} (parameters: {})", all.join(", "))
+    format!("{q} has no parameter '{}'{hint} (parameters: {})", short(key), all.join(", "))
 }
 
 /// The closest candidate within a small edit distance (case-insensitive).
 pub fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let w = word.to_lowercase();
-    let limit = (w.chars().count() / 3).clamp(1, 3);
+    let chars = w.chars().count();
+    let limit = (chars / 3).clamp(1, 3);
     candidates
         .map(|c| {
             let lc = c.to_lowercase();
-            // A prefix (`clip` → `clip_value`) counts as close.
-            let d = if w.len() >= 3 && (lc.starts_with(&w) || w.starts_with(&lc)) { 1 } else { edit_distance(&w, &lc) };
+            // A prefix (`clip` → `clip_value`) counts as close. Lengths further apart than the
+            // limit are further apart in edit distance too (a 100 KB word is not compared).
+            let d = if w.len() >= 3 && (lc.starts_with(&w) || w.starts_with(&lc)) {
+                1
+            } else if lc.chars().count().abs_diff(chars) > limit {
+                limit + 1
+            } else {
+                edit_distance(&w, &lc)
+            };
             (d, c)
         })
         .filter(|(d, _)| *d <= limit)

@@ -6,6 +6,10 @@
 use super::html::{Html, Tag, safe_href};
 use super::math;
 
+/// The longest link text or target, in bytes: a bracket not closed within it is text (a long
+/// run of unclosed brackets is then read in linear time).
+const MAX_LINK: usize = 2048;
+
 /// A problem at a byte offset of the paragraph.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Problem {
@@ -177,10 +181,12 @@ impl Lexer<'_, '_> {
         Some(Tok::Link { inner, url })
     }
 
-    /// The offset of the bracket closing the one at `open` (nesting counted, `\x` skipped).
+    /// The offset of the bracket closing the one at `open` (nesting counted, `\x` skipped),
+    /// within [`MAX_LINK`] bytes.
     fn matching(&self, open: usize, left: char, right: char, to: usize) -> Option<usize> {
         let mut depth = 0usize;
-        let mut chars = self.s[open..to].char_indices();
+        let end = to.min(self.s.ceil_char_boundary(open + MAX_LINK));
+        let mut chars = self.s[open..end].char_indices();
         while let Some((k, c)) = chars.next() {
             match c {
                 '\\' => {

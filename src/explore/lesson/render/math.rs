@@ -9,6 +9,7 @@
 
 use super::html::{Html, Tag};
 use super::tex::{ACCENTS, BLACKBOARD, Symbol, all_names, symbol};
+use crate::explore::lesson::format::short;
 use crate::quant::spec::did_you_mean;
 
 /// A problem in a formula, at a byte offset of its TeX source.
@@ -280,7 +281,7 @@ impl Parser {
             _ => {
                 let hint =
                     did_you_mean(&name, all_names()).map(|s| format!(" (did you mean \\{s}?)")).unwrap_or_default();
-                let message = format!("unknown command \\{name} in a formula{hint}");
+                let message = format!("unknown command \\{} in a formula{hint}", short(&name));
                 self.fail(at, message, Node::Text(format!("\\{name}")))
             }
         }
@@ -290,6 +291,7 @@ impl Parser {
     fn text_argument(&mut self, name: &str, at: usize) -> Result<String, MathError> {
         self.skip_space();
         if self.peek() != Some('{') {
+            let name = short(name);
             let message = format!("\\{name} needs its text in braces, e.g. \\{name}{{round}}");
             self.fail(at, message, Node::Row(Vec::new()))?;
             return Ok(String::new());
@@ -326,7 +328,7 @@ impl Parser {
                 Ok(Node::Mi(s.into(), true))
             }
             _ => {
-                let message = format!("\\mathbb{{{t}}}: only \\mathbb{{1}}, R, N, Z, Q and C are supported");
+                let message = format!("\\mathbb{{{}}}: only \\mathbb{{1}}, R, N, Z, Q and C are supported", short(&t));
                 self.fail(at, message, Node::Text(t))
             }
         }
