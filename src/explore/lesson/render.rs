@@ -11,8 +11,10 @@
 //!
 //! [`render_lenient`] never fails (what it cannot read shows as text), for the browser;
 //! [`problems`] lists every problem (an unknown TeX command, an unclosed `$`, unbalanced
-//! braces) with its line, for `qscope lesson check`.
+//! braces) with its line, for `qscope lesson check`. [`safe_html`] checks the promise on an
+//! output (for the tests and the fuzz target).
 
+mod check;
 mod html;
 mod inline;
 mod math;
@@ -24,6 +26,7 @@ use std::fmt;
 
 use super::lines::{closes, fence, heading, unindent};
 
+pub use check::{balanced, only_allowed_tags, safe_html};
 pub use html::{ALLOWED_TAGS, escape};
 use html::{Html, Tag};
 
