@@ -235,6 +235,8 @@ fn a_set_of_more_than_a_million_levels_is_reported_continuous_not_enumerated() {
         "qkeras.quantized_relu(bits=29, integer=13, use_sigmoid=True)",
         "qkeras.quantized_ulaw(bits=32)",
         "clipped_ste(step=1e-6, min_value=-1e6, max_value=1e6)",
+        "pact(bits=24)",
+        "larq.DoReFa(k_bit=24, mode='weights')",
     ] {
         let q = parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
         let (_, _, report) = q.eval(&[0.5], &mut Ctx::inference(0));
@@ -244,4 +246,35 @@ fn a_set_of_more_than_a_million_levels_is_reported_continuous_not_enumerated() {
     let q = parse("qkeras.quantized_relu(bits=29, integer=13)").unwrap();
     let (_, _, report) = q.eval(&[0.5], &mut Ctx::inference(0));
     assert_eq!(q.levels(&report).count(), Some(1 << 29));
+}
+
+#[test]
+fn the_union_of_more_than_a_million_group_levels_is_reported_continuous_not_enumerated() {
+    // 2^21 elements in groups of 2: a million groups, each its own scale (the union listed 16
+    // million floats and more).
+    let distinct: Vec<f32> = (0..1 << 21).map(|k| k as f32).collect();
+    // The same 500 groups over and over: they count once.
+    let repeated: Vec<f32> = (0..1 << 21).map(|k| (k % 1000) as f32).collect();
+    for spec in ["torchao.intx_fake_quantize(group_size=2)", "torchao.affine(group_size=2)"] {
+        let q = parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let (_, _, report) = q.eval(&distinct, &mut Ctx::inference(0));
+        assert_eq!(q.levels(&report), qscope::quant::Levels::Continuous, "{spec}");
+        let (_, _, report) = q.eval(&repeated, &mut Ctx::inference(0));
+        assert!(q.levels(&report).count().is_some_and(|n| n <= 500 * 256), "{spec}");
+    }
+}
+
+#[test]
+fn the_nearest_of_a_million_levels_is_found_without_a_scan() {
+    let q = parse("pact(bits=20, alpha=1.0)").unwrap();
+    let (_, _, report) = q.eval(&[0.5], &mut Ctx::inference(0));
+    let levels = q.levels(&report);
+    assert_eq!(levels.count(), Some(1 << 20));
+    // A scan compared a million levels per value (24 million per fuzzer input, half a second).
+    for k in 0..100_000 {
+        let v = k as f32 / 100_000.0;
+        let near = levels.nearest(v).unwrap();
+        assert!((near - v).abs() <= 0.5 / ((1 << 20) - 1) as f32 + f32::EPSILON, "{v} → {near}");
+        assert!(levels.contains(near));
+    }
 }
