@@ -6,6 +6,7 @@
 mod cli;
 
 use cli::{qscope, stderr, stdout};
+use qscope::explore::lesson::render::{render_lenient, safe_html};
 use qscope::explore::lesson::{Lesson, MAX_BYTES, MAX_ENTRIES, MAX_ERRORS, link};
 use qscope::explore::page::Page;
 use qscope::explore::state::{MAX_PROBLEMS, State};
@@ -184,7 +185,24 @@ fn lessons_of_1_mb() -> Vec<String> {
         one("[".repeat(999_000)),
         one(format!("$${}$$", "\\frac{1}{2}".repeat(80_000))),
         one("- a\n".repeat(240_000)),
+        // 1,400 runs of backticks of different lengths: a code span's closing run is looked up,
+        // not scanned for from every opening run (4 s).
+        one((1..=1400).map(|n| "`".repeat(n)).collect::<Vec<_>>().join(" ")),
+        // 499,000 unknown commands in one formula, 200,000 formulas of one, 100,000 steps of one:
+        // only the problems that can be listed suggest a command (each compared with every name,
+        // 6 s).
+        one(format!("${}$", "\\a".repeat(499_000))),
+        one("$\\a$ ".repeat(199_000)),
+        format!("# T\n\n{}", "## S\n$\\a$\n".repeat(MAX_BYTES / 11 - 1)),
     ]
+}
+
+#[test]
+fn a_1_mb_lesson_renders_to_allowed_and_balanced_tags() {
+    for text in lessons_of_1_mb() {
+        let start = &text[..30.min(text.len())];
+        safe_html(&render_lenient(&text)).unwrap_or_else(|e| panic!("{start:?}…: {e}"));
+    }
 }
 
 #[test]

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 
 use super::lines::{closes, fence, heading};
-use super::{LessonError, MAX_STEPS, MAX_TEXT, render};
+use super::{LessonError, MAX_ERRORS, MAX_STEPS, MAX_TEXT, render};
 
 /// A lesson file cut into its parts, keys not yet interpreted.
 #[derive(Clone, Debug, Default)]
@@ -283,7 +283,8 @@ fn check_text(step: Option<(usize, &RawStep)>, lines: &[(usize, String)], errors
     let text: Vec<&str> = kept.iter().map(|(_, l)| l.as_str()).collect();
     let mut named: HashSet<(Option<usize>, String)> =
         errors[first_error..].iter().map(|e| (e.line, e.message.clone())).collect();
-    for p in render::problems(&text.join("\n")) {
+    // Only problems that can still be listed get a "did you mean" (a search through every name).
+    for p in render::problems_hinting(&text.join("\n"), MAX_ERRORS.saturating_sub(errors.len())) {
         let line = kept.get(p.line_in_text.wrapping_sub(1)).map_or_else(|| lines.first().map_or(1, |l| l.0), |l| l.0);
         let e = at(line, p.message);
         if named.insert((e.line, e.message.clone())) {

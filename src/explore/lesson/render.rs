@@ -43,19 +43,29 @@ impl fmt::Display for RenderError {
     }
 }
 
+/// How many of a text's problems may suggest a command ("did you mean \\lambda?"): each
+/// suggestion compares the word with every command name, and a lesson lists 100 errors.
+pub const HINTED: usize = 100;
+
 /// The text as HTML, whatever it holds: an unknown command or a broken formula shows as text.
 pub fn render_lenient(md: &str) -> String {
-    render(md).0
+    render(md, 0).0
 }
 
-/// Every problem of the text, in order.
+/// Every problem of the text, in order (the first [`HINTED`] with a "did you mean" where one
+/// fits).
 pub fn problems(md: &str) -> Vec<RenderError> {
-    render(md).1
+    render(md, HINTED).1
 }
 
-/// The HTML (lenient) and the problems found on the way.
-fn render(md: &str) -> (String, Vec<RenderError>) {
-    let mut r = Blocks::default();
+/// Every problem of the text, in order; only the first `hints` may carry a "did you mean".
+pub(super) fn problems_hinting(md: &str, hints: usize) -> Vec<RenderError> {
+    render(md, hints).1
+}
+
+/// The HTML (lenient) and the problems found on the way (the first `hints` may suggest).
+fn render(md: &str, hints: usize) -> (String, Vec<RenderError>) {
+    let mut r = Blocks { hints, ..Blocks::default() };
     let lines: Vec<&str> = md.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     let mut i = 0;
     while i < lines.len() {
@@ -100,6 +110,8 @@ struct Blocks<'a> {
     paragraph: Vec<(usize, &'a str)>,
     /// The items of an open list, each its numbered lines.
     list: Vec<Vec<(usize, &'a str)>>,
+    /// How many more problems may carry a "did you mean".
+    hints: usize,
 }
 
 impl Blocks<'_> {
@@ -133,7 +145,7 @@ impl Blocks<'_> {
     fn inline(&mut self, lines: &[(usize, &str)]) {
         let text = lines.iter().map(|l| l.1).collect::<Vec<_>>().join("\n");
         let mut found = Vec::new();
-        inline::write(&text, &mut self.out, &mut found);
+        inline::write(&text, &mut self.out, &mut found, &mut self.hints);
         for p in found {
             let newlines = text[..p.offset.min(text.len())].matches('\n').count();
             let line = lines.get(newlines).map_or(lines.last().map_or(1, |l| l.0), |l| l.0);

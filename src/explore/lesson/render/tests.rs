@@ -1,10 +1,10 @@
 use proptest::prelude::*;
 
-use super::{RenderError, balanced, escape, only_allowed_tags, problems, render, render_lenient};
+use super::{HINTED, RenderError, balanced, escape, only_allowed_tags, problems, render, render_lenient};
 
 /// The text as HTML, or its first problem.
 fn render_text(md: &str) -> Result<String, RenderError> {
-    let (html, mut problems) = render(md);
+    let (html, mut problems) = render(md, HINTED);
     if problems.is_empty() { Ok(html) } else { Err(problems.swap_remove(0)) }
 }
 
