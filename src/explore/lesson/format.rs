@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use super::lines::{closes, fence, heading};
+use super::lines::{Backticks, closes, fence, heading};
 use super::{LessonError, MAX_ERRORS, MAX_STEPS, MAX_TEXT, render};
 
 /// A lesson file cut into its parts, keys not yet interpreted.
@@ -298,6 +298,7 @@ fn unclosed_math(paragraph: &[(usize, &str)]) -> Option<(usize, String)> {
     let chars: Vec<(usize, char)> =
         paragraph.iter().flat_map(|(n, l)| l.chars().chain(['\n']).map(move |c| (*n, c))).collect();
     let mut open: Option<(usize, bool)> = None; // (line, display)
+    let mut backticks: Option<Backticks> = None;
     let mut i = 0;
     while i < chars.len() {
         let (n, c) = chars[i];
@@ -309,14 +310,9 @@ fn unclosed_math(paragraph: &[(usize, &str)]) -> Option<(usize, String)> {
                 i += run;
                 // A code span ends at the next run of exactly as many backticks; without one,
                 // the backticks are text.
-                let mut k = i;
-                while k < chars.len() {
-                    let r = chars[k..].iter().take_while(|p| p.1 == '`').count();
-                    if r == run {
-                        i = k + r;
-                        break;
-                    }
-                    k += r.max(1);
+                let ticks = backticks.get_or_insert_with(|| Backticks::of(chars.iter().map(|p| p.1 == '`')));
+                if let Some(k) = ticks.closing(i, run, chars.len()) {
+                    i = k + run;
                 }
             }
             '$' => {

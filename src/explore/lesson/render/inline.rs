@@ -3,10 +3,9 @@
 //! stack of `*` runs (a simplified CommonMark: a run can open when a non-space follows it and
 //! close when a non-space precedes it), so tags always nest.
 
-use std::collections::HashMap;
-
 use super::html::{Html, Tag, safe_href};
 use super::math;
+use crate::explore::lesson::lines::Backticks;
 
 /// The longest link text or target, in bytes: a bracket not closed within it is text (a long
 /// run of unclosed brackets is then read in linear time).
@@ -56,55 +55,6 @@ struct Lexer<'a, 'p> {
     problems: &'p mut Vec<Problem>,
     /// The text's runs of backticks, indexed at the first code span.
     backticks: Option<Backticks>,
-}
-
-/// A text's runs of backticks by length, so that a code span finds its closing run by binary
-/// search: scanning ahead from every opening run took time quadratic in the number of runs (a
-/// megabyte of 1,400 runs of different lengths, seconds).
-#[derive(Debug)]
-struct Backticks {
-    /// Every run (as long as it goes): its start and length, in order.
-    runs: Vec<(usize, usize)>,
-    /// The starts of the runs of each length, in order.
-    by_len: HashMap<usize, Vec<usize>>,
-}
-
-impl Backticks {
-    fn of(s: &str) -> Backticks {
-        let (mut runs, mut by_len) = (Vec::new(), HashMap::<usize, Vec<usize>>::new());
-        let bytes = s.as_bytes();
-        let mut k = 0;
-        while k < bytes.len() {
-            if bytes[k] != b'`' {
-                k += 1;
-                continue;
-            }
-            let len = bytes[k..].iter().take_while(|&&b| b == b'`').count();
-            runs.push((k, len));
-            by_len.entry(len).or_default().push(k);
-            k += len;
-        }
-        Backticks { runs, by_len }
-    }
-
-    /// The start of the first run that starts at `from` or later and is `n` long within
-    /// `s[..to]` (a run that `to` cuts is as long as what is left of it).
-    fn closing(&self, from: usize, n: usize, to: usize) -> Option<usize> {
-        let whole = self
-            .by_len
-            .get(&n)
-            .and_then(|starts| starts.get(starts.partition_point(|&st| st < from)).copied().filter(|&st| st + n <= to));
-        let before_end = self.runs.partition_point(|&(st, _)| st < to);
-        let cut = before_end
-            .checked_sub(1)
-            .map(|j| self.runs[j])
-            .filter(|&(st, len)| st >= from && st + len > to && to - st == n)
-            .map(|(st, _)| st);
-        match (whole, cut) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
 }
 
 impl Lexer<'_, '_> {
@@ -174,7 +124,11 @@ impl Lexer<'_, '_> {
     fn code(&mut self, to: usize) -> Option<Tok> {
         let n = self.run_of('`', to);
         let s = self.s;
-        let k = self.backticks.get_or_insert_with(|| Backticks::of(s)).closing(self.i + n, n, to)?;
+        let k = self.backticks.get_or_insert_with(|| Backticks::of(s.bytes().map(|b| b == b'`'))).closing(
+            self.i + n,
+            n,
+            to,
+        )?;
         let body = self.s[self.i + n..k].replace('\n', " ");
         let body = match body.strip_prefix(' ').and_then(|b| b.strip_suffix(' ')) {
             Some(inner) if !inner.trim().is_empty() => inner.to_string(),
@@ -332,43 +286,6 @@ fn emit(toks: &[Tok], out: &mut Html, problems: &mut Vec<Problem>, hints: &mut u
                     out.open(emphasis(*used), &[]);
                 }
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-
-    use super::Backticks;
-
-    /// The definition: from `from`, step over text and runs (cut at `to`) to the first run of
-    /// exactly `n`.
-    fn closing_by_scan(s: &str, from: usize, n: usize, to: usize) -> Option<usize> {
-        let mut k = from;
-        while k < to {
-            let r = s[k..to].chars().take_while(|c| *c == '`').count();
-            if r == n {
-                return Some(k);
-            }
-            k += if r == 0 { s[k..].chars().next().map_or(1, char::len_utf8) } else { r };
-        }
-        None
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(5_000))]
-        #[test]
-        fn a_code_span_closes_at_the_first_run_as_long_as_its_opening_one(
-            s in "[`a é]{0,40}",
-            from in 0usize..42,
-            n in 1usize..5,
-            to in 0usize..42,
-        ) {
-            let (from, to) = (s.floor_char_boundary(from.min(s.len())), s.floor_char_boundary(to.min(s.len())));
-            // As the lexer asks: `from` ends an opening run, so no run goes on across it.
-            prop_assume!(from == 0 || !s[..from].ends_with('`') || !s[from..].starts_with('`'));
-            prop_assert_eq!(Backticks::of(&s).closing(from, n, to), closing_by_scan(&s, from, n, to));
         }
     }
 }
