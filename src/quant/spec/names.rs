@@ -1,6 +1,8 @@
 //! Finding a quantizer by the names a user may type (qualified, namespace + alias, bare),
 //! and the "did you mean" suggestions for a name or parameter that is not there.
 
+use std::sync::OnceLock;
+
 use super::{SpecError, err, short};
 use crate::quant::catalogue::{ENTRIES, Entry};
 use crate::quant::schema::Family;
@@ -34,25 +36,27 @@ fn lookup(name: &str) -> Option<&'static Entry> {
     }
 }
 
-/// Every name a user may type, for suggestions.
-fn all_names() -> Vec<String> {
-    let mut v = Vec::new();
-    for e in ENTRIES {
-        v.push(e.info.qualified());
-        v.push(e.info.name.to_string());
-        for a in e.info.aliases {
-            v.push(a.to_string());
-            if !a.contains('.') && e.info.family != Family::Beyond {
-                v.push(format!("{}.{a}", e.info.family.namespace()));
+/// Every name a user may type, for suggestions (gathered at the first unknown name).
+fn all_names() -> &'static [String] {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut v = Vec::new();
+        for e in ENTRIES {
+            v.push(e.info.qualified());
+            v.push(e.info.name.to_string());
+            for a in e.info.aliases {
+                v.push(a.to_string());
+                if !a.contains('.') && e.info.family != Family::Beyond {
+                    v.push(format!("{}.{a}", e.info.family.namespace()));
+                }
             }
         }
-    }
-    v
+        v
+    })
 }
 
 fn unknown_name_message(name: &str) -> String {
-    let names = all_names();
-    match did_you_mean(name, names.iter().map(String::as_str)) {
+    match did_you_mean(name, all_names().iter().map(String::as_str)) {
         Some(s) => format!("unknown quantizer '{}'; did you mean '{s}'? (`qscope list` shows them all)", short(name)),
         None => format!("unknown quantizer '{}' (`qscope list` shows them all)", short(name)),
     }
