@@ -52,7 +52,7 @@ pub fn frozen_auto_bits() -> Result<String, String> {
 }
 
 /// A file name for `name`: lowercase letters, digits, dots, underscores and dashes.
-fn slug(name: &str) -> String {
+pub fn slug(name: &str) -> String {
     let mut out = String::new();
     for c in name.chars() {
         let c = c.to_ascii_lowercase();
@@ -68,6 +68,14 @@ fn slug(name: &str) -> String {
 /// Every gallery figure: the catalogue's defaults (inference mode where training is refused),
 /// then the notable configurations.
 pub fn items() -> Result<Vec<Item>, String> {
+    let mut out = defaults();
+    out.extend(notable()?);
+    Ok(out)
+}
+
+/// One figure per catalogue entry at its library defaults (inference mode where training is
+/// refused).
+pub fn defaults() -> Vec<Item> {
     let mut out = Vec::new();
     for e in ENTRIES {
         let q = (e.default)();
@@ -79,6 +87,12 @@ pub fn items() -> Result<Vec<Item>, String> {
             infer: q.unsupported(true).is_some(),
         });
     }
+    out
+}
+
+/// The notable configurations and comparisons, after the catalogue's figures.
+pub fn notable() -> Result<Vec<Item>, String> {
+    let mut out = Vec::new();
     let notable = |file: &str, specs: Vec<String>, caption: &str| Item {
         file: format!("{file}.svg"),
         section: "Notable configurations",
