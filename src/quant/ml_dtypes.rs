@@ -313,7 +313,7 @@ casts! { $
     Float8E3M4 "float8_e3m4" = (3, 4, 3, Ieee)
         "FP8 E3M4, IEEE-style with inf: max 15.5; from 15.75 on ±inf"
         "q(x) = x to the nearest even of ±k·2^(e−4), e ∈ [−2, 3], |q| ≤ 15.5;  |x| ≥ 15.75 → ±inf",
-        x: (-4.0, 4.0), why: "over [−4, 4]: 16 steps per binade, finer towards 0";
+        x: (-2.0, 2.0), why: "over [−2, 2]: 16 steps per binade, 1/16 apart from 1 to 2 and finer towards 0";
     /// OCP E8M0 (the MX block scale): unsigned powers of two 2^−127 … 2^127, NaN at 0xff.
     Float8E8M0Fnu "float8_e8m0fnu" = (8, 0, 127, PowerOfTwo)
         "E8M0 scale: powers of two 2^−127…2^127, ties up; 0, x < 0 and overflow NaN"

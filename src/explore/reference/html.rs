@@ -211,7 +211,7 @@ pub fn page(p: &QuantizerPage, o: &Options) -> String {
             format!("the numbers of the explorer's sample tensor, {}", sample_text(&p.state))
         };
         h.push_str(&format!(
-            "<p class=\"muted\">Drawn at {}: <code>{}</code></p>\n",
+            "<p class=\"muted\">Drawn for {}: <code>{}</code></p>\n",
             xml_escape(&basis),
             xml_escape(f)
         ));
