@@ -13,20 +13,17 @@
 mod html;
 
 use super::code::{Framework, agreement, snippet};
+use super::drawn::readout;
 use super::figure::{self, from_specs};
 use super::page::Page;
 use super::state::{Mode, Slot, State};
 use crate::plot::gallery::{self, Item, slug};
-use crate::plot::{describe_levels, fmt_number};
 use crate::quant::{ENTRIES, Entry, Levels, Quantizer, parse};
 
 pub use html::STYLE;
 
 /// The explorer `qscope gallery` links to by default: what `scripts/dev serve` serves.
 pub const DEFAULT_EXPLORER: &str = "http://127.0.0.1:8080/";
-
-/// Levels listed one by one up to this many (as the explorer's Selected panel lists them).
-pub const LISTED_LEVELS: usize = 32;
 
 /// What the reference is built from.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,16 +96,15 @@ pub struct Notable {
 }
 
 /// The levels in words — `8 levels, −1 … 0.75, step 0.25` — and, when there are at most
-/// [`LISTED_LEVELS`], each of them.
+/// [`LISTED_LEVELS`](super::drawn::LISTED_LEVELS), each of them: the explorer's readout
+/// ([`readout`]).
 pub fn levels_text(levels: &Levels) -> (String, Option<Vec<String>>) {
-    let mut text = describe_levels(levels);
-    if let Levels::Uniform { step, count, .. } = levels
-        && *count > 1
-    {
-        text.push_str(&format!(", step {}", fmt_number(*step as f64)));
-    }
-    let list = levels.list(LISTED_LEVELS).map(|l| l.into_iter().map(|v| fmt_number(v as f64)).collect());
-    (text, list)
+    let r = readout(levels);
+    let text = match r.step {
+        Some(step) => format!("{}, step {step}", r.text),
+        None => r.text,
+    };
+    (text, r.list)
 }
 
 /// The gallery's files, in order, as `(file name, contents)`: `style.css`, `index.html`, then
