@@ -24,7 +24,7 @@ code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-s
 code{overflow-wrap:anywhere}
 pre{background:var(--code);border:1px solid var(--line);border-radius:6px;padding:.75rem;overflow-x:auto;white-space:pre}
 pre code{overflow-wrap:normal}
-img{display:block;max-width:100%;height:auto;border:1px solid var(--line);border-radius:6px;background:#fff}
+img{display:block;max-width:100%;height:auto;border:1px solid var(--line);border-radius:6px}
 figure{margin:1rem 0}
 figcaption{color:var(--muted);font-size:.9rem;margin-top:.4rem}
 .muted,nav.crumbs{color:var(--muted);font-size:.9rem}
@@ -195,14 +195,14 @@ pub fn page(p: &QuantizerPage, o: &Options) -> String {
         "inference mode (the library refuses training here)".to_string()
     };
     h.push_str(&format!(
-        "<figure>\n<img src=\"{}\" alt=\"{}\" width=\"720\" height=\"640\"/>\n\
+        "<figure>\n<a href=\"{fig}\"><img src=\"{fig}\" alt=\"{}\" width=\"720\" height=\"640\"/></a>\n\
          <figcaption><code>{}</code> over [{}, {}], {mode}. Why this configuration: {}</figcaption>\n</figure>\n",
-        xml_escape(&p.figure),
         xml_escape(&alt(&spec, x)),
         xml_escape(&spec),
         fmt_number(x.0 as f64),
         fmt_number(x.1 as f64),
         xml_escape(&p.why),
+        fig = xml_escape(&p.figure),
     ));
     if let Some(f) = &p.frozen {
         let basis = if p.quantizer.block_size().is_some() {
@@ -246,16 +246,26 @@ fn parameters(p: &QuantizerPage) -> String {
     if rows.is_empty() {
         return "<h2>Parameters</h2>\n<p>None.</p>\n".to_string();
     }
+    // The value drawn, where it is not the default; the column only when some parameter has one.
+    let shown: Vec<Option<String>> =
+        rows.iter().map(|r| p.quantizer.get(r.name).map(|l| l.to_string()).filter(|v| *v != r.default)).collect();
+    let any = shown.iter().any(Option::is_some);
     let mut h = String::from(
         "<h2>Parameters</h2>\n<div class=\"scroll\"><table class=\"params\">\n<thead><tr><th scope=\"col\">name</th>\
-         <th scope=\"col\">default</th><th scope=\"col\">shown</th><th scope=\"col\">allowed</th>\
-         <th scope=\"col\">meaning</th></tr></thead>\n<tbody>\n",
+         <th scope=\"col\">default</th>",
     );
-    for r in rows {
-        let shown = p.quantizer.get(r.name).map(|l| l.to_string()).unwrap_or_default();
-        let shown = if shown == r.default { String::new() } else { format!("<code>{}</code>", xml_escape(&shown)) };
+    if any {
+        h.push_str("<th scope=\"col\">shown</th>");
+    }
+    h.push_str("<th scope=\"col\">allowed</th><th scope=\"col\">meaning</th></tr></thead>\n<tbody>\n");
+    for (r, v) in rows.iter().zip(shown) {
+        let v = match v {
+            Some(v) => format!("<td data-label=\"shown\"><code>{}</code></td>", xml_escape(&v)),
+            None if any => "<td data-label=\"shown\"></td>".to_string(),
+            None => String::new(),
+        };
         h.push_str(&format!(
-            "<tr><td><code>{}</code></td><td data-label=\"default\"><code>{}</code></td><td data-label=\"shown\">{shown}</td>\
+            "<tr><td><code>{}</code></td><td data-label=\"default\"><code>{}</code></td>{v}\
              <td data-label=\"allowed\">{}</td><td data-label=\"meaning\">{}</td></tr>\n",
             xml_escape(r.name),
             xml_escape(&r.default),
@@ -263,7 +273,10 @@ fn parameters(p: &QuantizerPage) -> String {
             xml_escape(r.meaning)
         ));
     }
-    h.push_str("</tbody>\n</table></div>\n<p class=\"muted\">“shown”: the value in the figure, where it is not the default.</p>\n");
+    h.push_str("</tbody>\n</table></div>\n");
+    if any {
+        h.push_str("<p class=\"muted\">“shown”: the value in the figure, where it is not the default.</p>\n");
+    }
     h
 }
 
