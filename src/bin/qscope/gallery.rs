@@ -4,7 +4,7 @@
 use crate::args::{Command, Opt};
 
 pub(crate) const USAGE: &[(&str, &str)] =
-    &[("gallery DIR [--defaults] [--explorer URL]", "the quantizer reference: index, a page and an SVG per quantizer")];
+    &[("gallery DIR [--defaults] [--explorer URL]", "the quantizer reference as static pages")];
 
 struct GalleryOptions {
     defaults: bool,
