@@ -167,6 +167,20 @@ mod tests {
     }
 
     #[test]
+    fn every_text_from_a_spec_is_escaped() {
+        let e = ENTRIES.iter().find(|e| e.info.name == "quantized_bits").unwrap();
+        let quantizer = parse("qkeras.quantized_bits(4, var_name='</code><script>&\\'\"')").unwrap();
+        let state = State { slots: vec![Slot::new(quantizer.clone())], ..State::default() };
+        let (levels, frozen) = (quantizer.levels(&Default::default()), None);
+        let (file, figure, why) = ("a.html".into(), "a.svg".into(), "<why>".into());
+        let page = QuantizerPage { entry: e, quantizer, state, file, figure, levels, frozen, why };
+        let o = Options { explorer: "https://x/?a=1&b=<2>".into(), defaults: false, software: "q&s".into() };
+        let html = html::page(&page, &o);
+        assert!(!html.contains("<script") && !html.contains("<why>") && !html.contains("a=1&b"), "{html}");
+        assert!(html.contains("&lt;/code&gt;&lt;script&gt;&amp;") && html.contains("q&amp;s"), "{html}");
+    }
+
+    #[test]
     fn the_defaults_are_the_libraries_and_the_illustrations_their_own() {
         let bits = ENTRIES.iter().find(|e| e.info.name == "quantized_bits").unwrap();
         let (q, x, mode) = shown(bits, true).unwrap();
