@@ -51,16 +51,13 @@ impl OnLanes for Amax<'_> {
 /// the running maximum is one integer `max` per lane ([`Lane::imax`]), and a NaN anywhere wins.
 #[inline(always)]
 pub fn amax_on<V: Lane>(x: &[f32]) -> f32 {
-    const MAX_WIDTH: usize = 16;
-    assert!(V::WIDTH <= MAX_WIDTH, "lanes wider than {MAX_WIDTH}");
     let body = x.len() - x.len() % V::WIDTH;
     let mut m = V::splat(0.0);
     for chunk in x[..body].chunks_exact(V::WIDTH) {
         m = m.imax(V::load(chunk).abs());
     }
-    let mut lanes = [0.0f32; MAX_WIDTH];
-    m.store(&mut lanes);
-    lanes[..V::WIDTH].iter().chain(&x[body..]).fold(0.0, |m, &v| m.imax(v.abs()))
+    // An integer maximum: the same bits in any order ([`Lane::reduce`]'s tree).
+    x[body..].iter().fold(m.reduce(V::imax), |m, &v| m.imax(v.abs()))
 }
 
 /// What the driver measures of each block before it asks for the block's op: computed on the

@@ -158,7 +158,14 @@ pub fn run_groups(
 ) -> Report {
     let blocks = blocks::run(x, y, dydx, group_size.max(1), |GroupMinMax(lo, hi), len| {
         let codes = at(lo, hi);
-        let amax = if lo.is_nan() { f32::NAN } else { lo.abs().max(hi.abs()) };
+        // Two magnitudes, neither NaN: the larger by one comparison (`f32::max` is a call in wasm).
+        let amax = if lo.is_nan() {
+            f32::NAN
+        } else if lo.abs() > hi.abs() {
+            lo.abs()
+        } else {
+            hi.abs()
+        };
         let QParams { scale, zero_point } = codes.params;
         (codes, Block { len, amax, scale, code: None, zero_point: Some(zero_point) })
     });
@@ -235,23 +242,19 @@ impl<V: Lane> MinMax<V> {
     }
 }
 
-/// [`min_max`] on lanes of `V` (at most 16 wide).
+/// [`min_max`] on lanes of `V`.
 #[inline(always)]
 pub fn min_max_lanes<V: Lane>(x: &[f32]) -> (f32, f32) {
-    assert!(V::WIDTH <= 16, "lanes wider than 16");
     let body = x.len() - x.len() % V::WIDTH;
     let mut acc = MinMax::<V>::new();
     for c in x[..body].chunks_exact(V::WIDTH) {
         acc = acc.merge(V::load(c));
     }
-    let (mut lo, mut hi, mut nan) = ([0.0f32; 16], [0.0f32; 16], [0.0f32; 16]);
-    acc.lo.store(&mut lo);
-    acc.hi.store(&mut hi);
-    acc.nan.store(&mut nan);
-    let mut one = MinMax::<f32>::new();
-    for l in 0..V::WIDTH {
-        one = MinMax { lo: one.lo.pmin(lo[l]), hi: one.hi.pmax(hi[l]), nan: one.nan.imax(nan[l]) };
-    }
+    // Across the lanes as a tree ([`Lane::reduce`]): the first lane holding the min (max), as
+    // folding them in order from +inf (−inf) gives — `acc.lo`/`acc.hi` hold no NaN (`pmin`/`pmax`
+    // never take one in) — and the largest |v| bits.
+    let mut one =
+        MinMax::<f32> { lo: acc.lo.reduce(V::pmin), hi: acc.hi.reduce(V::pmax), nan: acc.nan.reduce(V::imax) };
     for &v in &x[body..] {
         one = one.merge(v);
     }
