@@ -71,6 +71,11 @@ pub trait Lane:
     /// sign bit is clear, the larger, a NaN above +inf (a running `max|x|` in one integer op).
     fn imax(self, o: Self) -> Self;
 
+    /// Per lane, one of four values: `table[k]` where the lane's bits are `0x0302_0100 +
+    /// k·0x0404_0404` (the byte offsets of `table[k]`, as `i8x16.swizzle` reads them — one
+    /// instruction on F32x4, bytes ≥ 16 giving 0 there); bits 2–3 of the lane on the others.
+    fn lookup4(table: [f32; 4], at: Self) -> Self;
+
     /// The lanes folded into one value by `f` as a tree of neighbours, lower lanes on the left:
     /// `f(f(l0, l1), f(l2, l3))` for four lanes (an odd lane out is carried up), the lane itself
     /// at `f32`. `f` is applied to whole vectors and only lane 0 of its result is read, so for
@@ -201,6 +206,10 @@ impl Lane for f32 {
     #[inline(always)]
     fn reduce(self, _: impl Fn(Self, Self) -> Self) -> f32 {
         self
+    }
+    #[inline(always)]
+    fn lookup4(table: [f32; 4], at: Self) -> Self {
+        table[(at.to_bits() >> 2) as usize & 3]
     }
 }
 
@@ -527,6 +536,10 @@ mod simd128 {
         #[inline(always)]
         fn imax(self, o: Self) -> Self {
             F32x4(i32x4_max(self.0, o.0))
+        }
+        #[inline(always)]
+        fn lookup4(table: [f32; 4], at: Self) -> Self {
+            F32x4(i8x16_swizzle(f32x4(table[0], table[1], table[2], table[3]), at.0))
         }
         #[inline(always)]
         fn reduce(self, f: impl Fn(Self, Self) -> Self) -> f32 {
