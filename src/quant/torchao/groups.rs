@@ -67,7 +67,15 @@ pub fn choose_qparams(mapping: MappingType, min_val: f32, max_val: f32, quant_mi
     let clamp_eps = |s: f32| if s < EPS { EPS } else { s };
     let scale = match mapping {
         MappingType::Symmetric => {
-            let m = if min_neg.is_nan() || max_pos.is_nan() { f32::NAN } else { (-min_neg).max(max_pos) };
+            // The larger of two non-negative numbers by one comparison (`f32::max` is a call in
+            // wasm); where both are zeros of either sign the scale is clamped to eps alike.
+            let m = if min_neg.is_nan() || max_pos.is_nan() {
+                f32::NAN
+            } else if -min_neg > max_pos {
+                -min_neg
+            } else {
+                max_pos
+            };
             m / ((quant_max - quant_min) as f32 / 2.0)
         }
         MappingType::SymmetricNoClippingErr => {
@@ -305,6 +313,27 @@ mod tests {
         assert_eq!(p, QParams { scale: 3.0f32 / 15.0, zero_point: -3.0 });
         // An all-positive group keeps 0 in range: min_neg = 0, z = quant_min.
         assert_eq!(choose_qparams(MappingType::Asymmetric, 10.0, 20.0, -8, 7).zero_point, -8.0);
+    }
+
+    #[test]
+    fn the_symmetric_scale_by_one_comparison_is_the_f32_max_formulas() {
+        // The formula before: `(−min_neg).max(max_pos)` over (qmax − qmin)/2, clamped at eps.
+        let old = |lo: f32, hi: f32, qmin: i32, qmax: i32| {
+            let (min_neg, max_pos) = (toward_zero(lo, lo < 0.0), toward_zero(hi, hi > 0.0));
+            let m = if min_neg.is_nan() || max_pos.is_nan() { f32::NAN } else { (-min_neg).max(max_pos) };
+            let s = m / ((qmax - qmin) as f32 / 2.0);
+            if s < EPS { EPS } else { s }
+        };
+        let vals = [0.0f32, -0.0, 1e-40, -1e-40, 0.3, -0.3, 7.5, -7.5, 3e38, -3e38, f32::INFINITY, f32::NEG_INFINITY];
+        for lo in vals.into_iter().chain([f32::NAN]) {
+            for hi in vals.into_iter().chain([f32::NAN]) {
+                for (qmin, qmax) in [(-8, 7), (0, 15), (-128, 127)] {
+                    let new = choose_qparams(MappingType::Symmetric, lo, hi, qmin, qmax).scale;
+                    let want = old(lo, hi, qmin, qmax);
+                    assert!(new.to_bits() == want.to_bits() || new.is_nan() && want.is_nan(), "{lo} {hi}");
+                }
+            }
+        }
     }
 
     #[test]
