@@ -314,23 +314,25 @@ pub fn min_max_scalar(x: &[f32]) -> (f32, f32) {
 
 /// A running `amin`/`amax` over lanes, with a NaN seen anywhere kept apart.
 #[derive(Clone, Copy)]
-struct MinMax<V> {
+struct MinMax<V: Lane> {
     lo: V,
     hi: V,
-    /// The largest `|v|` bits seen ([`Lane::imax`]): a NaN once any element was NaN.
-    nan: V,
+    /// Per lane, whether every element so far was ordered (`v ≤ v` fails only for NaN).
+    ordered: V::Mask,
 }
 
 impl<V: Lane> MinMax<V> {
     fn new() -> Self {
-        MinMax { lo: V::splat(f32::INFINITY), hi: V::splat(f32::NEG_INFINITY), nan: V::splat(0.0) }
+        let zero = V::splat(0.0);
+        MinMax { lo: V::splat(f32::INFINITY), hi: V::splat(f32::NEG_INFINITY), ordered: zero.le(zero) }
     }
 
     /// Folds in `v`: `v < lo` replaces lo and `v > hi` replaces hi (`pmin`/`pmax`: a NaN `v`
-    /// replaces neither), and a NaN `v` marks `nan`.
+    /// replaces neither), and a NaN `v` clears `ordered` (a comparison and an `and`, where the
+    /// largest |v| bits took an abs and an integer max).
     #[inline(always)]
     fn merge(self, v: V) -> Self {
-        MinMax { lo: self.lo.pmin(v), hi: self.hi.pmax(v), nan: self.nan.imax(v.abs()) }
+        MinMax { lo: self.lo.pmin(v), hi: self.hi.pmax(v), ordered: self.ordered & v.le(v) }
     }
 }
 
@@ -344,13 +346,13 @@ pub fn min_max_lanes<V: Lane>(x: &[f32]) -> (f32, f32) {
     }
     // Across the lanes as a tree ([`Lane::reduce`]): the first lane holding the min (max), as
     // folding them in order from +inf (−inf) gives — `acc.lo`/`acc.hi` hold no NaN (`pmin`/`pmax`
-    // never take one in) — and the largest |v| bits.
+    // never take one in).
     let mut one =
-        MinMax::<f32> { lo: acc.lo.reduce(V::pmin), hi: acc.hi.reduce(V::pmax), nan: acc.nan.reduce(V::imax) };
+        MinMax::<f32> { lo: acc.lo.reduce(V::pmin), hi: acc.hi.reduce(V::pmax), ordered: !V::any(!acc.ordered) };
     for &v in &x[body..] {
         one = one.merge(v);
     }
-    if one.nan.is_nan() { (f32::NAN, f32::NAN) } else { (one.lo, one.hi) }
+    if one.ordered { (one.lo, one.hi) } else { (f32::NAN, f32::NAN) }
 }
 
 #[cfg(test)]
@@ -369,6 +371,26 @@ mod tests {
                 }
                 let (a, b) = (min_max_lanes::<Wide<f32, 4>>(&x), min_max_scalar(&x));
                 assert_eq!((a.0.to_bits(), a.1.to_bits()), (b.0.to_bits(), b.1.to_bits()), "{x:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_ordered_mask_finds_a_nan_where_the_largest_magnitude_bits_did() {
+        // The formula before: the largest |v| bits (Lane::imax), NaN once any element is NaN.
+        let old = |x: &[f32]| x.iter().fold(0.0f32, |m, v| m.imax(v.abs())).is_nan();
+        let nans = [f32::NAN, -f32::NAN, f32::from_bits(0x7f80_0001), f32::from_bits(0xffc0_1234)];
+        for len in 0..24 {
+            for at in 0..len.max(1) {
+                for nan in nans.into_iter().map(Some).chain([None]) {
+                    let mut x: Vec<f32> = (0..len).map(|i| ((i * 29 % 13) as f32 - 6.0) * 0.7).collect();
+                    if let (Some(v), true) = (nan, len > 0) {
+                        x[at] = v;
+                    }
+                    for (lo, hi) in [min_max_lanes::<Wide<f32, 4>>(&x), min_max_scalar(&x)] {
+                        assert_eq!(lo.is_nan() && hi.is_nan(), old(&x), "{x:?}");
+                    }
+                }
             }
         }
     }
