@@ -83,6 +83,7 @@ fn the_gallery_is_light_every_figure_and_all_together() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    assert!(sizes.len() >= items().unwrap().len().min(40), "{} figures written", sizes.len());
     let total: usize = sizes.iter().sum();
     println!("gallery: {} figures, {}", sizes.len(), stats(&mut sizes));
     assert!(total <= GALLERY_MAX, "the gallery weighs {total} bytes, over {GALLERY_MAX}");

@@ -29,40 +29,37 @@ use super::svg::{SvgText, xml_escape};
 
 type Rgb = (u8, u8, u8);
 
-/// What a class paints.
+/// A class: its CSS declarations (what identifies it), and its colour with the property that
+/// carries it (`stroke` or `fill`), for the dark scheme's rule.
 #[derive(Clone, Debug, PartialEq)]
-enum Paint {
-    /// A stroke: colour, opacity (thousandths), width, dash pattern (tenths of a unit).
-    Stroke { rgb: Rgb, alpha: u16, width: u32, dash: Vec<u32> },
-    /// A fill: colour and opacity.
-    Fill { rgb: Rgb, alpha: u16 },
-    /// Text: colour, opacity, size (hundredths of a unit), anchor, weight or style, family.
-    Text { rgb: Rgb, alpha: u16, size: u32, anchor: &'static str, font_style: &'static str, family: String },
+struct Paint {
+    css: String,
+    rgb: Rgb,
+    property: &'static str,
 }
 
-impl Paint {
-    fn rgb(&self) -> Rgb {
-        match self {
-            Paint::Stroke { rgb, .. } | Paint::Fill { rgb, .. } | Paint::Text { rgb, .. } => *rgb,
-        }
+/// `;opacity:…` unless opaque.
+fn opacity(c: BackendColor) -> String {
+    let a = (c.alpha.clamp(0.0, 1.0) * 1000.0).round() as u32;
+    if a == 1000 { String::new() } else { format!(";opacity:{}", decimal(a, 3)) }
+}
+
+/// A stroke of colour `c`, `width` units wide, dashed by `dash` (units; empty: solid).
+fn stroke(c: BackendColor, width: u32, dash: &[f64]) -> Option<Paint> {
+    if c.alpha <= 0.0 || width == 0 {
+        return None;
     }
-
-    /// The CSS colour property: `stroke` of a stroke, `fill` of the rest.
-    fn colour_property(&self) -> &'static str {
-        if matches!(self, Paint::Stroke { .. }) { "stroke" } else { "fill" }
+    let mut css = format!("fill:none;stroke:{};stroke-width:{width}{}", hex(c.rgb), opacity(c));
+    for (k, v) in dash.iter().enumerate() {
+        css.push_str(if k == 0 { ";stroke-dasharray:" } else { " " });
+        css.push_str(&decimal((v * 10.0).round() as u32, 1));
     }
+    Some(Paint { css, rgb: c.rgb, property: "stroke" })
 }
 
-fn alpha(c: BackendColor) -> u16 {
-    (c.alpha.clamp(0.0, 1.0) * 1000.0).round() as u16
-}
-
-fn stroke(c: BackendColor, width: u32, dash: &[f64]) -> Paint {
-    Paint::Stroke { rgb: c.rgb, alpha: alpha(c), width, dash: dash.iter().map(|v| (v * 10.0).round() as u32).collect() }
-}
-
-fn fill(c: BackendColor) -> Paint {
-    Paint::Fill { rgb: c.rgb, alpha: alpha(c) }
+/// A fill of colour `c`.
+fn fill(c: BackendColor) -> Option<Paint> {
+    (c.alpha > 0.0).then(|| Paint { css: format!("fill:{}{}", hex(c.rgb), opacity(c)), rgb: c.rgb, property: "fill" })
 }
 
 /// `v` / `10^places` with at most `places` decimals, without trailing zeros or a leading zero.
@@ -209,6 +206,8 @@ pub struct SvgDoc {
     body: String,
     classes: Vec<Paint>,
     open: Option<(usize, PathData)>,
+    /// The font family of the document's text (the first text's: a figure has one).
+    font: Option<String>,
 }
 
 impl SvgDoc {
@@ -218,7 +217,7 @@ impl SvgDoc {
     }
 
     fn class(&mut self, paint: Paint) -> usize {
-        match self.classes.iter().position(|c| *c == paint) {
+        match self.classes.iter().position(|c| c.css == paint.css) {
             Some(i) => i,
             None => {
                 self.classes.push(paint);
@@ -235,10 +234,8 @@ impl SvgDoc {
 
     /// A subpath in `paint` (points in tenths of a unit), joining the open path when it has
     /// the same class.
-    fn path(&mut self, paint: Paint, pts: &[Tenths], close: bool) {
-        if paint_invisible(&paint) || pts.len() < 2 {
-            return;
-        }
+    fn path(&mut self, paint: Option<Paint>, pts: &[Tenths], close: bool) {
+        let Some(paint) = paint.filter(|_| pts.len() > 1) else { return };
         let class = self.class(paint);
         if self.open.as_ref().is_none_or(|(c, _)| *c != class) {
             self.close_path();
@@ -250,10 +247,8 @@ impl SvgDoc {
     }
 
     /// A whole element (not a path): closes the open path first.
-    fn element(&mut self, paint: Paint, tag: &str, attrs: &str, content: Option<&str>) {
-        if paint_invisible(&paint) {
-            return;
-        }
+    fn element(&mut self, paint: Option<Paint>, tag: &str, attrs: &str, content: Option<&str>) {
+        let Some(paint) = paint else { return };
         self.close_path();
         let class = class_name(self.class(paint));
         let _ = match content {
@@ -269,16 +264,14 @@ impl SvgDoc {
     pub fn finish(mut self, layout: (u32, u32), head: &str, dark: Option<(&Theme, &Theme)>) -> String {
         self.close_path();
         let id = format!("q{:08x}", fnv1a(self.body.as_bytes()) ^ fnv1a(head.as_bytes()));
-        let font = self.classes.iter().find_map(|c| match c {
-            Paint::Text { family, .. } => Some(family.clone()),
-            _ => None,
-        });
         let mut css = String::new();
-        if let Some(f) = &font {
+        if let Some(f) = &self.font {
             let _ = writeln!(css, "#{id}{{font-family:{f}}}");
         }
         for (i, c) in self.classes.iter().enumerate() {
-            let _ = writeln!(css, "#{id} .{}{{{}}}", class_name(i), declarations(c, font.as_deref()));
+            for part in ["#", &id, " .", &class_name(i), "{", &c.css, "}\n"] {
+                css.push_str(part);
+            }
         }
         // The page exports in the theme on screen: only native figures follow the reader.
         #[cfg(target_arch = "wasm32")]
@@ -288,8 +281,8 @@ impl SvgDoc {
                 from.slots().iter().zip(to.slots()).map(|(a, b)| ((a.0, a.1, a.2), (b.0, b.1, b.2))).collect();
             let mut rules = String::new();
             for (i, c) in self.classes.iter().enumerate() {
-                if let Some((_, to)) = pairs.iter().find(|(a, b)| *a == c.rgb() && a != b) {
-                    let _ = writeln!(rules, "#{id} .{}{{{}:{}}}", class_name(i), c.colour_property(), hex(*to));
+                if let Some((_, to)) = pairs.iter().find(|(a, b)| *a == c.rgb && a != b) {
+                    let _ = writeln!(rules, "#{id} .{}{{{}:{}}}", class_name(i), c.property, hex(*to));
                 }
             }
             if !rules.is_empty() {
@@ -309,49 +302,9 @@ impl SvgDoc {
     }
 }
 
-fn paint_invisible(p: &Paint) -> bool {
-    match p {
-        Paint::Stroke { alpha, width, .. } => *alpha == 0 || *width == 0,
-        Paint::Fill { alpha, .. } | Paint::Text { alpha, .. } => *alpha == 0,
-    }
-}
-
 /// FNV-1a, 32 bits.
 fn fnv1a(bytes: &[u8]) -> u32 {
     bytes.iter().fold(0x811c_9dc5u32, |h, b| (h ^ *b as u32).wrapping_mul(0x0100_0193))
-}
-
-/// A class's CSS declarations (the font family only where it is not the document's).
-fn declarations(c: &Paint, font: Option<&str>) -> String {
-    let opacity = |a: u16| if a == 1000 { String::new() } else { format!(";opacity:{}", decimal(a as u32, 3)) };
-    match c {
-        Paint::Stroke { rgb, alpha, width, dash } => {
-            let mut s = format!("fill:none;stroke:{};stroke-width:{width}{}", hex(*rgb), opacity(*alpha));
-            if !dash.is_empty() {
-                let d: Vec<String> = dash.iter().map(|v| decimal(*v, 1)).collect();
-                let _ = write!(s, ";stroke-dasharray:{}", d.join(" "));
-            }
-            s
-        }
-        Paint::Fill { rgb, alpha } => format!("fill:{}{}", hex(*rgb), opacity(*alpha)),
-        Paint::Text { rgb, alpha, size, anchor, font_style, family } => {
-            let mut s = format!("fill:{};font-size:{}px{}", hex(*rgb), decimal(*size, 2), opacity(*alpha));
-            if *anchor != "start" {
-                let _ = write!(s, ";text-anchor:{anchor}");
-            }
-            match *font_style {
-                "" => {}
-                "bold" => s.push_str(";font-weight:bold"),
-                other => {
-                    let _ = write!(s, ";font-style:{other}");
-                }
-            }
-            if Some(family.as_str()) != font {
-                let _ = write!(s, ";font-family:{family}");
-            }
-            s
-        }
-    }
 }
 
 /// The compact writer as a plotters backend, writing into an [`SvgDoc`]; text extents are
@@ -439,16 +392,28 @@ impl DrawingBackend for SvgWriter<'_> {
             VPos::Center => ".5ex",
             VPos::Bottom => "-.5ex",
         };
-        let font_style = match s.style() {
-            FontStyle::Normal => "",
-            FontStyle::Bold => "bold",
-            FontStyle::Italic => "italic",
-            FontStyle::Oblique => "oblique",
-        };
         let c = s.color();
+        if c.alpha <= 0.0 {
+            return Ok(());
+        }
+        let family = xml_escape(s.family().as_str());
         let size = ((s.size() / 1.24) * 100.0).round() as u32;
-        let family = s.family().as_str().replace('&', "&amp;").replace('<', "&lt;");
-        let paint = Paint::Text { rgb: c.rgb, alpha: alpha(c), size, anchor, font_style, family };
+        let mut css = format!("fill:{};font-size:{}px{}", hex(c.rgb), decimal(size, 2), opacity(c));
+        if anchor != "start" {
+            let _ = write!(css, ";text-anchor:{anchor}");
+        }
+        match s.style() {
+            FontStyle::Normal => {}
+            FontStyle::Bold => css.push_str(";font-weight:bold"),
+            other => {
+                css.push_str(";font-style:");
+                css.push_str(other.as_str());
+            }
+        }
+        if self.0.font.get_or_insert_with(|| family.clone()) != &family {
+            let _ = write!(css, ";font-family:{family}");
+        }
+        let paint = Some(Paint { css, rgb: c.rgb, property: "fill" });
         let mut attrs = format!(" x=\"{x}\" y=\"{y}\" dy=\"{dy}\"");
         let turn = match s.transform() {
             FontTransform::Rotate90 => 90,
@@ -460,7 +425,7 @@ impl DrawingBackend for SvgWriter<'_> {
             let _ = write!(attrs, " transform=\"rotate({turn} {x} {y})\"");
         }
         // SVG collapses runs of spaces ("Forward  y = q(x)") unless told not to.
-        if text.contains("  ") || text.starts_with(' ') || text.ends_with(' ') {
+        if text.contains("  ") || text.trim() != text {
             attrs.push_str(" xml:space=\"preserve\"");
         }
         self.0.element(paint, "text", &attrs, Some(&xml_escape(text)));
