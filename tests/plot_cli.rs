@@ -259,9 +259,9 @@ fn bad_arguments_fail_with_one_line() {
 }
 
 #[test]
-fn the_gallery_writes_a_figure_per_entry_and_an_index() {
+fn the_gallery_at_the_defaults_writes_a_figure_per_entry_and_an_index() {
     let dir = scratch("gallery");
-    let o = qscope(&["gallery", dir.to_str()]);
+    let o = qscope(&["gallery", dir.to_str(), "--defaults"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let items = qscope::plot::gallery::items().unwrap();
     assert!(items.len() > qscope::quant::ENTRIES.len(), "catalogue defaults and notable configurations");
@@ -274,7 +274,7 @@ fn the_gallery_writes_a_figure_per_entry_and_an_index() {
     let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
     tags(&index);
     for it in &items {
-        assert!(index.contains(&format!("href=\"{}\"", it.file)), "index links {}", it.file);
+        assert!(index.contains(&format!("src=\"{}\"", it.file)), "index shows {}", it.file);
         let svg = std::fs::read_to_string(dir.join(&it.file)).unwrap();
         tags(&svg);
         for spec in &it.specs {

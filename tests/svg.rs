@@ -11,11 +11,13 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use common::svg::{El, Svg, parse, subpaths};
-use qscope::explore::figure::from_specs;
-use qscope::explore::state::Mode;
-use qscope::plot::gallery::{X, items};
+use qscope::explore::figure::{from_specs, from_state};
+use qscope::explore::reference::shown;
+use qscope::explore::state::{Mode, Slot, State};
+use qscope::plot::gallery::{X, notable, slug};
 use qscope::plot::svg::{Figure, Scheme};
 use qscope::plot::{OKABE_ITO, Theme};
+use qscope::quant::ENTRIES;
 
 /// A colour as the SVG writes it.
 macro_rules! hex {
@@ -37,16 +39,23 @@ fn figure(s: &[&str], x: (f32, f32)) -> Figure {
     from_specs(&specs(s), x, Mode::Train, 0).unwrap()
 }
 
-/// Every gallery item's figure, as `qscope gallery` draws it.
-fn gallery() -> Vec<(String, Figure)> {
-    items()
-        .unwrap()
-        .into_iter()
-        .map(|it| {
+/// Every figure of `qscope gallery` (with `defaults`: `--defaults`), as it draws them: each
+/// quantizer's (its illustrative configuration, or its library defaults), then the notable ones.
+fn gallery(defaults: bool) -> Vec<(String, Figure)> {
+    let mut out = Vec::new();
+    for e in ENTRIES {
+        let (quantizer, x, mode) = shown(e, defaults).unwrap();
+        let state = State { slots: vec![Slot::new(quantizer)], x, mode, ..State::default() };
+        let suffix = if defaults { "-defaults" } else { "" };
+        out.push((format!("{}{suffix}", slug(&e.info.qualified())), from_state(&state).unwrap().0));
+    }
+    if !defaults {
+        for it in notable().unwrap() {
             let fig = from_specs(&it.specs, X, Mode::from_training(!it.infer), 0).unwrap();
-            (it.file.trim_end_matches(".svg").to_string(), fig)
-        })
-        .collect()
+            out.push((it.file.trim_end_matches(".svg").to_string(), fig));
+        }
+    }
+    out
 }
 
 /// The figures README shows, as its commands draw them.
@@ -69,29 +78,31 @@ fn stats(sizes: &mut [usize]) -> String {
 
 #[test]
 fn the_gallery_is_light_every_figure_and_all_together() {
-    let dir = std::env::temp_dir().join(format!("qscope-svg-gallery-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let o = Command::new(env!("CARGO_BIN_EXE_qscope")).arg("gallery").arg(&dir).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut sizes = Vec::new();
-    for e in std::fs::read_dir(&dir).unwrap() {
-        let path = e.unwrap().path();
-        if path.extension().is_some_and(|x| x == "svg") {
-            let n = std::fs::metadata(&path).unwrap().len() as usize;
-            assert!(n <= FIGURE_MAX, "{}: {n} bytes, over {FIGURE_MAX}", path.display());
-            sizes.push(n);
+    for args in [&[][..], &["--defaults"][..]] {
+        let dir = std::env::temp_dir().join(format!("qscope-svg-gallery-{}-{}", std::process::id(), args.len()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let o = Command::new(env!("CARGO_BIN_EXE_qscope")).arg("gallery").arg(&dir).args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let mut sizes = Vec::new();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_some_and(|x| x == "svg") {
+                let n = std::fs::metadata(&path).unwrap().len() as usize;
+                assert!(n <= FIGURE_MAX, "{}: {n} bytes, over {FIGURE_MAX}", path.display());
+                sizes.push(n);
+            }
         }
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(sizes.len() >= ENTRIES.len(), "{args:?}: {} figures written", sizes.len());
+        let total: usize = sizes.iter().sum();
+        println!("gallery {args:?}: {} figures, {}", sizes.len(), stats(&mut sizes));
+        assert!(total <= GALLERY_MAX, "{args:?}: the gallery's figures weigh {total} bytes, over {GALLERY_MAX}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(sizes.len() >= items().unwrap().len().min(40), "{} figures written", sizes.len());
-    let total: usize = sizes.iter().sum();
-    println!("gallery: {} figures, {}", sizes.len(), stats(&mut sizes));
-    assert!(total <= GALLERY_MAX, "the gallery weighs {total} bytes, over {GALLERY_MAX}");
 }
 
 #[test]
 fn every_figure_is_well_formed_with_its_title_description_and_metadata() {
-    for (name, fig) in gallery().into_iter().chain(readme()) {
+    for (name, fig) in gallery(false).into_iter().chain(gallery(true)).chain(readme()) {
         let svg = parse(&fig.svg().unwrap());
         let root = &svg.elements[0];
         assert_eq!((root.name.as_str(), root.attr("xmlns")), ("svg", Some("http://www.w3.org/2000/svg")), "{name}");
@@ -140,7 +151,7 @@ fn a_dashed_curve_is_one_path_per_panel_with_its_dasharray() {
 
 #[test]
 fn coordinates_are_whole_units_and_styles_are_written_once() {
-    for (name, fig) in [readme().remove(0), gallery().remove(0)] {
+    for (name, fig) in [readme().remove(0), gallery(false).remove(0)] {
         let text = fig.svg().unwrap();
         let svg = parse(&text);
         for e in &svg.elements {
@@ -239,7 +250,8 @@ fn writes_the_render_comparison_pairs() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let mut names = Vec::new();
-    let mut figures = gallery();
+    let mut figures = gallery(false);
+    figures.extend(gallery(true));
     figures.extend(readme());
     // An export from the page's dark and high-contrast themes keeps them.
     let mut dark = figure(&["qkeras.quantized_bits(4,0,1)", "larq.ste_sign"], (-2.0, 2.0));

@@ -9,7 +9,7 @@ use web_sys::HtmlCanvasElement;
 
 pub use qscope::plot::formats::{Comparison, FormatFigure};
 pub use qscope::plot::svg::{Figure, Scheme};
-pub use qscope::plot::{Curve, Panel, Reading, TrainColours, describe_levels, fmt_number};
+pub use qscope::plot::{Curve, Panel, Reading, TrainColours, fmt_number};
 
 use super::canvas::Canvas;
 use qscope::explore::state::State;

@@ -6,12 +6,10 @@ use leptos::prelude::*;
 
 use super::figure;
 use super::model::Model;
+use qscope::explore::drawn::readout;
 use qscope::explore::hardware::{FixedPoint, fixed_point, warnings};
 use qscope::explore::layout::{Field, layout};
 use qscope::quant::Levels;
-
-/// Levels listed one by one up to this many.
-const LISTED_LEVELS: usize = 32;
 
 fn n(v: f32) -> String {
     figure::fmt_number(v as f64)
@@ -83,18 +81,13 @@ pub fn SelectedPanel(model: Model) -> impl IntoView {
 
 #[component]
 fn LevelsView(levels: Memo<Levels>) -> impl IntoView {
-    let text = move || levels.with(figure::describe_levels);
-    let step = move || match levels.get() {
-        Levels::Uniform { step, count, .. } if count > 1 => Some(format!("step {}", n(step))),
-        _ => None,
-    };
-    let list = move || levels.with(|l| l.list(LISTED_LEVELS));
+    let shown = Memo::new(move |_| levels.with(readout));
     view! {
-        <span class="num">{text}</span>
-        {move || step().map(|s| view! { <span class="muted num">{format!(", {s}")}</span> })}
-        {move || list().map(|l| view! {
+        <span class="num">{move || shown.with(|r| r.text.clone())}</span>
+        {move || shown.with(|r| r.step.clone()).map(|s| view! { <span class="muted num">{format!(", step {s}")}</span> })}
+        {move || shown.with(|r| r.list.clone()).map(|l| view! {
             <span class="chips" aria-label="the levels">
-                {l.into_iter().map(|v| view! { <span class="chip num">{n(v)}</span> }).collect_view()}
+                {l.into_iter().map(|v| view! { <span class="chip num">{v}</span> }).collect_view()}
             </span>
         })}
     }

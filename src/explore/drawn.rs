@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use super::metrics::{Quality, measure};
+use crate::plot::{describe_levels, fmt_number};
 use crate::quant::{Ctx, Frozen, Levels, Quantizer, Report};
 
 /// How many draws a stochastic quantizer's curve averages (the figure's mean curve).
@@ -32,6 +33,30 @@ pub fn frozen_on(q: &Quantizer, training: bool, seed: u64, sample: &[f32]) -> (F
     let report = q.eval(sample, &mut context(training, seed)).2;
     let form = q.freeze(&report);
     (form, report)
+}
+
+/// Levels listed one by one up to this many (the Selected panel, the gallery's pages).
+pub const LISTED_LEVELS: usize = 32;
+
+/// Levels as the explorer reads them out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LevelsReadout {
+    /// In words: `8 levels, −1 … 0.75`, `unbounded grid, step 1`, `continuous (no levels)`.
+    pub text: String,
+    /// The step of uniform levels (more than one).
+    pub step: Option<String>,
+    /// Each level, when there are at most [`LISTED_LEVELS`].
+    pub list: Option<Vec<String>>,
+}
+
+/// `levels` read out as the Selected panel and the gallery's pages show them.
+pub fn readout(levels: &Levels) -> LevelsReadout {
+    let step = match levels {
+        Levels::Uniform { step, count, .. } if *count > 1 => Some(fmt_number(*step as f64)),
+        _ => None,
+    };
+    let list = levels.list(LISTED_LEVELS).map(|l| l.into_iter().map(|v| fmt_number(v as f64)).collect());
+    LevelsReadout { text: describe_levels(levels), step, list }
 }
 
 /// The output levels of `q` as the figure marks them (see [`frozen_on`]).

@@ -216,6 +216,24 @@ pub fn from_specs(specs: &[String], x: (f32, f32), mode: Mode, seed: u64) -> Res
     Ok(Figure { specs, curves, view, infer: !training, seed, link, size, theme, scheme })
 }
 
+/// The figure the explorer shows for `state`: every slot evaluated as the page evaluates it
+/// ([`evaluate_all`]: a data-dependent quantizer frozen at the numbers of the state's sample
+/// tensor, a block format at the sweep's own block), hidden slots hidden, its link the state's
+/// hash; with the evaluations (levels, what each curve is frozen at). The gallery's reference
+/// pages draw with it, so a figure and the link beside it show the same curves.
+pub fn from_state(state: &State) -> Result<(Figure, Vec<Evaluated>), String> {
+    let specs: Vec<String> = state.slots.iter().map(|s| s.quantizer.to_string()).collect();
+    let mut figure = from_specs(&specs, state.x, state.mode, state.seed)?;
+    let setting = Setting::of(state);
+    let evaluated = evaluate_all(&state.slots, &setting, &setting.sample.generate(), &[]);
+    figure.curves = curves(&state.slots, &evaluated);
+    if !setting.training {
+        figure.curves.iter_mut().for_each(|c| c.label.push_str("  (inference)"));
+    }
+    figure.link = state.to_hash();
+    Ok((figure, evaluated))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,6 +329,16 @@ mod tests {
         let drawn = curves(&state.slots, &evaluated);
         assert_eq!(drawn.iter().map(|c| c.hidden).collect::<Vec<_>>(), vec![true, false]);
         assert_eq!(drawn[1].label, "larq.SteSign");
+    }
+
+    #[test]
+    fn a_figure_from_a_state_draws_what_its_link_opens() {
+        let mut state = State { slots: vec![Slot::new(parse("larq.MagnitudeAwareSign").unwrap())], ..State::default() };
+        state.x = (-1.0, 3.0);
+        let (fig, evaluated) = from_state(&state).unwrap();
+        assert_eq!(fig.link, state.to_hash());
+        let page = evaluate_all(&state.slots, &Setting::of(&state), &state.sample_spec().generate(), &[]);
+        assert_eq!((fig.curves[0].clone(), evaluated), (page[0].curve.clone(), page));
     }
 
     #[test]

@@ -27,6 +27,8 @@
 //! - [`pace`] — the Train view's pace (epochs per second) and what its Step button takes.
 //! - [`page`] — the page's own hash keys around a view's: the open lesson and step, embed
 //!   and presenter modes.
+//! - `reference` (native only) — `qscope gallery`'s browsable reference: the index by library and
+//!   one page per quantizer (formulas, parameters, levels, code, live and embed links).
 //! - [`runs`] — the Train view's networks trained in lockstep, and quantizers swapped into them
 //!   mid-run, marked on the curves.
 //! - [`slider`] — a number on a slider and back (linear steps or a log scale) and in a field.
@@ -47,6 +49,8 @@ pub mod metrics;
 pub mod one_batch;
 pub mod pace;
 pub mod page;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod reference;
 pub mod runs;
 pub mod sample;
 pub mod slider;

@@ -1,14 +1,14 @@
-//! The gallery (native only): one figure per catalogue entry at its library defaults, a few
-//! notable configurations and comparisons, and an `index.html` linking them with their specs.
+//! The gallery's figures (native only): one per catalogue entry at its library defaults
+//! (`qscope gallery --defaults`), and a few notable configurations and comparisons; the pages
+//! around them are `explore::reference`'s.
 
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use super::export::xml_escape;
 use crate::quant::round::uniform;
 use crate::quant::{Ctx, ENTRIES, Literal, parse};
 
-/// The x range of every gallery figure.
+/// The x range of the library-defaults and notable figures (an illustrative one names its own).
 pub const X: (f32, f32) = (-2.0, 2.0);
 
 /// The sample tensor that gives data-dependent quantizers their scale: 1024 draws of
@@ -52,7 +52,7 @@ pub fn frozen_auto_bits() -> Result<String, String> {
 }
 
 /// A file name for `name`: lowercase letters, digits, dots, underscores and dashes.
-fn slug(name: &str) -> String {
+pub fn slug(name: &str) -> String {
     let mut out = String::new();
     for c in name.chars() {
         let c = c.to_ascii_lowercase();
@@ -68,6 +68,14 @@ fn slug(name: &str) -> String {
 /// Every gallery figure: the catalogue's defaults (inference mode where training is refused),
 /// then the notable configurations.
 pub fn items() -> Result<Vec<Item>, String> {
+    let mut out = defaults();
+    out.extend(notable()?);
+    Ok(out)
+}
+
+/// One figure per catalogue entry at its library defaults (inference mode where training is
+/// refused).
+pub fn defaults() -> Vec<Item> {
     let mut out = Vec::new();
     for e in ENTRIES {
         let q = (e.default)();
@@ -79,6 +87,12 @@ pub fn items() -> Result<Vec<Item>, String> {
             infer: q.unsupported(true).is_some(),
         });
     }
+    out
+}
+
+/// The notable configurations and comparisons, after the catalogue's figures.
+pub fn notable() -> Result<Vec<Item>, String> {
+    let mut out = Vec::new();
     let notable = |file: &str, specs: Vec<String>, caption: &str| Item {
         file: format!("{file}.svg"),
         section: "Notable configurations",
@@ -119,48 +133,4 @@ pub fn items() -> Result<Vec<Item>, String> {
         "deterministic against stochastic rounding: the mean of the draws follows x, the band shows their spread",
     ));
     Ok(out)
-}
-
-/// The gallery's `index.html`: the figures by section, each with its specs and caption (void
-/// elements self-closed, so the page also reads as XML).
-pub fn index_html(items: &[Item], software: &str) -> String {
-    let mut html = String::from(concat!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n",
-        "<title>qscope gallery</title>\n<style>\n",
-        "body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}\n",
-        ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(380px,1fr));gap:1.5rem}\n",
-        "figure{margin:0}img{width:100%;height:auto;border:1px solid #e6e8eb}\n",
-        "code{font-size:.85em;overflow-wrap:anywhere}figcaption{margin-top:.4rem}\n",
-        "</style>\n</head>\n<body>\n<h1>qscope gallery</h1>\n",
-    ));
-    html.push_str(&format!(
-        "<p>Forward and backward curves of every quantizer, drawn by {}. Jumps are located to the float: \
-         the filled dot is the value the quantizer takes at the jump.</p>\n",
-        xml_escape(software)
-    ));
-    let mut section = "";
-    for it in items {
-        if it.section != section {
-            if !section.is_empty() {
-                html.push_str("</div>\n");
-            }
-            section = it.section;
-            html.push_str(&format!("<h2>{}</h2>\n<div class=\"grid\">\n", xml_escape(section)));
-        }
-        let specs: Vec<String> = it.specs.iter().map(|s| format!("<code>{}</code>", xml_escape(s))).collect();
-        let mode = if it.infer { " (inference mode: the library refuses training here)" } else { "" };
-        html.push_str(&format!(
-            "<figure><a href=\"{f}\"><img src=\"{f}\" alt=\"{alt}\" loading=\"lazy\"/></a>\n<figcaption>{}<br/>{}{}</figcaption></figure>\n",
-            specs.join(" · "),
-            xml_escape(&it.caption),
-            mode,
-            f = xml_escape(&it.file),
-            alt = xml_escape(&it.specs.join(", ")),
-        ));
-    }
-    if !section.is_empty() {
-        html.push_str("</div>\n");
-    }
-    html.push_str("</body>\n</html>\n");
-    html
 }

@@ -7,7 +7,7 @@
 //! Documents are written by the compact writer ([`super::svgwriter`]): one `<path>` per curve
 //! (dashes as `stroke-dasharray`), every style once in a `<style>` block, coordinates in
 //! whole units of the 2× view box (tenths on sloped dashed lines) — 7–22 KB a gallery figure
-//! where plotters' SVG took 28–208 KB. plotters' own SVG backend ([`SvgText`]) stays as the
+//! where plotters' SVG took 37–208 KB. plotters' own SVG backend ([`SvgText`]) stays as the
 //! reference the render comparison checks the writer against ([`Figure::svg_reference`]).
 //!
 //! Colours follow the figure's [`Scheme`]: the CLI's figures and the gallery go onto pages

@@ -22,6 +22,11 @@ quantizer! {
         summary: "round with the gradient scaled by x/round(x) (shok)",
         forward: "q(x) = round(x)",
         backward: "∂q/∂x = x/round(x);  0 where round(x) = 0 ≠ x;  1 at x = 0",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the default: rounding, with the gradient x/round(x) that grows towards 0",
+        },
     }
 }
 
@@ -53,6 +58,11 @@ quantizer! {
         summary: "Agustsson–Theis soft rounding with temperature α (smooth staircase)",
         forward: "s(x) = m + tanh(α·r)/(2·tanh(α/2)),  m = ⌊x⌋ + ½,  r = x − m",
         backward: "∂s/∂x = α(1 − tanh²(α·r))/(2·tanh(α/2))",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the default temperature 5: a smooth staircase and its periodic gradient",
+        },
         /// Sharpness α (larger is closer to rounding).
         alpha: f64 = 5.0, Kind::Float { min: 0.0, max: 1e3, log: false };
         /// Round in the forward pass and use s' as the straight-through gradient.
@@ -92,6 +102,11 @@ quantizer! {
         summary: "round to multiples of step; gradient passed straight through",
         forward: "q(x) = step·round(x/step)",
         backward: "∂q/∂x = 1",
+        figure: {
+            args: "step=0.5",
+            x: (-2.0, 2.0),
+            why: "step 0.5, so eight steps fall in the range; the gradient is 1 everywhere",
+        },
         /// Quantization step.
         step: f64 = 1.0, STEP;
     }
@@ -121,6 +136,7 @@ quantizer! {
         summary: "round within [min, max]; gradient 1 inside the range, 0 outside",
         forward: "q(x) = clip(step·round(x/step), min, max)",
         backward: "∂q/∂x = 1[min ≤ x ≤ max]",
+        figure: { args: "step=0.25", x: (-2.0, 2.0), why: "steps of 0.25 inside [−1, 1], and the gradient 0 outside" },
         /// Quantization step.
         step: f64 = 1.0, STEP;
         /// Lower clip bound.
@@ -170,6 +186,12 @@ quantizer! {
         summary: "learned step size quantization; gradient for the step too",
         forward: "q(v) = s·round(clip(v/s, −Qn, Qp))",
         backward: "∂q/∂v = 1[−Qn < v/s < Qp];  ∂q/∂s = round(v/s) − v/s | −Qn | Qp  (×1/√(N·Qp))",
+        figure: {
+            args: "bits=3, step=0.25",
+            x: (-1.5, 1.5),
+            why: "3 signed bits at a fixed step of 0.25 (None would take it from the tensor): codes −4…3 and the \
+                  gradient 0 beyond them",
+        },
         /// Bits b.
         bits: i32 = 4, BITS;
         /// Step s; None initialises it as 2·mean|v|/√Qp.
@@ -294,6 +316,12 @@ quantizer! {
         summary: "learnable clipping [0, α] then k-bit codes; gradient for α too",
         forward: "q(x) = round(clip(x, 0, α)·n/α)·α/n,  n = 2^bits − 1",
         backward: "∂q/∂x = 1[0 ≤ x < α];  ∂q/∂α = 1[x ≥ α]",
+        figure: {
+            args: "bits=3, alpha=1.5",
+            x: (-0.5, 2.0),
+            why: "3 bits clipped at α = 1.5 (the default 6 lies outside the range): 8 levels and the gradient cut \
+                  above α",
+        },
         /// Bits k.
         bits: i32 = 4, BITS;
         /// Clipping level α.
@@ -359,6 +387,12 @@ quantizer! {
         summary: "PyTorch affine fake quantization (scale, zero point, code range)",
         forward: "q(x) = (clamp(zp + round(x/s), qmin, qmax) − zp)·s",
         backward: "∂q/∂x = 1[qmin ≤ zp + round(x/s) ≤ qmax]",
+        figure: {
+            args: "scale=0.25, zero_point=2, quant_min=0, quant_max=7",
+            x: (-1.0, 2.0),
+            why: "3-bit unsigned codes with zero point 2: the asymmetric range −0.5…1.25 and the gradient 0 beyond \
+                  it",
+        },
         /// Step s.
         scale: f64 = 0.1, STEP;
         /// Integer code of 0.0.

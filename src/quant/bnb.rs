@@ -305,10 +305,10 @@ fn block(amax: f32, len: usize, op: &BlockCode) -> Block {
     Block { len, amax, scale: op.absmax, code: None, zero_point: None }
 }
 
-/// `four_bit_quantizer! { docs  Type "name" "n values" "summary" }`: one of the two types, whose
+/// `four_bit_quantizer! { docs  Type "name" "n values" "summary" "why its figure" }`: one of the two types, whose
 /// schema differs only in name, table size and summary.
 macro_rules! four_bit_quantizer {
-    ($(#[doc = $doc:expr])* $ty:ident $name:literal $values:literal $summary:literal) => {
+    ($(#[doc = $doc:expr])* $ty:ident $name:literal $values:literal $summary:literal $why:literal) => {
         quantizer! {
             $(#[doc = $doc])*
             pub struct $ty: Bnb $name {
@@ -316,6 +316,7 @@ macro_rules! four_bit_quantizer {
                 forward: concat!("per block a = max|x|;  q(x) = ", $name, "[bucket(x·(1/a))]·a (tail block: x/a), \
                                   bucket = nearest of the ", $values, " values, a tie to the lower"),
                 backward: "∂q/∂x = 1 (qscope's straight-through; bitsandbytes' 4-bit functions have no gradient)",
+                figure: { args: "", x: (-2.0, 2.0), why: $why },
                 /// Elements per absmax block: 32, 64, 128, 256, 512, 1024, 2048 or 4096.
                 blocksize: i32 = 64, Kind::Int { min: 32, max: 4096 };
             }
@@ -327,6 +328,7 @@ four_bit_quantizer! {
     /// NormalFloat4 (QLoRA): sixteen normal quantiles scaled by each block's absmax, as
     /// bitsandbytes 0.50's `quantize_4bit(quant_type='nf4')` and `dequantize_4bit` compute it.
     Nf4 "nf4" "16" "NF4 (QLoRA): 16 normal quantiles in [−1, 1] times each block's absmax"
+        "the default: one block spanning the range, its 16 normal quantiles dense near 0"
 }
 
 four_bit_quantizer! {
@@ -334,6 +336,7 @@ four_bit_quantizer! {
     /// {0, 0.0625, 2, 3, 4, 6, 8, 12}/12, not OCP E2M1) scaled by each block's absmax, as
     /// `quantize_4bit(quant_type='fp4')` and `dequantize_4bit` compute it.
     Fp4 "fp4" "15" "bitsandbytes' FP4 ({0, 1/16, 2, 3, 4, 6, 8, 12}/12, ±) times each block's absmax"
+        "the default: one block spanning the range, its 15 values times the block's absmax"
 }
 
 /// The shared [`Kernel`] and [`Facts`] of the two 4-bit types, each with its table.

@@ -16,6 +16,34 @@ pub struct Entry {
     pub default: fn() -> Quantizer,
 }
 
+/// One parameter as `qscope list` and the gallery's reference pages show it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamRow {
+    pub name: &'static str,
+    /// The library default, as a spec writes it.
+    pub default: String,
+    /// What the parameter's kind allows ([`Kind::describe`](super::Kind::describe)).
+    pub allowed: String,
+    /// Its one line of documentation, trimmed.
+    pub meaning: &'static str,
+}
+
+impl Entry {
+    /// Every parameter in constructor order, with its default, what it allows and its meaning.
+    pub fn param_rows(&self) -> Vec<ParamRow> {
+        let default = (self.default)();
+        self.params
+            .iter()
+            .map(|p| ParamRow {
+                name: p.name,
+                default: default.get(p.name).map(|l| l.to_string()).unwrap_or_default(),
+                allowed: p.kind.describe(),
+                meaning: p.doc.trim(),
+            })
+            .collect()
+    }
+}
+
 macro_rules! catalogue {
     ($d:tt $($ty:ident),* $(,)?) => {
         /// `each_quantizer!(q, k => body)`: an exhaustive match over the catalogue that runs

@@ -45,6 +45,11 @@ quantizer! {
         summary: "sign (0 ↦ +1) with the clipped STE 1[|x| ≤ clip_value]",
         forward: "q(x) = sign(x),  sign(0) = +1",
         backward: "∂q/∂x = 1[|x| ≤ clip_value]",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "Larq's default, as Larq's documentation draws it: the sign and the gradient cut at |x| > 1",
+        },
         /// Gradient is cut where |x| exceeds it; None never cuts.
         clip_value: Option<f64> = Some(1.0), CLIP;
     }
@@ -68,6 +73,11 @@ quantizer! {
         summary: "sign (0 ↦ +1) with the piecewise-linear Bi-Real gradient 2 − 2|x|",
         forward: "q(x) = sign(x),  sign(0) = +1",
         backward: "∂q/∂x = 2 − 2|x| on |x| ≤ 1, else 0",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "Larq's default, as Larq's documentation draws it: the sign and the triangular Bi-Real gradient",
+        },
     }
 }
 
@@ -95,6 +105,11 @@ quantizer! {
         summary: "sign (0 ↦ +1) with the smooth SwishSign gradient (BNN+)",
         forward: "q(x) = sign(x),  sign(0) = +1",
         backward: "∂q/∂x = β(2 − βx·tanh(βx/2)) / (1 + cosh βx)",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "Larq's default, as Larq's documentation draws it: the sign and the smooth SwishSign gradient",
+        },
         /// Sharpness β of the swish.
         beta: f64 = 5.0, Kind::Float { min: 1e-3, max: 1e3, log: true };
     }
@@ -133,6 +148,11 @@ quantizer! {
         summary: "step {0, 1} (0 ↦ 0) with the clipped STE",
         forward: "q(x) = 1[x > 0]",
         backward: "∂q/∂x = 1[|x| ≤ clip_value]",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "Larq's default, as Larq's documentation draws it: the {0, 1} step and the gradient cut at |x| > 1",
+        },
         /// Gradient is cut where |x| exceeds it; None never cuts.
         clip_value: Option<f64> = Some(1.0), CLIP;
     }
@@ -163,6 +183,11 @@ quantizer! {
         summary: "mean|x|·sign(x), per channel (Bi-Real weights)",
         forward: "q(x) = mean|x|·sign(x),  sign(0) = +1",
         backward: "∂q/∂x = mean|x|·1[|x| ≤ clip_value]",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "Larq's default, its scale mean|x| taken from the sample tensor N(0, 0.5²)",
+        },
         /// Gradient is cut where |x| exceeds it; None never cuts.
         clip_value: Option<f64> = Some(1.0), CLIP;
     }
@@ -189,6 +214,11 @@ quantizer! {
         summary: "ternary {−1, 0, 1} at ±Δ (fixed or TWN 0.7·mean|x|) with the clipped STE",
         forward: "q(x) = sign(sign(x+Δ) + sign(x−Δ))",
         backward: "∂q/∂x = 1[|x| ≤ clip_value]",
+        figure: {
+            args: "threshold_value=0.5",
+            x: (-2.0, 2.0),
+            why: "threshold 0.5 rather than the default 0.05, so the band that maps to 0 is wide enough to see",
+        },
         /// Δ when ternary_weight_networks is False.
         threshold_value: f64 = 0.05, Kind::Float { min: 0.0, max: 1e6, log: false };
         /// Δ = 0.7·mean|x| (Li & Liu 2016).
@@ -314,6 +344,11 @@ quantizer! {
         summary: "DoReFa k-bit: clip to [0,1] (activations) or tanh-normalise (weights)",
         forward: "q(x) = round(n·clip(x,0,1))/n  |  2·round(n·(tanh x/2max|tanh| + ½))/n − 1",
         backward: "∂q/∂x = 1[0 ≤ x ≤ 1]  |  (1 − tanh²x)/max|tanh|",
+        figure: {
+            args: "",
+            x: (-0.5, 1.5),
+            why: "Larq's default, 2-bit activations: 4 levels on [0, 1] and the gradient cut outside it",
+        },
         /// Bits k of the output.
         k_bit: i32 = 2, Kind::Int { min: 1, max: 24 };
         /// 'activations' or 'weights'.
@@ -360,6 +395,7 @@ quantizer! {
         summary: "identity (a precision tag for Larq's optimizers)",
         forward: "q(x) = x",
         backward: "∂q/∂x = 1",
+        figure: { args: "", x: (-2.0, 2.0), why: "the identity: a precision tag only" },
         /// Precision tag (no effect on values).
         precision: Option<i32> = None, Kind::OptInt { min: 1, max: 64 };
     }

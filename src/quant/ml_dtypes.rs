@@ -219,12 +219,13 @@ impl Format {
     }
 }
 
-/// `casts! { Type "name" = (exponent bits, mantissa bits, bias, Specials) "summary" "forward"; … }`:
+/// `casts! { Type "name" = (exponent bits, mantissa bits, bias, Specials) "summary" "forward",
+/// x: (lo, hi), why: "its figure"; … }`:
 /// one catalogue type per format, its own `Op` (the cast, gradient 1) and levels, and
 /// `each_cast!(m)`, which invokes `m!` with every type: the explorer's impls come from it.
 macro_rules! casts {
     ($d:tt $($(#[doc = $doc:literal])* $ty:ident $name:literal = ($e:literal, $m:literal, $bias:literal, $sp:ident)
-        $summary:literal $forward:literal;)*) => {
+        $summary:literal $forward:literal, x: $x:expr, why: $why:literal;)*) => {
         $(
             quantizer! {
                 $(#[doc = $doc])*
@@ -232,6 +233,7 @@ macro_rules! casts {
                     summary: $summary,
                     forward: $forward,
                     backward: "∂q/∂x = 1 (straight-through: ml_dtypes defines no gradient)",
+                    figure: { args: "", x: $x, why: $why },
                 }
             }
 
@@ -285,43 +287,54 @@ casts! { $
     /// OCP FP8 E4M3 (NVIDIA/AMD MI300+ "E4M3"): no inf, NaN at S.1111.111, max 448.
     Float8E4M3Fn "float8_e4m3fn" = (4, 3, 7, Fn)
         "FP8 E4M3: finite, max 448; beyond 464 (and ±inf) NaN"
-        "q(x) = x to the nearest even of ±k·2^(e−3), e ∈ [−6, 8], |q| ≤ 448;  |x| > 464, ±inf → NaN";
+        "q(x) = x to the nearest even of ±k·2^(e−3), e ∈ [−6, 8], |q| ≤ 448;  |x| > 464, ±inf → NaN",
+        x: (-4.0, 4.0), why: "over [−4, 4]: 8 steps per binade, 0.25 apart from 2 to 4 and finer towards 0";
     /// OCP FP8 E5M2: IEEE-like, with ±inf and NaN, max 57344.
     Float8E5M2 "float8_e5m2" = (5, 2, 15, Ieee)
         "FP8 E5M2: IEEE-like with inf, max 57344; from 61440 on ±inf"
-        "q(x) = x to the nearest even of ±k·2^(e−2), e ∈ [−14, 15], |q| ≤ 57344;  |x| ≥ 61440 → ±inf";
+        "q(x) = x to the nearest even of ±k·2^(e−2), e ∈ [−14, 15], |q| ≤ 57344;  |x| ≥ 61440 → ±inf",
+        x: (-4.0, 4.0), why: "over [−4, 4]: 4 steps per binade, 0.5 apart from 2 to 4 and finer towards 0";
     /// Graphcore/AMD FP8 E4M3 FNUZ: bias 8, no inf, no −0, NaN at 0x80, max 240.
     Float8E4M3Fnuz "float8_e4m3fnuz" = (4, 3, 8, Fnuz)
         "FP8 E4M3 FNUZ: bias 8, max 240, no −0; from 248 on (and ±inf) NaN"
-        "q(x) = x to the nearest even of ±k·2^(e−3), e ∈ [−7, 7], |q| ≤ 240, −0 → 0;  |x| ≥ 248, ±inf → NaN";
+        "q(x) = x to the nearest even of ±k·2^(e−3), e ∈ [−7, 7], |q| ≤ 240, −0 → 0;  |x| ≥ 248, ±inf → NaN",
+        x: (-4.0, 4.0), why: "over [−4, 4]: 8 steps per binade, finer towards 0";
     /// Graphcore/AMD FP8 E5M2 FNUZ: bias 16, no inf, no −0, NaN at 0x80, max 57344.
     Float8E5M2Fnuz "float8_e5m2fnuz" = (5, 2, 16, Fnuz)
         "FP8 E5M2 FNUZ: bias 16, max 57344, no −0; from 61440 on (and ±inf) NaN"
-        "q(x) = x to the nearest even of ±k·2^(e−2), e ∈ [−15, 15], |q| ≤ 57344, −0 → 0;  |x| ≥ 61440, ±inf → NaN";
+        "q(x) = x to the nearest even of ±k·2^(e−2), e ∈ [−15, 15], |q| ≤ 57344, −0 → 0;  |x| ≥ 61440, ±inf → NaN",
+        x: (-4.0, 4.0), why: "over [−4, 4]: 4 steps per binade, finer towards 0";
     /// IEEE 754-style FP8 E4M3: with ±inf and NaN, max 240.
     Float8E4M3 "float8_e4m3" = (4, 3, 7, Ieee)
         "FP8 E4M3, IEEE-style with inf: max 240; from 248 on ±inf"
-        "q(x) = x to the nearest even of ±k·2^(e−3), e ∈ [−6, 7], |q| ≤ 240;  |x| ≥ 248 → ±inf";
+        "q(x) = x to the nearest even of ±k·2^(e−3), e ∈ [−6, 7], |q| ≤ 240;  |x| ≥ 248 → ±inf",
+        x: (-4.0, 4.0), why: "over [−4, 4]: 8 steps per binade, finer towards 0";
     /// IEEE 754-style FP8 E3M4: with ±inf and NaN, max 15.5.
     Float8E3M4 "float8_e3m4" = (3, 4, 3, Ieee)
         "FP8 E3M4, IEEE-style with inf: max 15.5; from 15.75 on ±inf"
-        "q(x) = x to the nearest even of ±k·2^(e−4), e ∈ [−2, 3], |q| ≤ 15.5;  |x| ≥ 15.75 → ±inf";
+        "q(x) = x to the nearest even of ±k·2^(e−4), e ∈ [−2, 3], |q| ≤ 15.5;  |x| ≥ 15.75 → ±inf",
+        x: (-2.0, 2.0), why: "over [−2, 2]: 16 steps per binade, 1/16 apart from 1 to 2 and finer towards 0";
     /// OCP E8M0 (the MX block scale): unsigned powers of two 2^−127 … 2^127, NaN at 0xff.
     Float8E8M0Fnu "float8_e8m0fnu" = (8, 0, 127, PowerOfTwo)
         "E8M0 scale: powers of two 2^−127…2^127, ties up; 0, x < 0 and overflow NaN"
-        "q(x) = 2^⌊log2 x⌋, doubled if x/2^⌊log2 x⌋ ≥ 1.5;  x ≤ 0, x ≥ 1.5·2^127, ±inf → NaN";
+        "q(x) = 2^⌊log2 x⌋, doubled if x/2^⌊log2 x⌋ ≥ 1.5;  x ≤ 0, x ≥ 1.5·2^127, ±inf → NaN",
+        x: (0.0, 6.0), why: "over [0, 6]: the powers of two 0.25 … 4 with ties rounding up; 0 and below are NaN (not \
+            drawn)";
     /// OCP FP6 E2M3 (MX element): finite only, saturating, max 7.5.
     Float6E2M3Fn "float6_e2m3fn" = (2, 3, 1, Saturating)
         "FP6 E2M3: finite, saturates at ±7.5; NaN → ∓0"
-        "q(x) = clip(x to the nearest even of ±k·2^(e−3), e ∈ [0, 2], ±7.5);  NaN → 0 with the sign flipped";
+        "q(x) = clip(x to the nearest even of ±k·2^(e−3), e ∈ [0, 2], ±7.5);  NaN → 0 with the sign flipped",
+        x: (-10.0, 10.0), why: "over [−10, 10]: 8 steps per binade and the saturation at ±7.5";
     /// OCP FP6 E3M2 (MX element): finite only, saturating, max 28.
     Float6E3M2Fn "float6_e3m2fn" = (3, 2, 3, Saturating)
         "FP6 E3M2: finite, saturates at ±28; NaN → ∓0"
-        "q(x) = clip(x to the nearest even of ±k·2^(e−2), e ∈ [−2, 4], ±28);  NaN → 0 with the sign flipped";
+        "q(x) = clip(x to the nearest even of ±k·2^(e−2), e ∈ [−2, 4], ±28);  NaN → 0 with the sign flipped",
+        x: (-32.0, 32.0), why: "over [−32, 32]: 4 steps per binade and the saturation at ±28";
     /// OCP FP4 E2M1 (MXFP4/NVFP4 element): ±{0, 0.5, 1, 1.5, 2, 3, 4, 6}, saturating.
     Float4E2M1Fn "float4_e2m1fn" = (2, 1, 1, Saturating)
         "FP4 E2M1: ±{0, 0.5, 1, 1.5, 2, 3, 4, 6}, saturating; NaN → ∓0"
-        "q(x) = clip(x to the nearest even of ±k·2^(e−1), e ∈ [0, 2], ±6);  NaN → 0 with the sign flipped";
+        "q(x) = clip(x to the nearest even of ±k·2^(e−1), e ∈ [0, 2], ±6);  NaN → 0 with the sign flipped",
+        x: (-8.0, 8.0), why: "over [−8, 8]: all 15 values ±{0, 0.5, 1, 1.5, 2, 3, 4, 6} and the saturation at ±6";
 }
 
 #[cfg(test)]

@@ -37,12 +37,12 @@ pub(crate) fn every_float_step() -> usize {
 }
 
 pub use catalogue::each_quantizer;
-pub use catalogue::{ENTRIES, Entry, Quantizer};
+pub use catalogue::{ENTRIES, Entry, ParamRow, Quantizer};
 pub use facts::Facts;
 pub(crate) use facts::elementwise_facts;
 pub use frozen::{Fixed, Frozen};
 pub use levels::Levels;
-pub use schema::{Alpha, AutoScale, Family, Info, Kind, Literal, ParamDef};
+pub use schema::{Alpha, AutoScale, Family, Illustration, Info, Kind, Literal, ParamDef};
 pub use spec::{SpecError, parse};
 
 use random::Stream;

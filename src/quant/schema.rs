@@ -243,6 +243,23 @@ pub struct Info {
     pub forward: &'static str,
     /// Pseudo-gradient (clean Unicode).
     pub backward: &'static str,
+    /// The configuration its reference figure shows.
+    pub figure: Illustration,
+}
+
+/// The configuration a quantizer's reference figure shows (`qscope gallery`): where its
+/// character is visible — a few bits, a clip or a saturation inside the x range — rather than
+/// the library default (8-bit `quantized_bits` is a plain line over [−2, 2]). Declared with the
+/// quantizer (`figure:` of `quantizer!`), so a quantizer without one does not compile.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Illustration {
+    /// The spec's arguments as written between its parentheses (`bits=3, alpha=1`); empty:
+    /// the library defaults.
+    pub args: &'static str,
+    /// The x range drawn.
+    pub x: (f32, f32),
+    /// Why this configuration, in one sentence (the reference page prints it).
+    pub why: &'static str,
 }
 
 impl Info {
@@ -252,6 +269,11 @@ impl Info {
             "" => self.name.to_string(),
             ns => format!("{ns}.{}", self.name),
         }
+    }
+
+    /// The spec of the configuration its reference figure shows ([`Info::figure`]).
+    pub fn figure_spec(&self) -> String {
+        format!("{}({})", self.qualified(), self.figure.args)
     }
 }
 
@@ -493,7 +515,8 @@ pub trait Schema: Default + Clone + PartialEq {
 /// Declares a quantizer struct together with its schema: fields in the library's
 /// constructor order, each with its default, kind and one line of documentation. `fn` before
 /// the name marks a library function rather than a class. The `forward:` and `backward:`
-/// formulas end the struct's doc comment, so they are written once.
+/// formulas end the struct's doc comment, so they are written once; `figure:` is the
+/// configuration its reference figure shows ([`Illustration`]).
 macro_rules! quantizer {
     (@function) => { false };
     (@function fn) => { true };
@@ -503,6 +526,7 @@ macro_rules! quantizer {
             summary: $summary:expr,
             forward: $fwd:expr,
             backward: $bwd:expr,
+            figure: { args: $fargs:expr, x: $fx:expr, why: $fwhy:expr $(,)? },
             $( $(#[doc = $fdoc:expr])+ $field:ident : $fty:ty = $default:expr, $kind:expr; )*
         }
     ) => {
@@ -527,6 +551,7 @@ macro_rules! quantizer {
                 summary: $summary,
                 forward: $fwd,
                 backward: $bwd,
+                figure: $crate::quant::schema::Illustration { args: $fargs, x: $fx, why: $fwhy },
             };
             const PARAMS: &'static [$crate::quant::schema::ParamDef] = &[
                 $( $crate::quant::schema::ParamDef {

@@ -1,16 +1,47 @@
-//! `qscope gallery`: one SVG per quantizer and an index page.
+//! `qscope gallery`: the quantizer reference — an index, one page and one SVG per quantizer,
+//! and the notable figures.
 
-use crate::args::Command;
+use crate::args::{Command, Opt};
 
-pub(crate) const USAGE: &[(&str, &str)] = &[("gallery DIR", "one SVG per quantizer, and an index.html")];
+pub(crate) const USAGE: &[(&str, &str)] =
+    &[("gallery DIR [--defaults] [--explorer URL]", "the quantizer reference as static pages")];
 
-fn command() -> Command<()> {
+struct GalleryOptions {
+    defaults: bool,
+    explorer: String,
+}
+
+fn command() -> Command<GalleryOptions> {
     Command {
         name: "gallery",
         about: "\
-gallery writes one SVG figure per quantizer of the catalogue at its defaults (inference mode
-where training is refused), then a few notable configurations, and DIR/index.html showing them.",
-        options: Vec::new(),
+gallery writes a browsable quantizer reference into DIR: index.html (the quantizers by library,
+then a few notable configurations), and per quantizer a page (its formulas, parameters, levels,
+code in every framework, links that open it live in the explorer or embed it) and its SVG
+figure, drawn in a configuration where its character shows (inference mode where training is
+refused); style.css is the pages' one style sheet. Static files only: copy DIR anywhere.",
+        options: vec![
+            Opt::switch(
+                "--defaults",
+                "draw every quantizer at its library defaults over [-2, 2] instead",
+                |o: &mut GalleryOptions| o.defaults = true,
+            ),
+            Opt::value(
+                "--explorer",
+                "URL",
+                format!(
+                    "the explorer the links open, e.g. https://your.host/qscope/ (default {})",
+                    qscope::explore::reference::DEFAULT_EXPLORER
+                ),
+                |o: &mut GalleryOptions, v| {
+                    if v.is_empty() || v.contains('#') || v.contains(char::is_whitespace) {
+                        return Err(format!("--explorer {v}: expected the explorer's address, without a #"));
+                    }
+                    o.explorer = v.to_string();
+                    Ok(())
+                },
+            ),
+        ],
         max_free: Some(1),
         extra: "gallery takes one directory",
     }
@@ -21,23 +52,22 @@ pub(crate) fn help() -> String {
 }
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    use qscope::explore::figure::from_specs;
-    use qscope::explore::state::Mode;
+    use qscope::explore::reference::{DEFAULT_EXPLORER, Options, files};
     use qscope::plot::export::software;
-    use qscope::plot::gallery::{X, index_html, items};
-    let free = command().parse(args, &mut ())?;
+    let mut o = GalleryOptions { defaults: false, explorer: DEFAULT_EXPLORER.to_string() };
+    let free = command().parse(args, &mut o)?;
     let dir = free.first().ok_or("gallery needs a directory, e.g. qscope gallery target/gallery")?;
     let dir = std::path::PathBuf::from(dir);
+    let files = files(&Options { explorer: o.explorer, defaults: o.defaults, software: software() })?;
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    let items = items()?;
-    for it in &items {
-        let figure = from_specs(&it.specs, X, Mode::from_training(!it.infer), 0);
-        let svg = figure.and_then(|f| f.svg()).map_err(|e| format!("{}: {e}", it.file))?;
-        let path = dir.join(&it.file);
-        std::fs::write(&path, svg).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    let mut bytes = 0;
+    for (name, text) in &files {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        bytes += text.len();
     }
-    let index = dir.join("index.html");
-    std::fs::write(&index, index_html(&items, &software())).map_err(|e| format!("writing {}: {e}", index.display()))?;
-    println!("{} figures and index.html in {}", items.len(), dir.display());
+    let figures = files.iter().filter(|(n, _)| n.ends_with(".svg")).count();
+    let pages = files.iter().filter(|(n, _)| n.ends_with(".html")).count() - 1;
+    println!("{pages} pages, {figures} figures, index.html and style.css in {} ({bytes} bytes)", dir.display());
     Ok(())
 }

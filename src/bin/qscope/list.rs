@@ -40,14 +40,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             current = Some(e.info.family);
             let _ = writeln!(out, "\n{}", e.info.family.title());
         }
-        let default = (e.default)();
         let aliases =
             if e.info.aliases.is_empty() { String::new() } else { format!("  (also: {})", e.info.aliases.join(", ")) };
         let _ = writeln!(out, "  {}{aliases}\n      {}", e.info.qualified(), e.info.summary);
         let _ = writeln!(out, "      forward:  {}\n      backward: {}", e.info.forward, e.info.backward);
-        for p in e.params {
-            let d = default.get(p.name).map(|l| l.to_string()).unwrap_or_default();
-            let _ = writeln!(out, "      {:<26} = {:<10} {} [{}]", p.name, d, p.doc, p.kind.describe());
+        for p in e.param_rows() {
+            let _ = writeln!(out, "      {:<26} = {:<10}  {} [{}]", p.name, p.default, p.meaning, p.allowed);
         }
     }
     out.flush().map_err(|e| e.to_string())

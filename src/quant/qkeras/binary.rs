@@ -130,6 +130,11 @@ quantizer! {
         summary: "sign quantizer ±scale (0 ↦ +1); tanh' gradient when alpha is None",
         forward: "q(x) = scale·sign(x),  sign(0) = +1",
         backward: "∂q/∂x = 1 − tanh²(x) (alpha None);  1 otherwise",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the library default: the sign, and the tanh-derivative gradient it passes when alpha is None",
+        },
         /// Output {0, 1} instead of {−1, 1}.
         use_01: bool = false, Kind::Bool;
         /// Scale: None (1, tanh gradient), a number, 'auto' or 'auto_po2'.
@@ -209,6 +214,11 @@ quantizer! {
         summary: "binary with random sign, P(+1) = σ(T·x/sd); binary in inference",
         forward: "q(x) = scale·(+1 w.p. σ(T·x/sd), else −1)",
         backward: "∂q/∂x = 1 (training)",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the library default: the mean of the random signs follows x smoothly, the band shows their spread",
+        },
         /// Scale: None (1), a number, 'auto' or 'auto_po2'.
         alpha: Alpha = Alpha::None, Kind::Alpha;
         /// Sharpness T of the sigmoid.
@@ -251,6 +261,11 @@ quantizer! {
         summary: "random {0, scale}, P(1) = σ(T·x/sd); stochastic even in inference",
         forward: "q(x) = scale·(1 w.p. σ(T·x/sd), else 0)",
         backward: "∂q/∂x = 1",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the library default: the mean of the random {0, 1} draws follows σ(T·x/sd)",
+        },
         /// Scale: None (1), a number, 'auto' or 'auto_po2'.
         alpha: Alpha = Alpha::None, Kind::Alpha;
         /// Sharpness T of the sigmoid.

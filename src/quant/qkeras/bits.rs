@@ -27,6 +27,12 @@ quantizer! {
         summary: "fixed-point quantizer: bits, integer bits, sign; identity STE everywhere",
         forward: "q(x) = α·Δ·clip(round(x/Δ), −m+sym, m−1),  Δ = 2^integer / m,  m = 2^(bits−keep_negative)",
         backward: "∂q/∂x = 1 everywhere (use_ste);  1 − qnoise_factor (use_ste=False)",
+        figure: {
+            args: "bits=3, integer=0, alpha=1",
+            x: (-1.5, 1.5),
+            why: "3 bits, none of them integer: 8 codes of 0.25 from −1 to 0.75, so every step, the one-sided clip \
+                  and the gradient of 1 beyond it show (the default 8 bits draws a plain line at this scale)",
+        },
         /// Total bits, sign included.
         bits: i32 = 8, BITS;
         /// Bits left of the binary point (sign excluded).
@@ -347,6 +353,12 @@ quantizer! {
         summary: "linear fixed-point quantizer with a clipped STE (newer QKeras)",
         forward: "q(x) = qs·round(clip(x/qs, lo, hi)),  qs = α·2^(integer−bits+keep_negative)",
         backward: "∂q/∂x = 1 on lo ≤ x/qs ≤ hi, else 0 (scaled by qnoise_factor)",
+        figure: {
+            args: "bits=3",
+            x: (-1.5, 1.5),
+            why: "3 bits, symmetric: 7 codes of 0.25 from −0.75 to 0.75, and the clipped STE's gradient falling to 0 \
+                  beyond them",
+        },
         /// Total bits, sign included.
         bits: i32 = 8, BITS;
         /// Bits left of the binary point (sign excluded).

@@ -19,6 +19,12 @@ quantizer! {
         summary: "round half to even with the identity STE (QKeras' core trick)",
         forward: "q(x) = round(x)  (training + stochastic: SR to multiples of precision)",
         backward: "∂q/∂x = 1",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the library function: rounding half to even (0.5 and 1.5 go to even neighbours) with the identity \
+                  gradient",
+        },
         /// Stochastic rounding in training.
         use_stochastic_rounding: bool = false, Kind::Bool;
         /// Step of stochastic rounding.
@@ -70,6 +76,11 @@ quantizer! {
         summary: "unbiased stochastic rounding to multiples of precision",
         forward: "q(x) = p·(⌊x/p⌋ + 1[U < frac(x/p)])",
         backward: "∂q/∂x = 0 (no STE of its own)",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the library default: steps of 0.5, the mean of the draws following x between them",
+        },
         /// Step size.
         precision: f64 = 0.5, PRECISION;
     }
@@ -105,6 +116,11 @@ quantizer! {
         summary: "random power-of-two exponent with E[2^e] = |x| (returns e)",
         forward: "q(x) = e ∈ {lo, lo+1},  P(e = lo+1) = (|x| − 2^lo)/2^lo",
         backward: "∂q/∂x = 0",
+        figure: {
+            args: "",
+            x: (-4.0, 4.0),
+            why: "the library function: the exponent drawn so that the mean of 2^e is |x|",
+        },
     }
 }
 
@@ -128,13 +144,14 @@ impl Kernel for StochasticRoundPo2 {
 /// gradient is the slope on the clip interval.
 macro_rules! clipped_linear {
     ($(#[doc = $doc:expr])* $ty:ident $name:literal, $summary:literal, $fwd:literal, $bwd:literal,
-     slope: $a:expr, scale: $s:expr, offset: $o:expr) => {
+     slope: $a:expr, scale: $s:expr, offset: $o:expr, x: $x:expr, why: $why:literal) => {
         quantizer! {
             $(#[doc = $doc])*
             pub struct $ty: QKeras fn $name {
                 summary: $summary,
                 forward: $fwd,
                 backward: $bwd,
+                figure: { args: "", x: $x, why: $why },
             }
         }
 
@@ -160,25 +177,29 @@ macro_rules! clipped_linear {
 clipped_linear! {
     /// QKeras' `hard_sigmoid(x)`, the sigmoid its quantizers use by default.
     HardSigmoid "hard_sigmoid", "piecewise-linear sigmoid", "σ_h(x) = clip(x/2 + ½, 0, 1)", "½ on [−1, 1], else 0",
-    slope: 0.5f32, scale: 1.0f32, offset: 0.0f32
+    slope: 0.5f32, scale: 1.0f32, offset: 0.0f32,
+    x: (-2.0, 2.0), why: "the library function: its clip at ±1 inside the range"
 }
 
 clipped_linear! {
     /// QKeras' `hard_tanh(x)` (σ_h is `hard_sigmoid`), which is `clip(x, −1, 1)`.
     HardTanh "hard_tanh", "piecewise-linear tanh", "tanh_h(x) = 2σ_h(x) − 1", "1 on [−1, 1], else 0",
-    slope: 0.5f32, scale: 2.0f32, offset: -1.0f32
+    slope: 0.5f32, scale: 2.0f32, offset: -1.0f32,
+    x: (-2.0, 2.0), why: "the library function: its clip at ±1 inside the range"
 }
 
 clipped_linear! {
     /// QKeras' `smooth_sigmoid(x)`, a flatter hard sigmoid.
     SmoothSigmoid "smooth_sigmoid", "flatter piecewise-linear sigmoid", "σ_s(x) = clip(0.1875x + ½, 0, 1)", "0.1875 on [−8/3, 8/3]",
-    slope: 0.1875f32, scale: 1.0f32, offset: 0.0f32
+    slope: 0.1875f32, scale: 1.0f32, offset: 0.0f32,
+    x: (-4.0, 4.0), why: "the library function over [−4, 4], so its clip at ±8/3 shows"
 }
 
 clipped_linear! {
     /// QKeras' `smooth_tanh(x)` (σ_s is `smooth_sigmoid`), a flatter hard tanh.
     SmoothTanh "smooth_tanh", "flatter piecewise-linear tanh", "tanh_s(x) = 2σ_s(x) − 1", "0.375 on [−8/3, 8/3]",
-    slope: 0.1875f32, scale: 2.0f32, offset: -1.0f32
+    slope: 0.1875f32, scale: 2.0f32, offset: -1.0f32,
+    x: (-4.0, 4.0), why: "the library function over [−4, 4], so its clip at ±8/3 shows"
 }
 
 quantizer! {
@@ -188,6 +209,11 @@ quantizer! {
         summary: "{0, 1} step (0 ↦ 0) with the hard-sigmoid gradient",
         forward: "q(x) = round(σ_h(x)) = 1[x > 0]",
         backward: "∂q/∂x = ½ on [−1, 1], else 0",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the library function: the {0, 1} step and the hard sigmoid's gradient on [−1, 1]",
+        },
     }
 }
 
@@ -223,6 +249,11 @@ quantizer! {
         summary: "±1 step (0 ↦ −1) with the hard-tanh gradient",
         forward: "q(x) = 2·round(σ_h(x)) − 1",
         backward: "∂q/∂x = 1 on [−1, 1], else 0",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the library function: the ±1 step (0 ↦ −1) and the hard tanh's gradient on [−1, 1]",
+        },
     }
 }
 

@@ -18,6 +18,11 @@ quantizer! {
         summary: "quantized hard-swish: quantized_bits of x·relu6(x+3)/6",
         forward: "q(x) = quantized_bits(x·min(relu(x+shift), upper)/upper)",
         backward: "∂q/∂x = h'(x): 0 (x ≤ −shift), (2x+shift)/upper, 1 (x > upper−shift)",
+        figure: {
+            args: "bits=4, integer=2",
+            x: (-4.0, 4.0),
+            why: "4 bits with 2 integer bits: the hard swish in steps of 0.5, clipped at 3.5",
+        },
         /// Total bits, sign included.
         bits: i32 = 8, BITS;
         /// Bits left of the binary point (sign excluded).

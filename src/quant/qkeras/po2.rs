@@ -311,6 +311,11 @@ quantizer! {
         summary: "power-of-two quantizer (sign and exponent bits); identity STE",
         forward: "q(x) = sign(x)·2^clip(round(log2|x|), min_exp, max_exp)",
         backward: "∂q/∂x = 1 everywhere (use_ste);  1 − qnoise_factor otherwise",
+        figure: {
+            args: "bits=4, max_value=1",
+            x: (-2.0, 2.0),
+            why: "4 bits with max_value 1: powers of two crowding towards 0 and the cap at ±1 inside the range",
+        },
         /// Bits for the sign, the exponent and its sign.
         bits: i32 = 8, BITS;
         /// Largest output magnitude (approximate: |x| ≥ max_value is quantized as max_value).
@@ -388,6 +393,11 @@ quantizer! {
         summary: "power-of-two ReLU (never 0); STE through relu capped at max_value",
         forward: "q(x) = 2^clip(round(log2 relu(x)), min_exp, max_exp)",
         backward: "∂q/∂x = 1 on 0 < x ≤ max_value, negative_slope (or 0) for x ≤ 0, 0 above",
+        figure: {
+            args: "bits=4, max_value=1",
+            x: (-1.0, 2.0),
+            why: "4 bits with max_value 1: powers of two up to the cap at 1, and the gradient cut above it",
+        },
         /// Bits for the exponent and its sign.
         bits: i32 = 8, BITS;
         /// Largest output (approximate).

@@ -30,6 +30,11 @@ quantizer! {
         summary: "quantized ReLU on [0, 2^integer); STE cut above the top code",
         forward: "q(x) = Δ·clip(round(x/Δ), 0, m−1),  Δ = 2^integer / 2^bits",
         backward: "∂q/∂x = 1 on 0 < x ≤ 2^integer − Δ, else 0 (negative_slope for x ≤ 0)",
+        figure: {
+            args: "bits=3, integer=1",
+            x: (-1.0, 2.5),
+            why: "3 bits over [0, 2): 8 codes of 0.25 up to 1.75, where the clip stops the gradient",
+        },
         /// Total bits.
         bits: i32 = 8, BITS;
         /// Bits left of the binary point.
@@ -309,6 +314,11 @@ quantizer! {
         summary: "quantized (hard) tanh in [−1, 1)",
         forward: "q(x) = clip(round(m·tanh_h(x))/m, −1+sym/m, 1−1/m),  m = 2^(bits−1)",
         backward: "∂q/∂x = tanh_h'(x) inside the clip range, else 0",
+        figure: {
+            args: "bits=3",
+            x: (-2.0, 2.0),
+            why: "3 bits: 8 levels of 0.25 on the hard tanh, and the gradient 0 where it clips",
+        },
         /// Total bits, sign included.
         bits: i32 = 8, BITS;
         /// Stochastic rounding (to half steps) in training.
@@ -434,6 +444,11 @@ quantizer! {
         summary: "quantized (hard) sigmoid in [0, 1)",
         forward: "q(x) = clip(round(m·σ_h(x))/m, sym/m, 1−1/m),  m = 2^bits",
         backward: "∂q/∂x = σ_h'(x) inside the clip range, else 0",
+        figure: {
+            args: "bits=3",
+            x: (-2.0, 2.0),
+            why: "3 bits: 8 levels of 1/8 on the hard sigmoid, and the gradient 0 where it clips",
+        },
         /// Total bits.
         bits: i32 = 8, BITS;
         /// Drop the code 0 so the range is symmetric about ½.

@@ -129,6 +129,11 @@ quantizer! {
         summary: "ternary {−s, 0, s}; fixed threshold or least-squares 'auto' scale",
         forward: "q(x) = scale·sign(x)·1[|x| ≥ threshold]",
         backward: "∂q/∂x = 1 − tanh²(x) (alpha None);  1 otherwise",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the library default: {−1, 0, 1} at the threshold 0.33, with the tanh-derivative gradient",
+        },
         /// Scale: None (1, tanh gradient), a number, 'auto' or 'auto_po2'.
         alpha: Alpha = Alpha::None, Kind::Alpha;
         /// Threshold for fixed alpha (None: 0.33); must be None for 'auto'.
@@ -201,6 +206,12 @@ quantizer! {
         summary: "ternary with random codes around the fitted threshold; ternary in inference",
         forward: "q(x) = s·(b₀ + b₁)/2,  P(bᵢ = +1) = σ(T·(x ∓ s/2)/sd)",
         backward: "∂q/∂x = 1",
+        figure: {
+            args: "alpha='auto'",
+            x: (-2.0, 2.0),
+            why: "alpha='auto', which QKeras requires in training: threshold and scale fitted to the sample tensor, \
+                  codes drawn around them",
+        },
         /// Scale: 'auto' or 'auto_po2' in training (QKeras asserts it); any in inference.
         alpha: Alpha = Alpha::None, Kind::Alpha;
         /// Threshold in inference (None: 0.33); unused in training.

@@ -19,6 +19,7 @@ quantizer! {
         summary: "µ-law companded quantizer (dense codes near 0)",
         forward: "q(x) = 2^integer·clip(sign(r)·ln(1+u|r|)/ln(1+u)),  r = 2·round(m·σ_h(x/2^integer))/m − 1",
         backward: "∂q/∂x = 2·c'(r)·σ_h'(x/2^integer) inside the clip range; 0 at r = 0",
+        figure: { args: "bits=4", x: (-1.5, 1.5), why: "4 bits: µ-law codes, dense near 0 and sparse towards ±1" },
         /// Total bits, sign included.
         bits: i32 = 8, BITS;
         /// Bits left of the binary point.

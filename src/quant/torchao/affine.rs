@@ -29,6 +29,11 @@ quantizer! {
         forward: "per group: s, z from its min and max (mapping_type);  \
                   c = clamp(round(x·(1/s)) + z, quant_min, quant_max) as an integer;  q(x) = (c − z)·s",
         backward: "∂q/∂x = 1 (qscope's definition: torchao's quantize_affine has no gradient)",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the default int4 group, drawn as one block spanning the range: 16 levels of (hi − lo)/15",
+        },
         /// How a group's min and max become its scale and zero point.
         mapping_type: MappingType = MappingType::Asymmetric, Kind::Choice(MappingType::CHOICES);
         /// Consecutive elements sharing a scale (a shorter tail is a group of its own).

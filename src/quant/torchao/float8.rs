@@ -54,6 +54,12 @@ quantizer! {
         forward: "s = f32(max / max(f64(amax), 1e−12)), with round_scales_to_power_of_2 2^⌊log2 s⌋;  \
                   q(x) = fp8(clamp(x·s, −max, max)) / s",
         backward: "∂q/∂x = 1 (torchao's to- and from-float8 functions pass the gradient through; s has none)",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the default E4M3, scaled by 448/amax of the sample tensor N(0, 0.5²): fine steps, saturating at \
+                  the sample's amax",
+        },
         /// The FP8 element dtype.
         float8_dtype: Float8Dtype = Float8Dtype::E4M3Fn, Kind::Choice(Float8Dtype::CHOICES);
         /// Round the scale to a power of two: 2^⌊log2 s⌋ with log2 rounded to float32 first.

@@ -62,6 +62,12 @@ quantizer! {
         forward: "per group: s = max|x|/((qmax − qmin)/2) (asymmetric: affine's s, z);  \
                   v = round(x·(1/s)) + z;  q(x) = (clamp(v, qmin, qmax) − z)·s",
         backward: "∂q/∂x = s·(1/s) where qmin < v < qmax, else 0 (torch 2.15's clamp; 2.10 keeps the bounds)",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the default symmetric int4 group, drawn as one block spanning the range: the codes and the \
+                  gradient 0 at the clamp",
+        },
         /// The simulated integer dtype.
         dtype: IntxDtype = IntxDtype::Int4, Kind::Choice(IntxDtype::CHOICES);
         /// Consecutive elements sharing a scale (a shorter tail is a group of its own).

@@ -108,6 +108,12 @@ quantizer! {
         forward: "per block: code = ⌊log2 amax⌋ − emax + 127 (floor; rceil ⌈log2(amax/max)⌉ + 127);  \
                   q(x) = elem(clamp(x / 2^(code−127), ±max)) · 2^(code−127)",
         backward: "∂q/∂x = 1 (qscope's, as torchao's MX training passes it; MX itself defines none)",
+        figure: {
+            args: "elem_dtype='fp4_e2m1'",
+            x: (-2.0, 2.0),
+            why: "MXFP4 (FP4 elements; the default FP8 elements are too fine to see): one block spanning the range, \
+                  its power-of-two scale times ±{0, 0.5, …, 6}",
+        },
         /// The element type: MXFP8 (e4m3, e5m2), MXFP6 (e2m3, e3m2) or MXFP4 (e2m1).
         elem_dtype: ElemDtype = ElemDtype::F8E4M3, Kind::Choice(ElemDtype::CHOICES);
         /// Elements per block sharing one scale (the OCP spec's 32).

@@ -47,6 +47,11 @@ quantizer! {
         forward: "per block: s = e4m3(clamp(amax/6 [/t], 2^−6, 448));  \
                   q(x) = fp4(clamp(x·(1/s) [x·((1/t)/s)], ±6))·s [·(t·s)];  'auto': t = amax/2688",
         backward: "∂q/∂x = 1 (qscope's: torchao's autograd reaches only the block scales)",
+        figure: {
+            args: "",
+            x: (-2.0, 2.0),
+            why: "the default: one block spanning the range, FP4 values times its E4M3 scale",
+        },
         /// None: E4M3 block scales alone; 'auto': the tensor's amax / 2688 (two-level
         /// scaling); a number: that per-tensor scale.
         per_tensor_scale: AutoScale = AutoScale::None, Kind::AutoScale { min: 1e-30, max: 1e30 };
