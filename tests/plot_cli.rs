@@ -1,8 +1,12 @@
 //! `qscope plot` and `qscope gallery`: the files they write and how they fail.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
+
+use common::svg;
 
 fn qscope(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_qscope")).args(args).output().expect("qscope runs")
@@ -101,49 +105,37 @@ fn an_svg_figure_is_well_formed_and_carries_its_specs_permalink_and_version() {
 
 #[test]
 fn an_svg_figure_draws_every_step_and_every_jump() {
-    let svg = String::from_utf8(plot("steps", "q.svg", &[SPEC])).unwrap();
-    let tags = tags(&svg);
-    let (_, h) = (1440.0, 1280.0);
-    // The forward panel (top half of the 2× viewBox): one flat polyline per level, 15.
-    let points = |t: &str| -> Vec<(f64, f64)> {
-        attr(t, "points")
-            .unwrap()
-            .split_whitespace()
-            .map(|p| {
-                let (x, y) = p.split_once(',').unwrap();
-                (x.parse().unwrap(), y.parse().unwrap())
-            })
-            .collect()
-    };
-    let mut flat: Vec<f64> = tags
+    let svg = svg::parse(&String::from_utf8(plot("steps", "q.svg", &[SPEC])).unwrap());
+    let h = 1280.0;
+    // The forward panel (top half of the 2× viewBox): the curve is one path, a flat subpath per
+    // level, 15 (and the legend's sample line, a path of its own above the plot).
+    let paths = svg.with("path", &[("stroke", BLUE), ("stroke-width", "5")]);
+    let runs: Vec<Vec<(f64, f64)>> = paths
         .iter()
-        .filter(|(n, t)| n == "polyline" && attr(t, "stroke") == Some(BLUE) && attr(t, "stroke-width") == Some("5"))
-        .map(|(_, t)| points(t))
-        .filter(|p| p.iter().all(|q| q.1 < h / 2.0 && q.1 == p[0].1) && p.last().unwrap().0 - p[0].0 > 20.0)
-        .map(|p| p[0].1)
+        .map(|p| svg::subpaths(p.attr("d").unwrap()))
+        .filter(|runs| runs.iter().flatten().all(|q| q.1 < h / 2.0) && runs.len() > 1)
+        .flatten()
         .collect();
-    // The topmost is the legend's sample line, above the plot.
-    flat.sort_by(f64::total_cmp);
-    assert_eq!(flat.len() - 1, 15, "{flat:?}");
-    flat.dedup();
-    assert_eq!(flat.len() - 1, 15, "one height per level");
+    assert_eq!(runs.len(), 15, "{runs:?}");
+    assert!(runs.iter().all(|r| r.iter().all(|q| q.1 == r[0].1) && r.last().unwrap().0 - r[0].0 > 20.0));
+    let mut heights: Vec<f64> = runs.iter().map(|r| r[0].1).collect();
+    heights.sort_by(f64::total_cmp);
+    heights.dedup();
+    assert_eq!(heights.len(), 15, "one height per level");
     // 14 jumps: a filled and an open dot each.
-    let circles = |fill: &str, stroke: &str| {
-        tags.iter()
-            .filter(|(n, t)| n == "circle" && attr(t, "fill") == Some(fill) && attr(t, "stroke") == Some(stroke))
-            .count()
-    };
-    assert_eq!(circles(BLUE, "none"), 14);
-    assert_eq!(circles("none", BLUE), 14);
-    assert!(svg.contains(">STE pass-band</text>") && svg.contains(">true derivative</text>"));
+    assert_eq!(svg.with("circle", &[("fill", BLUE)]).len(), 14);
+    assert_eq!(svg.with("circle", &[("fill", "none"), ("stroke", BLUE)]).len(), 14);
+    let texts: Vec<&str> = svg.elements.iter().filter(|e| e.name == "text").map(|e| e.text.as_str()).collect();
+    assert!(texts.contains(&"STE pass-band") && texts.contains(&"true derivative"), "{texts:?}");
 }
 
 #[test]
 fn compared_specs_share_one_figure() {
     let svg = String::from_utf8(plot("compare", "c.svg", &[SPEC, "larq.ste_sign", "larq.ApproxSign"])).unwrap();
+    let parsed = svg::parse(&svg);
     for (spec, colour) in [(CANONICAL, BLUE), ("larq.SteSign", "#D55E00"), ("larq.ApproxSign", "#009E73")] {
         assert!(svg.contains(&format!(">{spec}</text>")), "no legend for {spec}");
-        assert!(svg.contains(&format!("stroke=\"{colour}\"")), "no {colour} curve");
+        assert!(!parsed.with("path", &[("stroke", colour), ("stroke-width", "5")]).is_empty(), "no {colour} curve");
         assert!(svg.contains(&format!("<qscope:spec>{spec}</qscope:spec>")));
     }
     assert!(svg.contains(
@@ -294,8 +286,8 @@ fn the_gallery_at_the_defaults_writes_a_figure_per_entry_and_an_index() {
     // The alpha='auto' configuration is frozen at a sample tensor's scale, so its jumps are exact.
     let auto = items.iter().find(|i| i.specs[0].contains("alpha='auto'")).expect("a frozen 'auto' figure");
     assert!(auto.specs[0].contains("post_training_scale="));
-    let svg = std::fs::read_to_string(dir.join(&auto.file)).unwrap();
-    assert!(svg.matches(&format!("fill=\"{BLUE}\" stroke=\"none\"")).count() >= 10, "jump dots");
+    let svg = svg::parse(&std::fs::read_to_string(dir.join(&auto.file)).unwrap());
+    assert!(svg.with("circle", &[("fill", BLUE)]).len() >= 10, "jump dots");
 }
 
 // `qscope compare`

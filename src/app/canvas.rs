@@ -86,6 +86,9 @@ impl Canvas {
     }
 }
 
+/// Dashes cut by the plot code, as plotters-canvas strokes no patterns.
+impl qscope::plot::Dashes for Canvas {}
+
 impl DrawingBackend for Canvas {
     type ErrorType = <CanvasBackend as DrawingBackend>::ErrorType;
 

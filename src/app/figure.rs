@@ -8,7 +8,7 @@ use plotters::prelude::{IntoDrawingArea, RGBColor};
 use web_sys::HtmlCanvasElement;
 
 pub use qscope::plot::formats::{Comparison, FormatFigure};
-pub use qscope::plot::svg::Figure;
+pub use qscope::plot::svg::{Figure, Scheme};
 pub use qscope::plot::{Curve, Panel, Reading, TrainColours, fmt_number};
 
 use super::canvas::Canvas;
@@ -240,6 +240,8 @@ pub fn export(size: (u32, u32), curves: &[Curve], frame: &Frame, state: &State, 
         seed: state.seed,
         link,
         size,
+        // Exported from a theme: that theme, whatever the reader's colour scheme.
         theme: theme(frame.dark),
+        scheme: Scheme::Fixed,
     }
 }

@@ -11,7 +11,7 @@ use super::blocks::frozen_at_block;
 use super::drawn::{basis, context, frozen_on};
 use super::sample::SampleSpec;
 use super::state::{Mode, Slot, State};
-use crate::plot::svg::{Figure, MAX_CURVES};
+use crate::plot::svg::{Figure, MAX_CURVES, Scheme};
 use crate::plot::{Curve, DRAWS, SAMPLES, Theme, Viewport};
 use crate::quant::{Levels, Quantizer, Report, parse};
 
@@ -211,7 +211,9 @@ pub fn from_specs(specs: &[String], x: (f32, f32), mode: Mode, seed: u64) -> Res
     let specs = slots.iter().map(|s| s.quantizer.to_string()).collect();
     let link = State { slots, x, mode, seed, ..State::default() }.to_hash();
     let view = Viewport { x: Some(x), ..Viewport::default() };
-    Ok(Figure { specs, curves, view, infer: !training, seed, link, size: (720, 640), theme: Theme::LIGHT })
+    // Written to a file for any page: light, or dark where the reader prefers it.
+    let (size, theme, scheme) = ((720, 640), Theme::LIGHT, Scheme::FollowReader);
+    Ok(Figure { specs, curves, view, infer: !training, seed, link, size, theme, scheme })
 }
 
 /// The figure the explorer shows for `state`: every slot evaluated as the page evaluates it

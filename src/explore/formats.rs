@@ -12,7 +12,7 @@ use super::sample::settings::Sample;
 use super::state::{MAX_QUANTIZERS, Mode, Slot, State, compact};
 use crate::plot::Theme;
 use crate::plot::formats::{Comparison, FormatFigure, FormatPoint};
-use crate::plot::svg::Words;
+use crate::plot::svg::{Scheme, Words};
 use crate::quant::{Quantizer, parse};
 
 /// One quantizer of the comparison.
@@ -158,7 +158,8 @@ pub fn comparison(rows: &[Row], values: &[f32], sample: &Sample, seed: u64, fmt:
 }
 
 /// The comparison of `state`'s shown quantizers on its sample tensor, as a figure of `size`
-/// whose link is `link` (the page's address and the state's hash; the CLI's hash alone).
+/// whose link is `link` (the page's address and the state's hash; the CLI's hash alone), in
+/// `theme` whatever the reader's colour scheme (the CLI may set [`FormatFigure::scheme`]).
 pub fn figure(state: &State, link: String, size: (u32, u32), theme: Theme) -> FormatFigure {
     let values = state.sample_spec().generate();
     let rows = compare(&state.slots, state.mode.training(), state.seed, &values);
@@ -177,7 +178,7 @@ pub fn figure(state: &State, link: String, size: (u32, u32), theme: Theme) -> Fo
         specs: rows.iter().map(|r| r.spec.clone()).collect(),
         link,
     };
-    FormatFigure { comparison, words, size, theme }
+    FormatFigure { comparison, words, size, theme, scheme: Scheme::Fixed }
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::geometry::to_backend;
 use super::legend::fit;
 use super::panel::themed_mesh;
-use super::svg::{SvgText, Words, svg_document};
+use super::svg::{Scheme, Words, svg_document};
+use super::svgwriter::SvgWriter;
 use super::{DrawResult, Style, Theme, fmt_number};
 
 /// One format on the figure.
@@ -203,12 +204,14 @@ pub struct FormatFigure {
     /// Width and height in layout pixels (the PNG has twice as many).
     pub size: (u32, u32),
     pub theme: Theme,
+    /// Whether the SVG follows the reader's colour scheme.
+    pub scheme: Scheme,
 }
 
 impl FormatFigure {
     /// The figure as an SVG document with its words in the metadata.
     pub fn svg(&self) -> Result<String, String> {
-        svg_document(self.size, self.theme, &self.words, |area: &DrawingArea<SvgText, Shift>, style| {
+        svg_document(self.size, self.theme, self.scheme, &self.words, |area: &DrawingArea<SvgWriter, Shift>, style| {
             draw_comparison(area, &self.comparison, style)
         })
     }
@@ -261,6 +264,7 @@ mod tests {
             },
             size: (640, 400),
             theme: Theme::LIGHT,
+            scheme: Scheme::Fixed,
         };
         let svg = fig.svg().unwrap();
         assert!(svg.contains("<title>qscope: formats</title>") && svg.contains("4.25 bits") && svg.contains("8 bits"));

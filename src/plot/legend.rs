@@ -7,7 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::geometry::{dash, to_backend};
+use super::stroke::{DashedLine, Dashes};
 use super::{DrawResult, Style};
 
 /// How an entry's sample is drawn.
@@ -95,7 +95,7 @@ pub fn height<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, en
 }
 
 /// Draws the header (title and legend) at the top of `area`.
-pub fn draw<DB: DrawingBackend>(
+pub fn draw<DB: Dashes>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     entries: &[Entry],
@@ -114,10 +114,8 @@ pub fn draw<DB: DrawingBackend>(
         match e.swatch {
             Swatch::Line { color, alpha, width, dash: pattern } => {
                 let stroke = color.mix(alpha).stroke_width(style.px(width));
-                let scaled: Vec<f64> = pattern.iter().map(|v| style.f(*v)).collect();
-                for piece in dash(&[(x0, y), (x1, y)], &scaled) {
-                    area.draw(&PathElement::new(to_backend(&piece), stroke))?;
-                }
+                let pattern: Vec<f64> = pattern.iter().map(|v| style.f(*v)).collect();
+                area.draw(&DashedLine { points: &[(x0, y), (x1, y)], pattern: &pattern, style: stroke })?;
             }
             Swatch::Fill { color, alpha } => {
                 let h = style.f(5.0);

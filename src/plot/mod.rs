@@ -20,6 +20,7 @@ mod legend;
 mod panel;
 mod readout;
 mod sample;
+pub mod stroke;
 mod theme;
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -29,6 +30,7 @@ pub mod gallery;
 #[cfg(not(target_arch = "wasm32"))]
 mod raster;
 pub mod svg;
+pub mod svgwriter;
 
 pub use geometry::Frame as PlotFrame;
 pub use jumps::{Jump, Side, find_jumps, from_key, key, significant_bits, true_derivative};
@@ -37,6 +39,7 @@ pub use sample::{
     BAND_PERCENTILES, Curve, DRAWS, ISOLATED, SAMPLES, STEEP, Spread, describe_levels, finite_bounds, fmt_number,
     is_pointwise, linspace, padded_range, runs,
 };
+pub use stroke::Dashes;
 pub use theme::{OKABE_ITO, OKABE_ITO_ON_DARK, Theme, TrainColours};
 
 use plotters::coord::Shift;
@@ -196,7 +199,7 @@ pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>
 /// Draws one panel (title, legend, axes, grid, every visible curve) filling `area`, over the
 /// curves' own x range.
 #[cfg(test)]
-pub fn draw_panel<DB: DrawingBackend>(
+pub fn draw_panel<DB: Dashes>(
     area: &DrawingArea<DB, Shift>,
     panel: Panel,
     curves: &[Curve],
@@ -208,7 +211,7 @@ pub fn draw_panel<DB: DrawingBackend>(
 /// Draws one panel (title, legend, axes, grid, every visible curve) filling `area`, with the
 /// x range, crosshair and reference lines of `view`; returns where the plot rectangle went and
 /// what it maps (for [`draw_crosshair`] on a layer above).
-pub fn draw_panel_with<DB: DrawingBackend>(
+pub fn draw_panel_with<DB: Dashes>(
     area: &DrawingArea<DB, Shift>,
     panel: Panel,
     curves: &[Curve],
@@ -223,7 +226,7 @@ pub fn draw_panel_with<DB: DrawingBackend>(
 /// The crosshair at `x` alone — line, a dot on every visible curve, the `x = …` label —, as
 /// [`draw_panel_with`] draws it over the panel `frame` came from, on `area` (a transparent
 /// layer of the panel's size stacked above it): a pointer move redraws this, not the panel.
-pub fn draw_crosshair<DB: DrawingBackend>(
+pub fn draw_crosshair<DB: Dashes>(
     area: &DrawingArea<DB, Shift>,
     panel: Panel,
     curves: &[Curve],
@@ -238,17 +241,13 @@ pub fn draw_crosshair<DB: DrawingBackend>(
 
 /// Both panels, forward above backward, filling `area` (for one-image exports).
 #[cfg(test)]
-pub fn draw_figure<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    curves: &[Curve],
-    style: &Style,
-) -> DrawResult<DB> {
+pub fn draw_figure<DB: Dashes>(area: &DrawingArea<DB, Shift>, curves: &[Curve], style: &Style) -> DrawResult<DB> {
     draw_figure_with(area, curves, &Viewport::default(), style)
 }
 
 /// Both panels, forward above backward, filling `area` (for one-image exports), with the x
 /// range, crosshair and reference lines of `view`.
-pub fn draw_figure_with<DB: DrawingBackend>(
+pub fn draw_figure_with<DB: Dashes>(
     area: &DrawingArea<DB, Shift>,
     curves: &[Curve],
     view: &Viewport,

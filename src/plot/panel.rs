@@ -11,8 +11,9 @@ use plotters::prelude::*;
 use plotters::style::FontTransform;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::geometry::{Frame, Px, clip, dash, simplify, to_backend};
+use super::geometry::{Frame, Px, clip, simplify, to_backend};
 use super::legend::{self, Entry, Swatch};
+use super::stroke::{DashedLine, Dashes};
 use super::{
     BAND_PERCENTILES, Curve, DrawResult, Jump, PLOT_INSET, Panel, Style, TRUE_DERIVATIVE_DASH, Viewport,
     dash as curve_dash, fmt_number, runs,
@@ -97,28 +98,23 @@ fn cut<'c>(c: &'c Curve, panel: Panel, win: (f32, f32), ys: f32, plot_w: f64, st
 }
 
 /// Draws in device pixels relative to the panel's area, inside the plot rectangle.
-struct Pen<'a, DB: DrawingBackend> {
+struct Pen<'a, DB: Dashes> {
     area: &'a DrawingArea<DB, Shift>,
     frame: Frame,
     style: &'a Style,
 }
 
-impl<DB: DrawingBackend> Pen<'_, DB> {
+impl<DB: Dashes> Pen<'_, DB> {
     fn at(&self, x: f32, y: f32) -> Px {
         self.frame.map(x, y)
     }
 
     /// A polyline, clipped to the plot, dashed by `pattern` (layout pixels).
     fn line(&self, pts: &[Px], color: RGBColor, alpha: f64, width: f64, pattern: &[f64]) -> DrawResult<DB> {
-        let stroke = color.mix(alpha).stroke_width(self.style.px(width));
-        let scaled: Vec<f64> = pattern.iter().map(|v| self.style.f(*v)).collect();
+        let style = color.mix(alpha).stroke_width(self.style.px(width));
+        let pattern: Vec<f64> = pattern.iter().map(|v| self.style.f(*v)).collect();
         for piece in clip(pts, self.frame.rect()) {
-            for d in dash(&simplify(&piece, 0.25), &scaled) {
-                let p = to_backend(&d);
-                if p.len() > 1 {
-                    self.area.draw(&PathElement::new(p, stroke))?;
-                }
-            }
+            self.area.draw(&DashedLine { points: &simplify(&piece, 0.25), pattern: &pattern, style })?;
         }
         Ok(())
     }
@@ -221,7 +217,7 @@ pub(super) fn themed_mesh<'m, 'a, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
 }
 
 /// Draws `panel` of `curves` filling `area` (not presented); returns where the plot went.
-pub(super) fn draw<DB: DrawingBackend>(
+pub(super) fn draw<DB: Dashes>(
     area: &DrawingArea<DB, Shift>,
     panel: Panel,
     curves: &[Curve],
@@ -298,7 +294,7 @@ pub(super) fn draw<DB: DrawingBackend>(
 /// The crosshair at `x` over a panel drawn in `frame`: a vertical line, an open dot on every
 /// visible curve and an `x = …` label — on the panel itself, or alone on a transparent layer
 /// stacked above it (the browser redraws only that layer while the pointer moves).
-pub(super) fn crosshair<DB: DrawingBackend>(
+pub(super) fn crosshair<DB: Dashes>(
     area: &DrawingArea<DB, Shift>,
     panel: Panel,
     curves: &[Curve],
@@ -337,7 +333,7 @@ pub(super) fn crosshair<DB: DrawingBackend>(
 /// (forward panel) each quantizer's output levels as short ticks in its colour, outside the
 /// plot, between the line and the labels — so a level never reads as a piece of a curve.
 /// `lanes` curves have levels; the labels stand clear of them in both panels alike.
-fn y_axis<DB: DrawingBackend>(
+fn y_axis<DB: Dashes>(
     pen: &Pen<DB>,
     panel: Panel,
     ticks: &[f32],
@@ -372,7 +368,7 @@ fn y_axis<DB: DrawingBackend>(
 }
 
 /// The points of `r` with, at each end, the located jump the run stops at.
-fn run_points<DB: DrawingBackend>(pen: &Pen<DB>, c: &Curve, values: &[f32], r: &Range<usize>, ends: bool) -> Vec<Px> {
+fn run_points<DB: Dashes>(pen: &Pen<DB>, c: &Curve, values: &[f32], r: &Range<usize>, ends: bool) -> Vec<Px> {
     let mut pts = Vec::with_capacity(r.len() + 2);
     let jump = |i: usize| if ends { c.jump_after(i) } else { None };
     if let Some(j) = r.start.checked_sub(1).and_then(jump) {
@@ -397,12 +393,7 @@ fn emphasis(view: &Viewport, i: usize) -> f64 {
     if view.emphasis == Some(i) { 2.0 } else { 1.0 }
 }
 
-fn forward<DB: DrawingBackend>(
-    pen: &Pen<DB>,
-    curves: &[Curve],
-    cuts: &[(usize, Cut)],
-    view: &Viewport,
-) -> DrawResult<DB> {
+fn forward<DB: Dashes>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)], view: &Viewport) -> DrawResult<DB> {
     let (th, style, win) = (&pen.style.theme, pen.style, pen.frame.x);
     for (i, _) in cuts {
         let c = &curves[*i];
@@ -443,12 +434,7 @@ fn forward<DB: DrawingBackend>(
     Ok(())
 }
 
-fn backward<DB: DrawingBackend>(
-    pen: &Pen<DB>,
-    curves: &[Curve],
-    cuts: &[(usize, Cut)],
-    view: &Viewport,
-) -> DrawResult<DB> {
+fn backward<DB: Dashes>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)], view: &Viewport) -> DrawResult<DB> {
     let (th, style, win) = (&pen.style.theme, pen.style, pen.frame.x);
     // The pass-band: the area between the gradient and 0, shaded (lighter when several overlap).
     let alpha = PASS_ALPHA / (cuts.iter().filter(|(i, _)| passes(&curves[*i])).count().max(1) as f64).sqrt();
@@ -492,7 +478,7 @@ fn backward<DB: DrawingBackend>(
 
 /// "STE pass-band" inside the widest stretch where the first visible estimator passes gradient,
 /// half-way up, when it fits.
-fn pass_band_label<DB: DrawingBackend>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)]) -> DrawResult<DB> {
+fn pass_band_label<DB: Dashes>(pen: &Pen<DB>, curves: &[Curve], cuts: &[(usize, Cut)]) -> DrawResult<DB> {
     let Some(c) = cuts.iter().map(|(i, _)| &curves[*i]).find(|c| passes(c)) else { return Ok(()) };
     let (lo, hi) = pen.frame.x;
     let mut best: Option<(f64, usize, usize)> = None;

@@ -97,6 +97,9 @@ impl<'a> RasterText<'a> {
     }
 }
 
+/// Dashes cut by the plot code, as plotters' bitmap backend knows none.
+impl super::Dashes for RasterText<'_> {}
+
 impl<'a> DrawingBackend for RasterText<'a> {
     type ErrorType = <BitMapBackend<'a> as DrawingBackend>::ErrorType;
 

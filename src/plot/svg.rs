@@ -4,14 +4,40 @@
 //! `<metadata>`). `plot` writes no link itself: the figure's maker (`explore::figure`, the
 //! page) hands it the explorer state's own.
 //!
-//! SVG text is left to the viewer's fonts: [`SvgText`] wraps plotters' SVG backend and
-//! estimates text extents (0.6 em per character) instead of measuring a font.
+//! Documents are written by the compact writer ([`super::svgwriter`]): one `<path>` per curve
+//! (dashes as `stroke-dasharray`), every style once in a `<style>` block, coordinates in
+//! whole units of the 2× view box (tenths on sloped dashed lines) — 7–22 KB a gallery figure
+//! where plotters' SVG took 37–208 KB. plotters' own SVG backend ([`SvgText`]) stays as the
+//! reference the render comparison checks the writer against ([`Figure::svg_reference`]).
+//!
+//! Colours follow the figure's [`Scheme`]: the CLI's figures and the gallery go onto pages
+//! whose colour scheme they cannot know, so they follow the reader's (light, and
+//! [`Theme::DARK`] under `prefers-color-scheme: dark`); the page's "download SVG" keeps the
+//! theme the user exported from (light, dark or high contrast), as the PNG does, because
+//! exporting from a theme is choosing it.
+//!
+//! SVG text is left to the viewer's fonts; text extents are estimated (0.6 em per character)
+//! instead of measuring a font.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
 
+use super::svgwriter::{SvgDoc, SvgWriter};
 use super::{Curve, DrawResult, Style, Theme, Viewport, draw_figure_with};
+
+/// How an SVG document's colours answer the reader's colour scheme.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scheme {
+    /// The figure's theme, whatever the reader prefers: the page's export (the theme on screen)
+    /// and the handout (printed).
+    #[default]
+    Fixed,
+    /// The figure's theme, and [`Theme::DARK`]'s colours where the reader prefers a dark scheme
+    /// (`@media (prefers-color-scheme: dark)`): the CLI's figures and the gallery. Native only:
+    /// in the browser (whose export keeps the theme on screen) it is [`Scheme::Fixed`].
+    FollowReader,
+}
 
 /// The most curves a figure compares (one per Okabe–Ito colour).
 pub const MAX_CURVES: usize = 6;
@@ -38,6 +64,8 @@ pub struct Figure {
     /// Width and height in layout pixels (the PNG has twice as many).
     pub size: (u32, u32),
     pub theme: Theme,
+    /// Whether the SVG follows the reader's colour scheme.
+    pub scheme: Scheme,
 }
 
 impl Figure {
@@ -82,7 +110,19 @@ impl Figure {
     /// The figure as an SVG document (text measured by estimate, drawn at 2× and viewed at 1×
     /// so curve points keep half-pixel precision).
     pub fn svg(&self) -> Result<String, String> {
-        svg_document(self.size, self.theme, &self.words(), |area: &DrawingArea<SvgText, Shift>, style| {
+        svg_document(
+            self.size,
+            self.theme,
+            self.scheme,
+            &self.words(),
+            |area: &DrawingArea<SvgWriter, Shift>, style| draw_figure_with(area, &self.curves, &self.view, style),
+        )
+    }
+
+    /// The figure as plotters' own SVG backend writes it (each dash a `<polyline>`, every
+    /// element with its style), in the figure's theme: the reference for the render comparison.
+    pub fn svg_reference(&self) -> Result<String, String> {
+        reference_document(self.size, self.theme, &self.words(), |area: &DrawingArea<SvgText, Shift>, style| {
             draw_figure_with(area, &self.curves, &self.view, style)
         })
     }
@@ -113,25 +153,29 @@ impl Words {
     }
 }
 
-/// An SVG document of `size` layout pixels (drawn at 2× and viewed at 1×) by `draw`, with
-/// `words` in its `<title>`, `<desc>` and `<metadata>`.
+/// An SVG document of `size` layout pixels (drawn at 2× and viewed at 1×) by `draw` in
+/// `theme`, coloured as `scheme` says, with `words` in its `<title>`, `<desc>` and
+/// `<metadata>`.
 pub fn svg_document(
     (w, h): (u32, u32),
     theme: Theme,
+    scheme: Scheme,
     words: &Words,
-    draw: impl FnOnce(&DrawingArea<SvgText, Shift>, &Style) -> DrawResult<SvgText<'static>>,
+    draw: impl FnOnce(&DrawingArea<SvgWriter, Shift>, &Style) -> DrawResult<SvgWriter<'static>>,
 ) -> Result<String, String> {
-    let mut buf = String::new();
+    let mut doc = SvgDoc::new((2 * w, 2 * h));
     {
-        let area = SvgText(SVGBackend::with_string(&mut buf, (2 * w, 2 * h))).into_drawing_area();
+        let area = SvgWriter(&mut doc).into_drawing_area();
         let style = Style { theme, scale: 2.0, ..Style::default() };
         draw(&area, &style).map_err(|e| format!("drawing the SVG: {e}"))?;
     }
-    let head = format!(r#"<svg width="{}" height="{}" viewBox="0 0 {} {}""#, 2 * w, 2 * h, 2 * w, 2 * h);
-    let Some(end) = buf.find('>').filter(|_| buf.starts_with(&head)) else {
-        return Err("unexpected SVG header from plotters".into());
-    };
-    let meta = format!(
+    let dark = (scheme == Scheme::FollowReader).then_some((&theme, &Theme::DARK));
+    Ok(doc.finish((w, h), &head(words), dark))
+}
+
+/// The `<title>`, `<desc>` and `<metadata>` of a document carrying `words`.
+fn head(words: &Words) -> String {
+    format!(
         concat!(
             "\n<title>{title}</title>\n<desc>{desc}</desc>\n<metadata>\n",
             "<qscope:figure xmlns:qscope=\"urn:qscope:figure\" software=\"{sw}\" permalink=\"{link}\">\n",
@@ -143,12 +187,32 @@ pub fn svg_document(
         link = xml_escape(&words.link),
         specs =
             words.specs.iter().map(|s| format!("<qscope:spec>{}</qscope:spec>\n", xml_escape(s))).collect::<String>(),
-    );
+    )
+}
+
+/// [`svg_document`] as plotters' SVG backend writes it, in `theme`: the reference.
+pub fn reference_document(
+    (w, h): (u32, u32),
+    theme: Theme,
+    words: &Words,
+    draw: impl FnOnce(&DrawingArea<SvgText, Shift>, &Style) -> DrawResult<SvgText<'static>>,
+) -> Result<String, String> {
+    let mut buf = String::new();
+    {
+        let area = SvgText(SVGBackend::with_string(&mut buf, (2 * w, 2 * h))).into_drawing_area();
+        let style = Style { theme, scale: 2.0, ..Style::default() };
+        draw(&area, &style).map_err(|e| format!("drawing the SVG: {e}"))?;
+    }
+    let top = format!(r#"<svg width="{}" height="{}" viewBox="0 0 {} {}""#, 2 * w, 2 * h, 2 * w, 2 * h);
+    let Some(end) = buf.find('>').filter(|_| buf.starts_with(&top)) else {
+        return Err("unexpected SVG header from plotters".into());
+    };
+    let meta = head(words);
     let root = format!(
         r#"<svg width="{w}" height="{h}" viewBox="0 0 {} {}" stroke-linejoin="round"{}>{meta}"#,
         2 * w,
         2 * h,
-        &buf[head.len()..end],
+        &buf[top.len()..end],
     );
     Ok(preserve_text_spaces(&(root + &buf[end + 1..])))
 }
@@ -192,7 +256,8 @@ pub fn xml_escape(s: &str) -> String {
     out
 }
 
-/// plotters' SVG backend with text extents estimated (0.6 em per character, 1 em high), so no
+/// plotters' SVG backend (the reference writer, and the handout's decision boundaries) with
+/// text extents estimated (0.6 em per character, 1 em high), so no
 /// font file is needed; text is written as `<text>` for the viewer's fonts. Presenting is
 /// deferred to the end (dropping the backend closes the document), so several panels can be
 /// drawn into one SVG.
@@ -208,6 +273,10 @@ impl SvgText<'_> {
 }
 
 type SvgError = DrawingErrorKind<std::io::Error>;
+
+/// Dashes cut by the plot code, one `<polyline>` each: the reference the compact writer is
+/// compared with.
+impl super::Dashes for SvgText<'_> {}
 
 impl DrawingBackend for SvgText<'_> {
     type ErrorType = std::io::Error;

@@ -206,6 +206,8 @@ pub(super) fn record_sized(size: (u32, u32), f: impl FnOnce(&DrawingArea<Recorde
 
 type Res = Result<(), DrawingErrorKind<Infallible>>;
 
+impl super::Dashes for Recorder {}
+
 impl DrawingBackend for Recorder {
     type ErrorType = Infallible;
     fn get_size(&self) -> (u32, u32) {

@@ -71,6 +71,15 @@ impl Theme {
         train: TrainColours::LIGHT,
     };
 
+    /// Every colour a figure takes from the theme, by role (background, text, muted, axis,
+    /// grid, bars, the palette): the same role has the same place in every theme, so a figure
+    /// drawn in one theme can be recoloured in another (the SVG that follows the reader's
+    /// colour scheme).
+    pub fn slots(&self) -> [RGBColor; 12] {
+        let p = &self.palette;
+        [self.background, self.text, self.muted, self.axis, self.grid, self.bars, p[0], p[1], p[2], p[3], p[4], p[5]]
+    }
+
     /// The colour of the `i`-th curve.
     pub fn curve(&self, i: usize) -> RGBColor {
         self.palette[i % self.palette.len()]
@@ -145,6 +154,16 @@ mod tests {
             assert_eq!(t.nets, [OKABE_ITO[0], OKABE_ITO[1], OKABE_ITO[2]], "quantized, float twin, STE twin");
             assert_eq!((t.positive, t.negative), (OKABE_ITO[0], OKABE_ITO[4]), "blue +, orange −");
             assert_eq!(t.classes, [OKABE_ITO[0], OKABE_ITO[1]]);
+        }
+    }
+
+    #[test]
+    fn every_role_has_a_colour_of_its_own_so_a_figure_can_be_recoloured() {
+        for th in [Theme::LIGHT, Theme::DARK, Theme::HIGH_CONTRAST] {
+            let slots = th.slots();
+            for (i, a) in slots.iter().enumerate() {
+                assert!(slots[i + 1..].iter().all(|b| b != a), "{a:?} has two roles");
+            }
         }
     }
 

@@ -4,7 +4,8 @@
 //!
 //! The API is [`ranges`] (where the blocks are), [`amax`] (a block's `max|x|`, NaN-propagating
 //! as `torch.amax(torch.abs(x))`, in f32x4 where SIMD runs, with [`amax_on`] its lane-generic
-//! form) and [`run`] (the per-block driver, generic over the [`Statistic`] it measures). torchao's
+//! form) and [`run`] (the per-block driver, generic over the [`Statistic`] it measures;
+//! [`run_chunked`] hands a chunk's statistics over at once, to derive the ops on lanes). torchao's
 //! MX, NVFP4 and group-wise integers and bitsandbytes' blocks use it.
 //!
 //! The driver picks the lanes once per tensor ([`simd::on_lanes`]) and then, block by block,
@@ -51,16 +52,13 @@ impl OnLanes for Amax<'_> {
 /// the running maximum is one integer `max` per lane ([`Lane::imax`]), and a NaN anywhere wins.
 #[inline(always)]
 pub fn amax_on<V: Lane>(x: &[f32]) -> f32 {
-    const MAX_WIDTH: usize = 16;
-    assert!(V::WIDTH <= MAX_WIDTH, "lanes wider than {MAX_WIDTH}");
     let body = x.len() - x.len() % V::WIDTH;
     let mut m = V::splat(0.0);
     for chunk in x[..body].chunks_exact(V::WIDTH) {
         m = m.imax(V::load(chunk).abs());
     }
-    let mut lanes = [0.0f32; MAX_WIDTH];
-    m.store(&mut lanes);
-    lanes[..V::WIDTH].iter().chain(&x[body..]).fold(0.0, |m, &v| m.imax(v.abs()))
+    // An integer maximum: the same bits in any order ([`Lane::reduce`]'s tree).
+    x[body..].iter().fold(m.reduce(V::imax), |m, &v| m.imax(v.abs()))
 }
 
 /// What the driver measures of each block before it asks for the block's op: computed on the
@@ -85,26 +83,45 @@ impl Statistic for BlockAmax {
 /// `per_block(statistic, len)` returns the elementwise op at that block's scale and the block's
 /// numbers; the op writes the block's `y` (and `dydx`) on the same lanes. Returns the blocks in
 /// order.
-pub fn run<S: Statistic, O: Op>(
+pub fn run<S: Statistic + Copy, O: Op>(
     x: &[f32],
     y: &mut [f32],
     dydx: Option<&mut [f32]>,
     size: usize,
-    per_block: impl FnMut(S, usize) -> (O, Block),
+    mut per_block: impl FnMut(S, usize) -> (O, Block),
+) -> Vec<Block> {
+    run_chunked(x, y, dydx, size, |stats: &[S], len, ops: &mut Vec<O>, blocks: &mut Vec<Block>| {
+        for &stat in stats {
+            let (op, block) = per_block(stat, len);
+            ops.push(op);
+            blocks.push(block);
+        }
+    })
+}
+
+/// [`run`] with the blocks' ops and numbers derived a chunk at a time: `per_chunk(stats, len,
+/// ops, blocks)` gets the statistics of consecutive blocks of `len` elements each and pushes one
+/// op and one [`Block`] per statistic, in order (so that the derivation itself can run on lanes).
+pub fn run_chunked<S: Statistic, O: Op>(
+    x: &[f32],
+    y: &mut [f32],
+    dydx: Option<&mut [f32]>,
+    size: usize,
+    per_chunk: impl FnMut(&[S], usize, &mut Vec<O>, &mut Vec<Block>),
 ) -> Vec<Block> {
     assert_eq!(x.len(), y.len(), "x and y differ in length");
     assert!(size > 0, "a block holds at least one element");
-    simd::on_lanes(Run { x, y, dydx, size, per_block, statistic: PhantomData })
+    simd::on_lanes(Run { x, y, dydx, size, per_chunk, statistic: PhantomData })
 }
 
-/// [`run`]'s arguments, run on the lanes [`simd::on_lanes`] picks.
-struct Run<'a, S, F> {
+/// [`run_chunked`]'s arguments, run on the lanes [`simd::on_lanes`] picks.
+struct Run<'a, S, O, F> {
     x: &'a [f32],
     y: &'a mut [f32],
     dydx: Option<&'a mut [f32]>,
     size: usize,
-    per_block: F,
-    statistic: PhantomData<S>,
+    per_chunk: F,
+    statistic: PhantomData<(S, O)>,
 }
 
 /// `x`, `y` and `dydx` cut where the whole blocks of `size` end: `(whole blocks, tail)`.
@@ -129,17 +146,17 @@ pub fn split_whole<'a>(
 /// quantizes them — 16 KB of input, still in the L1 cache when it is read the second time.
 const CHUNK: usize = 4096;
 
-impl<S: Statistic, O: Op, F: FnMut(S, usize) -> (O, Block)> OnLanes for Run<'_, S, F> {
+impl<S: Statistic, O: Op, F: FnMut(&[S], usize, &mut Vec<O>, &mut Vec<Block>)> OnLanes for Run<'_, S, O, F> {
     type Output = Vec<Block>;
 
     /// The whole blocks chunk by chunk ([`whole_blocks`], the usual sizes with the size a
     /// constant, so that a block's loops unroll), then the shorter tail block.
     #[inline(always)]
     fn on<V: Lane>(self) -> Vec<Block> {
-        let Run { x, y, dydx, size, mut per_block, .. } = self;
+        let Run { x, y, dydx, size, mut per_chunk, .. } = self;
         let mut blocks = Vec::with_capacity(x.len().div_ceil(size));
         let ((x, y, d), (x_tail, y_tail, d_tail)) = split_whole(x, y, dydx, size);
-        let f = &mut per_block;
+        let f = &mut per_chunk;
         match (V::WIDTH > 1, size) {
             (true, 16) => whole_blocks::<V, S, O, 16>(x, y, d, 16, f, &mut blocks),
             (true, 32) => whole_blocks::<V, S, O, 32>(x, y, d, 32, f, &mut blocks),
@@ -147,9 +164,9 @@ impl<S: Statistic, O: Op, F: FnMut(S, usize) -> (O, Block)> OnLanes for Run<'_, 
             _ => whole_blocks::<V, S, O, 0>(x, y, d, size, f, &mut blocks),
         }
         if !x_tail.is_empty() {
-            let (op, block) = per_block(S::of::<V>(x_tail), x_tail.len());
-            simd::run_lanes::<V, O>(&op, x_tail, y_tail, d_tail);
-            blocks.push(block);
+            let mut op = Vec::with_capacity(1);
+            per_chunk(&[S::of::<V>(x_tail)], x_tail.len(), &mut op, &mut blocks);
+            simd::run_lanes::<V, O>(&op[0], x_tail, y_tail, d_tail);
         }
         blocks
     }
@@ -165,7 +182,7 @@ fn whole_blocks<V: Lane, S: Statistic, O: Op, const N: usize>(
     y: &mut [f32],
     mut dydx: Option<&mut [f32]>,
     size: usize,
-    per_block: &mut impl FnMut(S, usize) -> (O, Block),
+    per_chunk: &mut impl FnMut(&[S], usize, &mut Vec<O>, &mut Vec<Block>),
     blocks: &mut Vec<Block>,
 ) {
     let size = if N > 0 { N } else { size };
@@ -176,11 +193,8 @@ fn whole_blocks<V: Lane, S: Statistic, O: Op, const N: usize>(
         stats.clear();
         stats.extend(xc.chunks_exact(size).map(S::of::<V>));
         ops.clear();
-        for stat in stats.drain(..) {
-            let (op, block) = per_block(stat, size);
-            ops.push(op);
-            blocks.push(block);
-        }
+        per_chunk(&stats, size, &mut ops, blocks);
+        assert_eq!(ops.len(), stats.len(), "one op per block");
         let mut dc = dydx.as_deref_mut().map(|d| &mut d[c * chunk..c * chunk + xc.len()]);
         for (i, ((op, xs), ys)) in ops.iter().zip(xc.chunks_exact(size)).zip(yc.chunks_exact_mut(size)).enumerate() {
             let d = dc.as_deref_mut().map(|d| &mut d[i * size..(i + 1) * size]);

@@ -176,14 +176,67 @@ impl Op for BlockCode {
 /// The value's bits are summed, not selected: above each bound the table moves one value up,
 /// so `bits(values[k]) = bits(values[0]) + Σ_{i<k} (bits(values[i+1]) − bits(values[i]))` in
 /// wrapping integers, and each bound adds its step where `t` lies above it — a comparison, an
-/// `and` and an integer add per bound ([`Steps`]). FP4 is symmetric and climbs its seven
-/// positive bounds on `|t|` ([`mirrored`]). The select chain this replaces is the tests' oracle.
+/// `and` and an integer add per bound ([`Steps`]). NF4 first finds its quarter of the table
+/// and climbs only that quarter's three bounds ([`quartered`]); FP4 is symmetric and climbs its
+/// seven positive bounds on `|t|` ([`mirrored`]). The select chain this replaces is the tests'
+/// oracle.
 #[inline(always)]
 fn bucket_value<V: Lane>(table: Table, t: V) -> V {
     match table {
-        Table::Nf4 => counted(&NF4_STEPS, t),
+        Table::Nf4 => quartered(&NF4_QUARTERS, t),
         Table::Fp4 => mirrored(&FP4_STEPS, t),
     }
+}
+
+/// A table of sixteen values cut into four quarters of four: the bounds between the quarters
+/// and, per quarter `q` (the four lanes of each array), its first value, its three inner bounds
+/// and the integer steps over them ([`quartered`]).
+struct Quarters {
+    between: [f32; 3],
+    first: [f32; 4],
+    inner: [[f32; 4]; 3],
+    steps: [[f32; 4]; 3],
+}
+
+/// The quarters of a table: bounds `b[4q + r]`, values `v[4q]` and steps
+/// `bits(v[4q + r + 1]) − bits(v[4q + r])`, r = 0, 1, 2.
+const fn quarters(table: Table) -> Quarters {
+    let (v, b) = (table.values(), table.bounds());
+    let mut q = Quarters { between: [b[3], b[7], b[11]], first: [0.0; 4], inner: [[0.0; 4]; 3], steps: [[0.0; 4]; 3] };
+    let mut k = 0;
+    while k < 4 {
+        q.first[k] = v[4 * k];
+        let mut r = 0;
+        while r < 3 {
+            q.inner[r][k] = b[4 * k + r];
+            q.steps[r][k] = f32::from_bits(v[4 * k + r + 1].to_bits().wrapping_sub(v[4 * k + r].to_bits()));
+            r += 1;
+        }
+        k += 1;
+    }
+    q
+}
+
+const NF4_QUARTERS: Quarters = quarters(Table::Nf4);
+
+/// Bucketize over fifteen sorted bounds in two steps of three comparisons. The value's index
+/// `k = #{i : t above b[i]}` has quarter `⌊k/4⌋ = #{j ∈ 3, 7, 11 : t above b[j]}` (the bounds
+/// are sorted), kept as the byte offsets [`Lane::lookup4`] reads; then `k mod 4` counts the
+/// quarter's three inner bounds t is above, looked up from it, and the value climbs from the
+/// quarter's first by their integer steps (as [`climb`]). "Above" is `!(t ≤ b)`: NaN is above
+/// every bound. Seven four-entry lookups and six comparisons where [`counted`] makes fifteen.
+#[inline(always)]
+fn quartered<V: Lane>(q: &Quarters, t: V) -> V {
+    let zero = V::splat(0.0);
+    let mut at = V::splat(f32::from_bits(0x0302_0100));
+    for b in q.between {
+        at = at.iadd(V::select(!t.le(V::splat(b)), V::splat(f32::from_bits(0x0404_0404)), zero));
+    }
+    let mut y = V::lookup4(q.first, at);
+    for (inner, steps) in q.inner.iter().zip(&q.steps) {
+        y = y.iadd(V::select(!t.le(V::lookup4(*inner, at)), V::lookup4(*steps, at), zero));
+    }
+    y
 }
 
 /// A climb over sorted bounds: the bits to start from and, per bound, the integer step to the
@@ -195,6 +248,7 @@ struct Steps<const K: usize> {
 }
 
 /// The fifteen bounds of a table, each with the step `bits(values[i+1]) − bits(values[i])`.
+#[cfg(test)]
 const fn all_steps(table: Table) -> Steps<15> {
     let (v, b) = (table.values(), table.bounds());
     let mut steps = [0u32; 15];
@@ -220,6 +274,7 @@ const fn positive_steps(table: Table) -> Steps<7> {
     Steps { base: v[8].to_bits(), bounds, steps }
 }
 
+#[cfg(test)]
 const NF4_STEPS: Steps<15> = all_steps(Table::Nf4);
 const FP4_STEPS: Steps<7> = positive_steps(Table::Fp4);
 
@@ -234,8 +289,9 @@ fn climb<V: Lane, const K: usize>(s: &Steps<K>, above: impl Fn(V) -> V::Mask) ->
 }
 
 /// Bucketize over all fifteen bounds: `t` is above a bound unless `t ≤ bound` (so NaN is above
-/// every bound and lands on the top value).
-#[inline(always)]
+/// every bound and lands on the top value). NF4's before [`quartered`], kept as its tests'
+/// second oracle.
+#[cfg(test)]
 fn counted<V: Lane>(s: &Steps<15>, t: V) -> V {
     climb(s, |b| !t.le(b))
 }
@@ -512,6 +568,15 @@ mod tests {
                 let t = f32::from_bits(bits);
                 assert_eq!(bucket_value(table, t).to_bits(), select_chain(table, t).to_bits(), "{table:?} {t:e}");
             }
+        }
+    }
+
+    #[test]
+    fn nf4_in_quarters_gives_the_fifteen_steps_bits_on_four_lanes() {
+        for t in crate::quant::torchao::mx::tests::sweep().chain(around_bounds(Table::Nf4)) {
+            let lanes = Wide([t, -t, t.next_up(), t.next_down()]);
+            let (new, old) = (quartered(&NF4_QUARTERS, lanes), counted(&NF4_STEPS, lanes));
+            assert_eq!(new.0.map(f32::to_bits), old.0.map(f32::to_bits), "{t:e}");
         }
     }
 

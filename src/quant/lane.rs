@@ -70,6 +70,38 @@ pub trait Lane:
     /// Per lane, the operand whose bits are the larger signed 32-bit integer: for floats whose
     /// sign bit is clear, the larger, a NaN above +inf (a running `max|x|` in one integer op).
     fn imax(self, o: Self) -> Self;
+
+    /// Per lane, one of four values: `table[k]` where the lane's bits are `0x0302_0100 +
+    /// k·0x0404_0404` (the byte offsets of `table[k]`, as `i8x16.swizzle` reads them — one
+    /// instruction on F32x4, bytes ≥ 16 giving 0 there); bits 2–3 of the lane on the others.
+    fn lookup4(table: [f32; 4], at: Self) -> Self;
+
+    /// The lanes folded into one value by `f` as a tree of neighbours, lower lanes on the left:
+    /// `f(f(l0, l1), f(l2, l3))` for four lanes (an odd lane out is carried up), the lane itself
+    /// at `f32`. `f` is applied to whole vectors and only lane 0 of its result is read, so for
+    /// `pmin`/`pmax` (which keep the left operand on a tie) the result is the first lane holding
+    /// the extreme, as a left-to-right fold gives. F32x4 does it in two shuffles and two `f`s
+    /// (a fold lane by lane through scalar selects costs branches in V8).
+    #[inline(always)]
+    fn reduce(self, f: impl Fn(Self, Self) -> Self) -> f32 {
+        const MAX_WIDTH: usize = 64;
+        assert!(Self::WIDTH <= MAX_WIDTH, "lanes wider than {MAX_WIDTH}");
+        let mut lanes = [0.0f32; MAX_WIDTH];
+        self.store(&mut lanes);
+        let mut len = Self::WIDTH;
+        while len > 1 {
+            for i in 0..len / 2 {
+                let mut out = [0.0f32; MAX_WIDTH];
+                f(Self::splat(lanes[2 * i]), Self::splat(lanes[2 * i + 1])).store(&mut out);
+                lanes[i] = out[0];
+            }
+            if len % 2 == 1 {
+                lanes[len / 2] = lanes[len - 1];
+            }
+            len = len.div_ceil(2);
+        }
+        lanes[0]
+    }
 }
 
 impl Lane for f32 {
@@ -170,6 +202,14 @@ impl Lane for f32 {
     #[inline(always)]
     fn imax(self, o: Self) -> Self {
         if (o.to_bits() as i32) > (self.to_bits() as i32) { o } else { self }
+    }
+    #[inline(always)]
+    fn reduce(self, _: impl Fn(Self, Self) -> Self) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn lookup4(table: [f32; 4], at: Self) -> Self {
+        table[(at.to_bits() >> 2) as usize & 3]
     }
 }
 
@@ -496,6 +536,15 @@ mod simd128 {
         #[inline(always)]
         fn imax(self, o: Self) -> Self {
             F32x4(i32x4_max(self.0, o.0))
+        }
+        #[inline(always)]
+        fn lookup4(table: [f32; 4], at: Self) -> Self {
+            F32x4(i8x16_swizzle(f32x4(table[0], table[1], table[2], table[3]), at.0))
+        }
+        #[inline(always)]
+        fn reduce(self, f: impl Fn(Self, Self) -> Self) -> f32 {
+            let pairs = f(self, F32x4(i32x4_shuffle::<1, 0, 3, 2>(self.0, self.0)));
+            f32x4_extract_lane::<0>(f(pairs, F32x4(i32x4_shuffle::<2, 3, 0, 1>(pairs.0, pairs.0))).0)
         }
     }
 }

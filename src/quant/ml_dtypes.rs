@@ -192,6 +192,19 @@ impl Format {
         }
     }
 
+    /// A saturating format's [`Format::cast`] with a NaN cast to `±nan_as` (the NaN's sign)
+    /// instead of ∓0 — torchao's fp6/fp4 cast. The magnitude is clamped, rounded and replaced
+    /// where NaN before the one copysign (a NaN lane's rounding is discarded, so neither the
+    /// clamp at 0 nor the flipped sign is needed).
+    #[inline(always)]
+    pub fn cast_nan_as<V: Lane>(self, x: V, nan_as: f32) -> V {
+        debug_assert!(self.specials == Specials::Saturating);
+        let a = x.abs();
+        let q = self.round(a.pmin(V::splat(self.max())));
+        // Only a NaN fails `|x| ≤ inf`.
+        V::select(a.le(V::splat(f32::INFINITY)), q, V::splat(nan_as)).copysign(x)
+    }
+
     /// Non-negative `a` rounded to the format's step at its exponent, half to even, unbounded
     /// above. With `M = 2^(e−m+23)` for a's exponent `e` (clamped to the format's lowest, so
     /// subnormals share its step), M's ulp is the step at `a`, and `(a + M) − M` is `a` rounded

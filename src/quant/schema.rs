@@ -243,7 +243,9 @@ pub struct Info {
     pub forward: &'static str,
     /// Pseudo-gradient (clean Unicode).
     pub backward: &'static str,
-    /// The configuration its reference figure shows.
+    /// The configuration its reference figure shows (native only: the reference is written by
+    /// `qscope gallery`, and the page never draws it, so its text stays out of the wasm).
+    #[cfg(not(target_arch = "wasm32"))]
     pub figure: Illustration,
 }
 
@@ -272,6 +274,7 @@ impl Info {
     }
 
     /// The spec of the configuration its reference figure shows ([`Info::figure`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn figure_spec(&self) -> String {
         format!("{}({})", self.qualified(), self.figure.args)
     }
@@ -551,6 +554,7 @@ macro_rules! quantizer {
                 summary: $summary,
                 forward: $fwd,
                 backward: $bwd,
+                #[cfg(not(target_arch = "wasm32"))]
                 figure: $crate::quant::schema::Illustration { args: $fargs, x: $fx, why: $fwhy },
             };
             const PARAMS: &'static [$crate::quant::schema::ParamDef] = &[

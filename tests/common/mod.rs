@@ -1,1 +1,2 @@
+pub mod svg;
 pub mod vectors;

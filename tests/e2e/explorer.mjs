@@ -390,7 +390,10 @@ async function run(browser, url) {
   );
   const svg = await downloadOf(page, 'export-svg', join(SHOTS, 'export.svg')).catch((e) => ({ error: String(e) }));
   const svgText = svg.bytes ? svg.bytes.toString('utf8') : '';
-  const parsed = await page.evaluate((t) => {
+  // Parsed in a blank page: the figure's <style> block is inline style, which the app's own
+  // policy (style-src 'self') would refuse to a document parsed inside the app.
+  const blank = await page.context().newPage();
+  const parsed = await blank.evaluate((t) => {
     const doc = new DOMParser().parseFromString(t, 'image/svg+xml');
     return {
       error: doc.getElementsByTagName('parsererror').length > 0,
@@ -398,6 +401,7 @@ async function run(browser, url) {
       specs: [...doc.getElementsByTagNameNS('urn:qscope:figure', 'spec')].map((e) => e.textContent),
     };
   }, svgText);
+  await blank.close();
   check('SVG export downloads a well-formed SVG', svg.name?.endsWith('.svg') && !parsed.error && parsed.root === 'svg', JSON.stringify({ name: svg.name ?? svg.error, parsed }));
   check('the SVG metadata holds the spec', parsed.specs.some((s) => /^qkeras\.quantized_bits\(bits=2/.test(s)), JSON.stringify(parsed.specs));
 

@@ -8,6 +8,7 @@ use std::io::{self, BufWriter, Write};
 use qscope::explore::formats::{PRESET, compare, figure, fmt_mse, preset};
 use qscope::explore::sample::settings::{SETTINGS, Sample};
 use qscope::explore::state::{MAX_QUANTIZERS, Mode, Slot, State};
+use qscope::plot::svg::Scheme;
 use qscope::plot::{Theme, fmt_number};
 use qscope::quant::parse;
 
@@ -88,7 +89,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             return Err(format!("-o {out}: expected a file name ending in .svg or .png"));
         }
         let theme = if o.dark { Theme::DARK } else { Theme::LIGHT };
-        let fig = figure(&state, state.to_hash(), o.size, theme);
+        let mut fig = figure(&state, state.to_hash(), o.size, theme);
+        if !o.dark {
+            fig.scheme = Scheme::FollowReader;
+        }
         let bytes = if ext == "svg" { fig.svg()?.into_bytes() } else { fig.png()? };
         std::fs::write(out, bytes).map_err(|e| format!("writing {out}: {e}"))?;
     }

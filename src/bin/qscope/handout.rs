@@ -17,6 +17,7 @@ use qscope::explore::train::{Net, TrainParams};
 use qscope::nn::Trainer;
 use qscope::plot::boundary::{Boundary, RES, boundary_svg};
 use qscope::plot::export::{Figure, software};
+use qscope::plot::svg::Scheme;
 use qscope::plot::{Crosshair, Theme, Viewport, read_at};
 use qscope::quant::spec::fmt_f32;
 
@@ -124,6 +125,7 @@ fn explorer_figure(state: &State) -> Result<(String, String), String> {
         link: state.to_hash(),
         size: FIGURE,
         theme: Theme::LIGHT,
+        scheme: Scheme::Fixed,
     };
     let svg = fig.svg()?;
     let shown: Vec<&str> =

@@ -68,6 +68,7 @@ pub(crate) fn help() -> String {
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     use qscope::explore::figure::from_specs;
     use qscope::explore::state::Mode;
+    use qscope::plot::svg::Scheme;
     use qscope::plot::{Crosshair, Theme, read_at};
     let mut o = PlotOptions {
         out: None,
@@ -90,7 +91,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     let mut fig = from_specs(&specs, o.x, Mode::from_training(!o.infer), o.seed)?;
     fig.size = o.size;
-    fig.theme = if o.dark { Theme::DARK } else { Theme::LIGHT };
+    if o.dark {
+        (fig.theme, fig.scheme) = (Theme::DARK, Scheme::Fixed);
+    }
     fig.view.identity = o.identity;
     fig.view.crosshair = o.crosshair.map(|x| Crosshair { x });
     let bytes = if ext == "svg" { fig.svg()?.into_bytes() } else { fig.png()? };

@@ -114,3 +114,27 @@ fn clip_passes_nan_and_bounds_the_rest() {
     assert_eq!(clip(-3.0f32, 0.0, 1.0), 0.0);
     assert_eq!(clip(3.0f32, 0.0, 1.0), 1.0);
 }
+
+#[test]
+fn reduce_as_a_tree_gives_the_left_fold_of_pmin_pmax_and_imax() {
+    // Ties between the zeros show which lane wins: the first holding the extreme, as a fold from
+    // ±inf in lane order keeps it.
+    let vals = [0.0f32, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY];
+    for a in vals {
+        for b in vals {
+            for c in vals {
+                for d in vals {
+                    let w = Wide([a, b, c, d]);
+                    let lo = [a, b, c, d].into_iter().fold(f32::INFINITY, f32::pmin);
+                    let hi = [a, b, c, d].into_iter().fold(f32::NEG_INFINITY, f32::pmax);
+                    let top = [a, b, c, d].into_iter().map(f32::abs).fold(0.0, f32::imax);
+                    assert_eq!(w.reduce(Lane::pmin).to_bits(), lo.to_bits(), "{a} {b} {c} {d}");
+                    assert_eq!(w.reduce(Lane::pmax).to_bits(), hi.to_bits(), "{a} {b} {c} {d}");
+                    assert_eq!(w.abs().reduce(Lane::imax).to_bits(), top.to_bits(), "{a} {b} {c} {d}");
+                }
+            }
+        }
+    }
+    assert_eq!(Wide([3.0f32, 1.0, 2.0]).reduce(Lane::pmin), 1.0, "an odd lane out is carried up");
+    assert_eq!(2.5f32.reduce(Lane::pmax), 2.5);
+}

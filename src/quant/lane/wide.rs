@@ -124,6 +124,10 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
     fn imax(self, o: Self) -> Self {
         self.zip(o, V::imax)
     }
+    #[inline(always)]
+    fn lookup4(table: [f32; 4], at: Self) -> Self {
+        at.map(|a| V::lookup4(table, a))
+    }
 }
 
 #[cfg(test)]

@@ -34,22 +34,24 @@ fn auto_scale(alpha: Alpha, x: &[f32], unrolls: i32, k: &mut [f32], mut round: i
 }
 
 /// [`auto_scale`] with round-half-even codes, each refit one fused pass over `x`, stopping at
-/// a fixed point (the same bits): returns the scale the last codes were computed with, the final scale and threshold.
-fn auto_scale_rhe(alpha: Alpha, x: &[f32], unrolls: i32) -> (f32, f32, f32) {
-    let mut scale = 2.0 * max_abs(x) / 3.0;
+/// a fixed point (the same bits): returns the scale the last codes were computed with, the
+/// final scale and threshold, and `max|x|`.
+fn auto_scale_rhe(alpha: Alpha, x: &[f32], unrolls: i32) -> (f32, f32, f32, f32) {
+    let top = max_abs(x);
+    let mut scale = 2.0 * top / 3.0;
     if alpha == Alpha::AutoPo2 {
         scale = po2_round(scale);
     }
     let (mut coded, mut thres) = (scale, scale / 2.0);
     for _ in 0..unrolls {
         (coded, thres) = (scale, scale / 2.0);
-        let sums = sums_f32(x, &Codes::new(coded, thres));
+        let sums = Codes::new(coded, thres).sums(x, top.is_finite());
         scale = least_squares_of_sums(alpha, sums, x.len(), None, None);
         if scale.to_bits() == coded.to_bits() {
             break; // a fixed point: every further round repeats this one
         }
     }
-    (coded, scale, thres)
+    (coded, scale, thres, top)
 }
 
 /// [`ternary_code`] for one scale and threshold; its least-squares terms `x·k` and `k·k`.
@@ -89,11 +91,40 @@ impl Codes {
     }
 }
 
+impl Codes {
+    /// `[Σ x·k, Σ k·k]` in Eigen's order ([`sums_f32`]). Where every x is finite (`finite`:
+    /// `max|x|` is) and the codes are one comparison, by [`Magnitudes`]: the same bits.
+    fn sums(&self, x: &[f32], finite: bool) -> [f32; 2] {
+        match (self.from, finite) {
+            (Some(from), true) => sums_f32(x, &Magnitudes { from }),
+            _ => sums_f32(x, self),
+        }
+    }
+}
+
 impl Terms<2> for Codes {
     #[inline(always)]
     fn terms<V: Lane>(&self, v: V) -> [V; 2] {
         let k = self.code(v);
         [v * k, k * k]
+    }
+}
+
+/// [`Codes`]' terms for finite x whose code is nonzero exactly where `|x| ≥ from`: `|x|` and 1
+/// there, +0 elsewhere — two `and`s instead of the code's sign and two products. Where the code
+/// is ±1 (same sign as x), `x·k = |x|` and `k·k = 1`; where it is +0, `k·k = +0` and `x·k` is
+/// ±0, and a sum that starts at +0 is never −0 (+0 + −0 = +0), so adding −0 or +0 leaves every
+/// partial sum's bits alone.
+struct Magnitudes {
+    from: f32,
+}
+
+impl Terms<2> for Magnitudes {
+    #[inline(always)]
+    fn terms<V: Lane>(&self, v: V) -> [V; 2] {
+        let a = v.abs();
+        let coded = a.ge(V::splat(self.from));
+        [V::select(coded, a, V::splat(0.0)), V::select(coded, V::splat(1.0), V::splat(0.0))]
     }
 }
 
@@ -117,6 +148,35 @@ impl Op for AutoTernaryOp {
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         let k = self.codes.code(x);
         (lane::ste_blend(x, V::splat(self.scale) * k, 1.0), V::splat(1.0))
+    }
+}
+
+impl AutoTernaryOp {
+    /// Runs the op over `x` (whose `max|x|` is `top`): [`NearTernaryOp`] where it gives the
+    /// same bits, this op elsewhere.
+    fn run(self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, top: f32) {
+        match self.codes.from {
+            Some(from) if top <= 1_048_576.0 && self.scale >= 0.0 && self.scale < f32::INFINITY => {
+                simd::run(&NearTernaryOp { from, scale: self.scale }, x, y, dydx)
+            }
+            _ => simd::run(&self, x, y, dydx),
+        }
+    }
+}
+
+/// [`AutoTernaryOp`] for a tensor with `max|x| ≤ 2^20`, a finite scale ≥ 0 and codes that are
+/// one comparison (`|x| ≥ from`): `scale·k` is `±scale` with x's sign or +0 (a finite
+/// non-negative scale times ±1 or +0), and `ste_blend` is its library expression everywhere.
+struct NearTernaryOp {
+    from: f32,
+    scale: f32,
+}
+
+impl Op for NearTernaryOp {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let xq = V::select(x.abs().ge(V::splat(self.from)), V::splat(self.scale).copysign(x), V::splat(0.0));
+        (lane::ste_lib(x, xq, 1.0), V::splat(1.0))
     }
 }
 
@@ -173,8 +233,8 @@ impl Kernel for Ternary {
         }
         let stochastic = self.is_stochastic(ctx.training);
         if !stochastic {
-            let (coded, scale, thres) = auto_scale_rhe(self.alpha, x, self.number_of_unrolls);
-            simd::run(&AutoTernaryOp { codes: Codes::new(coded, thres), scale }, x, y, dydx);
+            let (coded, scale, thres, top) = auto_scale_rhe(self.alpha, x, self.number_of_unrolls);
+            AutoTernaryOp { codes: Codes::new(coded, thres), scale }.run(x, y, dydx, top);
             return Report { scale: Some(scale), threshold: Some(thres), ..Report::default() };
         }
         let rng = &mut ctx.rng;
@@ -354,7 +414,8 @@ impl Facts for StochasticTernary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quant::round::rhe;
+    use crate::quant::lane::Wide;
+    use crate::quant::round::{rhe, sums_lanes};
 
     #[test]
     fn the_fused_auto_fit_gives_the_reference_fits_scale_threshold_and_codes() {
@@ -366,12 +427,56 @@ mod tests {
                 for unrolls in [1, 2, 5] {
                     let mut k = vec![0.0f32; x.len()];
                     let (scale, thres) = auto_scale(alpha, &x, unrolls, &mut k, rhe);
-                    let (coded, fused, fused_thres) = auto_scale_rhe(alpha, &x, unrolls);
+                    let (coded, fused, fused_thres, _) = auto_scale_rhe(alpha, &x, unrolls);
                     assert_eq!([fused, fused_thres].map(f32::to_bits), [scale, thres].map(f32::to_bits));
                     for (&v, &ki) in x.iter().zip(&k) {
                         assert_eq!(ternary_code(v, coded, fused_thres).to_bits(), ki.to_bits(), "x = {v}");
                         assert_eq!(Codes::new(coded, fused_thres).code(v).to_bits(), ki.to_bits(), "x = {v}");
                     }
+                }
+            }
+        }
+    }
+
+    /// Finite tensors (signed zeros, negatives, subnormals, huge values, lengths with a tail) and
+    /// scales from the fit's start down, on one lane and four.
+    fn finite_cases() -> impl Iterator<Item = (Vec<f32>, Codes)> {
+        let lcg = crate::bench::inputs(4099);
+        let steps: Vec<f32> = (-300..=300).map(|i| i as f32 / 64.0).collect();
+        let zeros = vec![-0.0, 0.0, -0.0, -0.0, 1.0, -0.0, -2.0, 0.0, -0.0];
+        let wide: Vec<f32> = (0..=u32::MAX).step_by(1_048_573).map(f32::from_bits).filter(|v| v.is_finite()).collect();
+        [lcg, steps, zeros, wide].into_iter().flat_map(|x| {
+            let top = x.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+            [2.0 * top / 3.0, top / 5.0, 1.0, 0.013, top].map(move |s| (x.clone(), Codes::new(s, s / 2.0)))
+        })
+    }
+
+    #[test]
+    fn magnitude_terms_sum_to_the_codes_sums_on_finite_tensors() {
+        for (x, codes) in finite_cases() {
+            let Some(from) = codes.from else { continue };
+            let m = Magnitudes { from };
+            let one = (sums_lanes::<f32, 2, _>(&x, &codes), sums_lanes::<f32, 2, _>(&x, &m));
+            let four = (sums_lanes::<Wide<f32, 4>, 2, _>(&x, &codes), sums_lanes::<Wide<f32, 4>, 2, _>(&x, &m));
+            for (old, new) in [one, four] {
+                assert_eq!(new.map(f32::to_bits), old.map(f32::to_bits), "scale {:e}", codes.coded);
+            }
+        }
+    }
+
+    #[test]
+    fn the_near_op_gives_the_blended_codes_bits_within_two_to_the_twenty() {
+        for (x, codes) in finite_cases() {
+            let Some(from) = codes.from else { continue };
+            for scale in [codes.coded, 0.0, 0.37, 3e30] {
+                let (near, op) = (NearTernaryOp { from, scale }, AutoTernaryOp { codes: Codes { ..codes }, scale });
+                for &v in x.iter().filter(|v| v.abs() <= 1_048_576.0) {
+                    let (a, b) = (near.eval(v), op.eval(v));
+                    assert_eq!(
+                        (a.0.to_bits(), a.1.to_bits()),
+                        (b.0.to_bits(), b.1.to_bits()),
+                        "scale {scale:e}, x {v:e}"
+                    );
                 }
             }
         }

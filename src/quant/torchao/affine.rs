@@ -68,7 +68,14 @@ impl Kernel for Affine {
     }
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, _: &mut Ctx) -> Report {
-        groups::run_groups(x, y, dydx, self.group_size as usize, |lo, hi| self.at(self.qparams(lo, hi)))
+        groups::run_groups(
+            x,
+            y,
+            dydx,
+            self.group_size as usize,
+            self.mapping_type,
+            self.at(QParams { scale: 1.0, zero_point: 0.0 }),
+        )
     }
 
     /// Every group's `(c − z)·s` (scale 1 and the mapping's own zero point without a report).

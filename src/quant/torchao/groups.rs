@@ -68,7 +68,15 @@ pub fn choose_qparams(mapping: MappingType, min_val: f32, max_val: f32, quant_mi
     let clamp_eps = |s: f32| if s < EPS { EPS } else { s };
     let scale = match mapping {
         MappingType::Symmetric => {
-            let m = if min_neg.is_nan() || max_pos.is_nan() { f32::NAN } else { (-min_neg).max(max_pos) };
+            // The larger of two non-negative numbers by one comparison (`f32::max` is a call in
+            // wasm); where both are zeros of either sign the scale is clamped to eps alike.
+            let m = if min_neg.is_nan() || max_pos.is_nan() {
+                f32::NAN
+            } else if -min_neg > max_pos {
+                -min_neg
+            } else {
+                max_pos
+            };
             m / ((quant_max - quant_min) as f32 / 2.0)
         }
         MappingType::SymmetricNoClippingErr => {
@@ -147,23 +155,114 @@ impl GroupCodes {
     }
 }
 
-/// Cuts `x` into groups of `group_size` (the tail shorter), gives each the codes `at(min, max)`
-/// returns for its `torch.amin`/`torch.amax`, and reports one [`Block`] per group
-/// ([`blocks::run`]).
+/// Cuts `x` into groups of `group_size` (the tail shorter), gives each `codes` at the parameters
+/// [`choose_qparams`] (`mapping`, `codes`' range) finds for its `torch.amin`/`torch.amax`, and
+/// reports one [`Block`] per group ([`blocks::run_chunked`]: a chunk's parameters on lanes,
+/// [`QParamsOf`]).
 pub fn run_groups(
     x: &[f32],
     y: &mut [f32],
     dydx: Option<&mut [f32]>,
     group_size: usize,
-    at: impl Fn(f32, f32) -> GroupCodes,
+    mapping: MappingType,
+    codes: GroupCodes,
 ) -> Report {
-    let blocks = blocks::run(x, y, dydx, group_size.max(1), |GroupMinMax(lo, hi), len| {
-        let codes = at(lo, hi);
-        let amax = if lo.is_nan() { f32::NAN } else { lo.abs().max(hi.abs()) };
-        let QParams { scale, zero_point } = codes.params;
-        (codes, Block { len, amax, scale, code: None, zero_point: Some(zero_point) })
+    let mut params = Vec::new();
+    let blocks = blocks::run_chunked(x, y, dydx, group_size.max(1), |stats: &[GroupMinMax], len, ops, blocks| {
+        params.clear();
+        simd::on_lanes(QParamsOf { stats, mapping, codes, out: &mut params });
+        for &(params, amax) in &params {
+            ops.push(GroupCodes { params, ..codes });
+            blocks.push(Block { len, amax, scale: params.scale, code: None, zero_point: Some(params.zero_point) });
+        }
     });
     Report { blocks, ..Report::default() }
+}
+
+/// The parameters and amax of a chunk's groups from their min and max, [`choose_qparams_lanes`]
+/// on `V` lanes, the groups that do not fill a vector one at a time.
+struct QParamsOf<'a> {
+    stats: &'a [GroupMinMax],
+    mapping: MappingType,
+    codes: GroupCodes,
+    out: &'a mut Vec<(QParams, f32)>,
+}
+
+impl OnLanes for QParamsOf<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn on<V: Lane>(self) {
+        const MAX_WIDTH: usize = 16;
+        assert!(V::WIDTH <= MAX_WIDTH, "lanes wider than {MAX_WIDTH}");
+        let QParamsOf { stats, mapping, codes, out } = self;
+        let (qmin, qmax) = (codes.quant_min, codes.quant_max);
+        let body = stats.len() - stats.len() % V::WIDTH;
+        let (mut lo, mut hi) = ([0.0f32; MAX_WIDTH], [0.0f32; MAX_WIDTH]);
+        let (mut s, mut z, mut a) = ([0.0f32; MAX_WIDTH], [0.0f32; MAX_WIDTH], [0.0f32; MAX_WIDTH]);
+        for group in stats[..body].chunks_exact(V::WIDTH) {
+            for (l, &GroupMinMax(min, max)) in group.iter().enumerate() {
+                (lo[l], hi[l]) = (min, max);
+            }
+            let (lo, hi) = (V::load(&lo), V::load(&hi));
+            let (scale, zero_point) = choose_qparams_lanes(mapping, lo, hi, qmin, qmax);
+            scale.store(&mut s);
+            zero_point.store(&mut z);
+            group_amax(lo, hi).store(&mut a);
+            out.extend((0..V::WIDTH).map(|l| (QParams { scale: s[l], zero_point: z[l] }, a[l])));
+        }
+        for &GroupMinMax(lo, hi) in &stats[body..] {
+            let (scale, zero_point) = choose_qparams_lanes(mapping, lo, hi, qmin, qmax);
+            out.push((QParams { scale, zero_point }, group_amax(lo, hi)));
+        }
+    }
+}
+
+/// A group's `max|x|` from its min and max (NaN where they are).
+#[inline(always)]
+fn group_amax<V: Lane>(lo: V, hi: V) -> V {
+    let (a, b) = (lo.abs(), hi.abs());
+    V::select(lo.le(lo), V::select(a.gt(b), a, b), V::splat(f32::NAN))
+}
+
+/// [`choose_qparams`] on lanes: `(scale, zero_point)` of groups whose min and max are `min_val`
+/// and `max_val`, lane by lane the same IEEE operations (its branches as selects).
+#[inline(always)]
+pub fn choose_qparams_lanes<V: Lane>(
+    mapping: MappingType,
+    min_val: V,
+    max_val: V,
+    quant_min: i32,
+    quant_max: i32,
+) -> (V, V) {
+    let zero = V::splat(0.0);
+    // torch.minimum/maximum against 0, NaN propagating: `!(v ≥ 0)` is `v < 0` or NaN.
+    let min_neg = V::select(!min_val.ge(zero), min_val, zero);
+    let max_pos = V::select(!max_val.le(zero), max_val, zero);
+    let (lo, hi) = (V::splat(quant_min as f32), V::splat(quant_max as f32));
+    let scale = match mapping {
+        MappingType::Symmetric => {
+            let (a, b) = (-min_neg, max_pos);
+            let nan = !(min_neg.le(min_neg) & max_pos.le(max_pos));
+            let m = V::select(nan, V::splat(f32::NAN), V::select(a.gt(b), a, b));
+            m / V::splat((quant_max - quant_min) as f32 / 2.0)
+        }
+        MappingType::SymmetricNoClippingErr => {
+            let (smin, smax) = (min_neg / lo, max_pos / hi);
+            V::select(smin.gt(smax), smin, smax)
+        }
+        MappingType::Asymmetric => (max_pos - min_neg) / V::splat((quant_max - quant_min) as f32),
+    };
+    let scale = V::select(scale.lt(V::splat(EPS)), V::splat(EPS), scale);
+    let zero_point = match mapping {
+        MappingType::Symmetric | MappingType::SymmetricNoClippingErr => {
+            V::splat(((quant_max + quant_min + 1) as f64 / 2.0).trunc() as f32)
+        }
+        MappingType::Asymmetric => {
+            let z = clip(lo - (min_neg / scale).nearest(), lo, hi);
+            V::select(z.le(z), z, V::splat(i32::MIN as f32))
+        }
+    };
+    (scale, zero_point)
 }
 
 /// The union of every reported group's levels (one group: its uniform codes); `fallback` without
@@ -230,47 +329,45 @@ pub fn min_max_scalar(x: &[f32]) -> (f32, f32) {
 
 /// A running `amin`/`amax` over lanes, with a NaN seen anywhere kept apart.
 #[derive(Clone, Copy)]
-struct MinMax<V> {
+struct MinMax<V: Lane> {
     lo: V,
     hi: V,
-    /// The largest `|v|` bits seen ([`Lane::imax`]): a NaN once any element was NaN.
-    nan: V,
+    /// Per lane, whether every element so far was ordered (`v ≤ v` fails only for NaN).
+    ordered: V::Mask,
 }
 
 impl<V: Lane> MinMax<V> {
     fn new() -> Self {
-        MinMax { lo: V::splat(f32::INFINITY), hi: V::splat(f32::NEG_INFINITY), nan: V::splat(0.0) }
+        let zero = V::splat(0.0);
+        MinMax { lo: V::splat(f32::INFINITY), hi: V::splat(f32::NEG_INFINITY), ordered: zero.le(zero) }
     }
 
     /// Folds in `v`: `v < lo` replaces lo and `v > hi` replaces hi (`pmin`/`pmax`: a NaN `v`
-    /// replaces neither), and a NaN `v` marks `nan`.
+    /// replaces neither), and a NaN `v` clears `ordered` (a comparison and an `and`, where the
+    /// largest |v| bits took an abs and an integer max).
     #[inline(always)]
     fn merge(self, v: V) -> Self {
-        MinMax { lo: self.lo.pmin(v), hi: self.hi.pmax(v), nan: self.nan.imax(v.abs()) }
+        MinMax { lo: self.lo.pmin(v), hi: self.hi.pmax(v), ordered: self.ordered & v.le(v) }
     }
 }
 
-/// [`min_max`] on lanes of `V` (at most 16 wide).
+/// [`min_max`] on lanes of `V`.
 #[inline(always)]
 pub fn min_max_lanes<V: Lane>(x: &[f32]) -> (f32, f32) {
-    assert!(V::WIDTH <= 16, "lanes wider than 16");
     let body = x.len() - x.len() % V::WIDTH;
     let mut acc = MinMax::<V>::new();
     for c in x[..body].chunks_exact(V::WIDTH) {
         acc = acc.merge(V::load(c));
     }
-    let (mut lo, mut hi, mut nan) = ([0.0f32; 16], [0.0f32; 16], [0.0f32; 16]);
-    acc.lo.store(&mut lo);
-    acc.hi.store(&mut hi);
-    acc.nan.store(&mut nan);
-    let mut one = MinMax::<f32>::new();
-    for l in 0..V::WIDTH {
-        one = MinMax { lo: one.lo.pmin(lo[l]), hi: one.hi.pmax(hi[l]), nan: one.nan.imax(nan[l]) };
-    }
+    // Across the lanes as a tree ([`Lane::reduce`]): the first lane holding the min (max), as
+    // folding them in order from +inf (−inf) gives — `acc.lo`/`acc.hi` hold no NaN (`pmin`/`pmax`
+    // never take one in).
+    let mut one =
+        MinMax::<f32> { lo: acc.lo.reduce(V::pmin), hi: acc.hi.reduce(V::pmax), ordered: !V::any(!acc.ordered) };
     for &v in &x[body..] {
         one = one.merge(v);
     }
-    if one.nan.is_nan() { (f32::NAN, f32::NAN) } else { (one.lo, one.hi) }
+    if one.ordered { (one.lo, one.hi) } else { (f32::NAN, f32::NAN) }
 }
 
 #[cfg(test)]
@@ -289,6 +386,26 @@ mod tests {
                 }
                 let (a, b) = (min_max_lanes::<Wide<f32, 4>>(&x), min_max_scalar(&x));
                 assert_eq!((a.0.to_bits(), a.1.to_bits()), (b.0.to_bits(), b.1.to_bits()), "{x:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_ordered_mask_finds_a_nan_where_the_largest_magnitude_bits_did() {
+        // The formula before: the largest |v| bits (Lane::imax), NaN once any element is NaN.
+        let old = |x: &[f32]| x.iter().fold(0.0f32, |m, v| m.imax(v.abs())).is_nan();
+        let nans = [f32::NAN, -f32::NAN, f32::from_bits(0x7f80_0001), f32::from_bits(0xffc0_1234)];
+        for len in 0..24 {
+            for at in 0..len.max(1) {
+                for nan in nans.into_iter().map(Some).chain([None]) {
+                    let mut x: Vec<f32> = (0..len).map(|i| ((i * 29 % 13) as f32 - 6.0) * 0.7).collect();
+                    if let (Some(v), true) = (nan, len > 0) {
+                        x[at] = v;
+                    }
+                    for (lo, hi) in [min_max_lanes::<Wide<f32, 4>>(&x), min_max_scalar(&x)] {
+                        assert_eq!(lo.is_nan() && hi.is_nan(), old(&x), "{x:?}");
+                    }
+                }
             }
         }
     }
@@ -317,6 +434,62 @@ mod tests {
         assert_eq!(p, QParams { scale: 3.0f32 / 15.0, zero_point: -3.0 });
         // An all-positive group keeps 0 in range: min_neg = 0, z = quant_min.
         assert_eq!(choose_qparams(MappingType::Asymmetric, 10.0, 20.0, -8, 7).zero_point, -8.0);
+    }
+
+    #[test]
+    fn the_symmetric_scale_by_one_comparison_is_the_f32_max_formulas() {
+        // The formula before: `(−min_neg).max(max_pos)` over (qmax − qmin)/2, clamped at eps.
+        let old = |lo: f32, hi: f32, qmin: i32, qmax: i32| {
+            let (min_neg, max_pos) = (toward_zero(lo, lo < 0.0), toward_zero(hi, hi > 0.0));
+            let m = if min_neg.is_nan() || max_pos.is_nan() { f32::NAN } else { (-min_neg).max(max_pos) };
+            let s = m / ((qmax - qmin) as f32 / 2.0);
+            if s < EPS { EPS } else { s }
+        };
+        let vals = [0.0f32, -0.0, 1e-40, -1e-40, 0.3, -0.3, 7.5, -7.5, 3e38, -3e38, f32::INFINITY, f32::NEG_INFINITY];
+        for lo in vals.into_iter().chain([f32::NAN]) {
+            for hi in vals.into_iter().chain([f32::NAN]) {
+                for (qmin, qmax) in [(-8, 7), (0, 15), (-128, 127)] {
+                    let new = choose_qparams(MappingType::Symmetric, lo, hi, qmin, qmax).scale;
+                    let want = old(lo, hi, qmin, qmax);
+                    assert!(new.to_bits() == want.to_bits() || new.is_nan() && want.is_nan(), "{lo} {hi}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_parameters_on_lanes_are_the_scalar_choose_qparams_bits() {
+        let vals = [0.0f32, -0.0, 1e-40, -1e-40, 1e-30, 0.3, -0.3, 2.0, -2.0, 7.5, -7.5, 3e38, -3e38, 1.0 / 3.0];
+        let specials = [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::NAN];
+        let all: Vec<f32> = vals.into_iter().chain(specials).chain(mx_sweep().step_by(97)).collect();
+        let mappings = [MappingType::Asymmetric, MappingType::Symmetric, MappingType::SymmetricNoClippingErr];
+        for mapping in mappings {
+            for (qmin, qmax) in [(-8, 7), (0, 15), (-128, 127), (0, 255), (-2, 1)] {
+                for lo in all.iter().copied() {
+                    let his: Vec<f32> = all.iter().copied().step_by(7).chain([lo, -lo]).collect();
+                    for hi in his.iter().copied() {
+                        let want = choose_qparams(mapping, lo, hi, qmin, qmax);
+                        let (s, z) = choose_qparams_lanes(mapping, lo, hi, qmin, qmax);
+                        assert_eq!(
+                            [s, z].map(f32::to_bits),
+                            [want.scale, want.zero_point].map(f32::to_bits),
+                            "{mapping:?} {lo} {hi}"
+                        );
+                        let four =
+                            choose_qparams_lanes(mapping, Wide([lo, hi, 0.5, lo]), Wide([hi, lo, 1.0, hi]), qmin, qmax);
+                        assert_eq!(
+                            [four.0.0[0], four.1.0[0]].map(f32::to_bits),
+                            [s, z].map(f32::to_bits),
+                            "{mapping:?} {lo} {hi}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn mx_sweep() -> impl Iterator<Item = f32> {
+        crate::quant::torchao::mx::tests::sweep()
     }
 
     #[test]

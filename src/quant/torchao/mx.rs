@@ -208,8 +208,7 @@ impl<F: ConstFormat> Op for TypedCast<F> {
 pub fn block_cast<V: Lane>(format: Format, rcp: f32, scale: f32, x: V) -> V {
     let t = x * V::splat(rcp);
     let q = if format.specials == Specials::Saturating {
-        // Only a NaN fails `t ≤ inf`.
-        V::select(t.le(V::splat(f32::INFINITY)), format.cast(t), V::splat(FLOATX_NAN).copysign(t))
+        format.cast_nan_as(t, FLOATX_NAN)
     } else {
         let max = V::splat(format.max());
         format.cast(t.pmin(max).pmax(-max))
@@ -224,8 +223,21 @@ impl BlockCast {
     }
 }
 
+/// [`Mx::code`] under `ScalingMode::Rceil` of a non-NaN amax: `⌈log2(amax / max)⌉ + 127`
+/// (254 where the quotient overflows), with float64's log2 — a call, kept out of the kernel.
+#[inline(never)]
+fn rceil_code(f: Format, amax: f32) -> u32 {
+    let descale = amax / f.max();
+    if descale.is_infinite() {
+        return 254;
+    }
+    let e = (f64::from(descale).log2() as f32).ceil().clamp(-127.0, 127.0);
+    (e as i32 + 127) as u32
+}
+
 /// `get_fp_scale`: the E8M0 code's value, `2^(code−127)` (2^−127, a float32 subnormal, for 0;
 /// NaN for 255).
+#[inline]
 pub fn e8m0_value(code: u32) -> f32 {
     if code >= E8M0_NAN { f32::NAN } else { pow2(code as i32 - 127) }
 }
@@ -238,17 +250,18 @@ impl Mx {
 
     /// The E8M0 code torchao derives from a block's amax under this scaling mode.
     pub fn code(&self, amax: f32) -> u32 {
+        self.code_in(self.format(), amax)
+    }
+
+    /// [`Mx::code`] with the element format `f` given (a constant in the kernel's loop, which
+    /// this joins).
+    #[inline(always)]
+    fn code_in(&self, f: Format, amax: f32) -> u32 {
         if amax.is_nan() {
             return E8M0_NAN;
         }
-        let f = self.format();
         if self.scaling_mode == ScalingMode::Rceil {
-            let descale = amax / f.max();
-            if descale.is_infinite() {
-                return 254;
-            }
-            let e = (f64::from(descale).log2() as f32).ceil().clamp(-127.0, 127.0);
-            return (e as i32 + 127) as u32;
+            return rceil_code(f, amax);
         }
         let mut bits = amax.to_bits();
         if self.scaling_mode == ScalingMode::Even {
@@ -265,6 +278,12 @@ impl Mx {
     /// elements by, and the decoded scale it multiplies them back with. (A division by the
     /// power of two `2^k` and a multiplication by `2^−k` round the same: both are exact.)
     pub fn cast(&self, code: u32) -> BlockCast {
+        self.cast_in(self.format(), code)
+    }
+
+    /// [`Mx::cast`] in the element format `f`.
+    #[inline(always)]
+    fn cast_in(&self, format: Format, code: u32) -> BlockCast {
         let scale = e8m0_value(code);
         let rcp = match (self.scaling_mode, code) {
             (_, E8M0_NAN) => f32::NAN,
@@ -274,20 +293,27 @@ impl Mx {
             // 1 / max(2^(c−127), 2^−126): a power of two, so its reciprocal is exact.
             (_, c) => pow2(127 - (c as i32).max(1)),
         };
-        BlockCast { format: self.format(), rcp, scale }
+        BlockCast { format, rcp, scale }
     }
 
     /// The cast and the numbers of a block of `len` elements whose amax is `amax`.
     pub fn block(&self, amax: f32, len: usize) -> (BlockCast, Block) {
-        let code = self.code(amax);
-        let cast = self.cast(code);
+        self.block_in(self.format(), amax, len)
+    }
+
+    /// [`Mx::block`] in the element format `f`.
+    #[inline(always)]
+    fn block_in(&self, f: Format, amax: f32, len: usize) -> (BlockCast, Block) {
+        let code = self.code_in(f, amax);
+        let cast = self.cast_in(f, code);
         (cast, Block { len, amax, scale: cast.scale, code: Some(code), zero_point: None })
     }
 
-    /// The blocks of `x`, cast with the element format `F` (the elem_dtype's).
+    /// The blocks of `x`, cast with the element format `F` (the elem_dtype's), each block's
+    /// code and scale computed inline with `F`'s constants.
     fn run<F: ConstFormat>(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Vec<Block> {
         blocks::run(x, y, dydx, self.size(), |BlockAmax(amax), len| {
-            let (cast, block) = self.block(amax, len);
+            let (cast, block) = self.block_in(F::FORMAT, amax, len);
             (TypedCast::<F>::new(cast), block)
         })
     }
@@ -446,6 +472,19 @@ pub(crate) mod tests {
                     let (new, old) = (c.eval(x).0, clamped(&c, x));
                     assert!(new.to_bits() == old.to_bits() || new.is_nan() && old.is_nan(), "{dtype:?} {code} {x:e}");
                 }
+            }
+        }
+    }
+
+    /// Float32 bit patterns across the whole range (all 2^32 with `QSCOPE_EXHAUSTIVE=1`).
+    #[test]
+    fn the_saturating_cast_with_nan_as_gives_the_select_over_the_cast_on_every_float() {
+        // The formula before: the cast (NaN to ∓0), then ±1.5 selected where t is NaN.
+        let old = |f: Format, t: f32| if t <= f32::INFINITY { f.cast(t) } else { FLOATX_NAN.copysign(t) };
+        for f in [ElemDtype::F6E2M3, ElemDtype::F6E3M2, ElemDtype::F4E2M1].map(ElemDtype::format) {
+            for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()).chain([0x7fc0_0000, 0xffc0_0001]) {
+                let t = f32::from_bits(bits);
+                assert_eq!(f.cast_nan_as(t, FLOATX_NAN).to_bits(), old(f, t).to_bits(), "{} {t:e}", f.name);
             }
         }
     }
