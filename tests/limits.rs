@@ -6,6 +6,7 @@
 mod cli;
 
 use cli::{qscope, stderr, stdout};
+use qscope::explore::lesson::render::{render_lenient, safe_html};
 use qscope::explore::lesson::{Lesson, MAX_BYTES, MAX_ENTRIES, MAX_ERRORS, link};
 use qscope::explore::page::Page;
 use qscope::explore::state::{MAX_PROBLEMS, State};
@@ -184,7 +185,24 @@ fn lessons_of_1_mb() -> Vec<String> {
         one("[".repeat(999_000)),
         one(format!("$${}$$", "\\frac{1}{2}".repeat(80_000))),
         one("- a\n".repeat(240_000)),
+        // 1,400 runs of backticks of different lengths: a code span's closing run is looked up,
+        // not scanned for from every opening run (4 s).
+        one((1..=1400).map(|n| "`".repeat(n)).collect::<Vec<_>>().join(" ")),
+        // 499,000 unknown commands in one formula, 200,000 formulas of one, 100,000 steps of one:
+        // only the problems that can be listed suggest a command (each compared with every name,
+        // 6 s).
+        one(format!("${}$", "\\a".repeat(499_000))),
+        one("$\\a$ ".repeat(199_000)),
+        format!("# T\n\n{}", "## S\n$\\a$\n".repeat(MAX_BYTES / 11 - 1)),
     ]
+}
+
+#[test]
+fn a_1_mb_lesson_renders_to_allowed_and_balanced_tags() {
+    for text in lessons_of_1_mb() {
+        let start = &text[..30.min(text.len())];
+        safe_html(&render_lenient(&text)).unwrap_or_else(|e| panic!("{start:?}…: {e}"));
+    }
 }
 
 #[test]
@@ -235,6 +253,8 @@ fn a_set_of_more_than_a_million_levels_is_reported_continuous_not_enumerated() {
         "qkeras.quantized_relu(bits=29, integer=13, use_sigmoid=True)",
         "qkeras.quantized_ulaw(bits=32)",
         "clipped_ste(step=1e-6, min_value=-1e6, max_value=1e6)",
+        "pact(bits=24)",
+        "larq.DoReFa(k_bit=24, mode='weights')",
     ] {
         let q = parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
         let (_, _, report) = q.eval(&[0.5], &mut Ctx::inference(0));
@@ -244,4 +264,35 @@ fn a_set_of_more_than_a_million_levels_is_reported_continuous_not_enumerated() {
     let q = parse("qkeras.quantized_relu(bits=29, integer=13)").unwrap();
     let (_, _, report) = q.eval(&[0.5], &mut Ctx::inference(0));
     assert_eq!(q.levels(&report).count(), Some(1 << 29));
+}
+
+#[test]
+fn the_union_of_more_than_a_million_group_levels_is_reported_continuous_not_enumerated() {
+    // 2^21 elements in groups of 2: a million groups, each its own scale (the union listed 16
+    // million floats and more).
+    let distinct: Vec<f32> = (0..1 << 21).map(|k| k as f32).collect();
+    // The same 500 groups over and over: they count once.
+    let repeated: Vec<f32> = (0..1 << 21).map(|k| (k % 1000) as f32).collect();
+    for spec in ["torchao.intx_fake_quantize(group_size=2)", "torchao.affine(group_size=2)"] {
+        let q = parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let (_, _, report) = q.eval(&distinct, &mut Ctx::inference(0));
+        assert_eq!(q.levels(&report), qscope::quant::Levels::Continuous, "{spec}");
+        let (_, _, report) = q.eval(&repeated, &mut Ctx::inference(0));
+        assert!(q.levels(&report).count().is_some_and(|n| n <= 500 * 256), "{spec}");
+    }
+}
+
+#[test]
+fn the_nearest_of_a_million_levels_is_found_without_a_scan() {
+    let q = parse("pact(bits=20, alpha=1.0)").unwrap();
+    let (_, _, report) = q.eval(&[0.5], &mut Ctx::inference(0));
+    let levels = q.levels(&report);
+    assert_eq!(levels.count(), Some(1 << 20));
+    // A scan compared a million levels per value (24 million per fuzzer input, half a second).
+    for k in 0..100_000 {
+        let v = k as f32 / 100_000.0;
+        let near = levels.nearest(v).unwrap();
+        assert!((near - v).abs() <= 0.5 / ((1 << 20) - 1) as f32 + f32::EPSILON, "{v} → {near}");
+        assert!(levels.contains(near));
+    }
 }

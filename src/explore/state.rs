@@ -29,6 +29,8 @@
 //! naming the problem (a bad spec gives its parser's message, with "did you mean"); past
 //! [`MAX_PROBLEMS`] messages, one more counts the rest.
 
+use std::sync::OnceLock;
+
 use crate::explore::blocks;
 use crate::explore::sample::SampleSpec;
 pub use crate::explore::sample::settings::Sample;
@@ -468,12 +470,16 @@ fn parse_x(s: &str) -> Result<(f32, f32), String> {
     }
 }
 
-/// Every parameter name of the catalogue, once.
-pub fn parameter_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = ENTRIES.iter().flat_map(|e| e.params.iter().map(|p| p.name)).collect();
-    names.sort_unstable();
-    names.dedup();
-    names
+/// Every parameter name of the catalogue, once, in order (gathered and sorted at the first
+/// call: every `hide=` name is looked up in it).
+pub fn parameter_names() -> &'static [&'static str] {
+    static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut names: Vec<&'static str> = ENTRIES.iter().flat_map(|e| e.params.iter().map(|p| p.name)).collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    })
 }
 
 fn check_hide(name: &str) -> Result<(), String> {

@@ -374,6 +374,9 @@ impl Kernel for Pact {
     }
 
     fn levels(&self, _: &Report) -> Levels {
+        if self.step_count() >= MAX_SET {
+            return Levels::Continuous;
+        }
         let k = self.codes_per_unit();
         Levels::set((0..=self.step_count()).map(|c| c as f32 / k).collect())
     }

@@ -2,6 +2,7 @@
 //! define their gradient with `@tf.custom_gradient`. Larq's `sign` maps 0 to +1.
 
 use super::lane::{self, Lane, sgn_plus, sgn0};
+use super::levels::MAX_SET;
 use super::round::{max_abs, mean_abs, sum_abs};
 use super::schema::{Kind, choice, quantizer};
 use super::simd::{self, Op};
@@ -383,6 +384,7 @@ impl Kernel for DoReFa {
         let n = self.step_count();
         match self.mode {
             DoReFaMode::Activations => Levels::codes(0, n, 1.0 / n as f32),
+            DoReFaMode::Weights if n >= MAX_SET => Levels::Continuous,
             DoReFaMode::Weights => Levels::set((0..=n).map(|k| 2.0 * (k as f32 / n as f32) - 1.0).collect()),
         }
     }

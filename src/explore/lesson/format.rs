@@ -6,8 +6,8 @@
 
 use std::collections::HashSet;
 
-use super::lines::{closes, fence, heading};
-use super::{LessonError, MAX_STEPS, MAX_TEXT, render};
+use super::lines::{Backticks, closes, fence, heading};
+use super::{LessonError, MAX_ERRORS, MAX_STEPS, MAX_TEXT, render};
 
 /// A lesson file cut into its parts, keys not yet interpreted.
 #[derive(Clone, Debug, Default)]
@@ -283,7 +283,8 @@ fn check_text(step: Option<(usize, &RawStep)>, lines: &[(usize, String)], errors
     let text: Vec<&str> = kept.iter().map(|(_, l)| l.as_str()).collect();
     let mut named: HashSet<(Option<usize>, String)> =
         errors[first_error..].iter().map(|e| (e.line, e.message.clone())).collect();
-    for p in render::problems(&text.join("\n")) {
+    // Only problems that can still be listed get a "did you mean" (a search through every name).
+    for p in render::problems_hinting(&text.join("\n"), MAX_ERRORS.saturating_sub(errors.len())) {
         let line = kept.get(p.line_in_text.wrapping_sub(1)).map_or_else(|| lines.first().map_or(1, |l| l.0), |l| l.0);
         let e = at(line, p.message);
         if named.insert((e.line, e.message.clone())) {
@@ -297,6 +298,7 @@ fn unclosed_math(paragraph: &[(usize, &str)]) -> Option<(usize, String)> {
     let chars: Vec<(usize, char)> =
         paragraph.iter().flat_map(|(n, l)| l.chars().chain(['\n']).map(move |c| (*n, c))).collect();
     let mut open: Option<(usize, bool)> = None; // (line, display)
+    let mut backticks: Option<Backticks> = None;
     let mut i = 0;
     while i < chars.len() {
         let (n, c) = chars[i];
@@ -308,14 +310,9 @@ fn unclosed_math(paragraph: &[(usize, &str)]) -> Option<(usize, String)> {
                 i += run;
                 // A code span ends at the next run of exactly as many backticks; without one,
                 // the backticks are text.
-                let mut k = i;
-                while k < chars.len() {
-                    let r = chars[k..].iter().take_while(|p| p.1 == '`').count();
-                    if r == run {
-                        i = k + r;
-                        break;
-                    }
-                    k += r.max(1);
+                let ticks = backticks.get_or_insert_with(|| Backticks::of(chars.iter().map(|p| p.1 == '`')));
+                if let Some(k) = ticks.closing(i, run, chars.len()) {
+                    i = k + run;
                 }
             }
             '$' => {

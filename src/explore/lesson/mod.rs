@@ -378,7 +378,7 @@ fn parse_highlight(value: &str, s: &Settings) -> Result<Highlight, String> {
         if known {
             return Ok(Highlight::Control(name.to_string()));
         }
-        let names: Vec<&str> = if s.view == View::Explorer { parameter_names() } else { hash_keys() };
+        let names: Vec<&str> = if s.view == View::Explorer { parameter_names().to_vec() } else { hash_keys() };
         let hint =
             did_you_mean(name, names.iter().copied()).map(|m| format!("; did you mean '{m}'?")).unwrap_or_default();
         let what = if s.view == View::Explorer { "parameter of the catalogue" } else { "trainer setting" };

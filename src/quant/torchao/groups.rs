@@ -20,6 +20,7 @@
 
 use crate::quant::blocks::{self, Statistic};
 use crate::quant::lane::{Lane, clip};
+use crate::quant::levels::MAX_SET;
 use crate::quant::round::rhe;
 use crate::quant::schema::choice;
 use crate::quant::simd::{self, OnLanes, Op};
@@ -265,14 +266,28 @@ pub fn choose_qparams_lanes<V: Lane>(
 }
 
 /// The union of every reported group's levels (one group: its uniform codes); `fallback` without
-/// any group.
+/// any group. Groups of the same parameters count once; when the distinct groups' codes add up
+/// to more than [`MAX_SET`] (a large tensor in small groups), the union is
+/// [`Levels::Continuous`] rather than enumerated.
 pub fn union_levels(report: &Report, codes: impl Fn(QParams) -> GroupCodes, fallback: QParams) -> Levels {
-    let group = |b: &Block| codes(QParams { scale: b.scale, zero_point: b.zero_point.unwrap_or(0.0) });
+    let params = |b: &Block| QParams { scale: b.scale, zero_point: b.zero_point.unwrap_or(0.0) };
     match report.blocks.as_slice() {
         [] => codes(fallback).levels(),
-        [b] => group(b).levels(),
+        [b] => codes(params(b)).levels(),
         blocks => {
-            Levels::set(blocks.iter().flat_map(|b| group(b).levels().list(usize::MAX).unwrap_or_default()).collect())
+            let mut distinct: Vec<(u32, u32)> =
+                blocks.iter().map(|b| (b.scale.to_bits(), b.zero_point.unwrap_or(0.0).to_bits())).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let groups: Vec<Levels> = distinct
+                .into_iter()
+                .map(|(s, z)| codes(QParams { scale: f32::from_bits(s), zero_point: f32::from_bits(z) }).levels())
+                .collect();
+            let total = groups.iter().map(|l| l.count().unwrap_or(0)).fold(0u64, u64::saturating_add);
+            if total > MAX_SET as u64 {
+                return Levels::Continuous;
+            }
+            Levels::set(groups.iter().flat_map(|l| l.list(usize::MAX).unwrap_or_default()).collect())
         }
     }
 }

@@ -5,6 +5,7 @@
 
 use super::html::{Html, Tag, safe_href};
 use super::math;
+use crate::explore::lesson::lines::Backticks;
 
 /// The longest link text or target, in bytes: a bracket not closed within it is text (a long
 /// run of unclosed brackets is then read in linear time).
@@ -40,17 +41,20 @@ enum Tok {
     },
 }
 
-/// Writes a paragraph's inline content; problems (formulas) are recorded, the output stays lenient.
-pub(super) fn write(text: &str, out: &mut Html, problems: &mut Vec<Problem>) {
-    let mut toks = Lexer { s: text, i: 0, problems }.run(0, text.len(), true);
+/// Writes a paragraph's inline content; problems (formulas) are recorded, the output stays
+/// lenient. `hints`: how many more formula problems may get a "did you mean" (each takes one).
+pub(super) fn write(text: &str, out: &mut Html, problems: &mut Vec<Problem>, hints: &mut usize) {
+    let mut toks = Lexer { s: text, i: 0, problems, backticks: None }.run(0, text.len(), true);
     match_stars(&mut toks);
-    emit(&toks, out, problems);
+    emit(&toks, out, problems, hints);
 }
 
 struct Lexer<'a, 'p> {
     s: &'a str,
     i: usize,
     problems: &'p mut Vec<Problem>,
+    /// The text's runs of backticks, indexed at the first code span.
+    backticks: Option<Backticks>,
 }
 
 impl Lexer<'_, '_> {
@@ -119,21 +123,19 @@ impl Lexer<'_, '_> {
     /// A code span: a run of backticks up to the next run of exactly as many.
     fn code(&mut self, to: usize) -> Option<Tok> {
         let n = self.run_of('`', to);
-        let mut k = self.i + n;
-        while k < to {
-            let r = self.s[k..to].chars().take_while(|c| *c == '`').count();
-            if r == n {
-                let body = self.s[self.i + n..k].replace('\n', " ");
-                let body = match body.strip_prefix(' ').and_then(|b| b.strip_suffix(' ')) {
-                    Some(inner) if !inner.trim().is_empty() => inner.to_string(),
-                    _ => body,
-                };
-                self.i = k + n;
-                return Some(Tok::Code(body));
-            }
-            k += if r == 0 { self.char_at(k).map_or(1, char::len_utf8) } else { r };
-        }
-        None
+        let s = self.s;
+        let k = self.backticks.get_or_insert_with(|| Backticks::of(s.bytes().map(|b| b == b'`'))).closing(
+            self.i + n,
+            n,
+            to,
+        )?;
+        let body = self.s[self.i + n..k].replace('\n', " ");
+        let body = match body.strip_prefix(' ').and_then(|b| b.strip_suffix(' ')) {
+            Some(inner) if !inner.trim().is_empty() => inner.to_string(),
+            _ => body,
+        };
+        self.i = k + n;
+        Some(Tok::Code(body))
     }
 
     /// `$…$` or `$$…$$`; an unclosed one is a problem and its `$` is text.
@@ -255,23 +257,24 @@ fn emphasis(used: usize) -> Tag {
     if used == 2 { Tag::Strong } else { Tag::Em }
 }
 
-fn emit(toks: &[Tok], out: &mut Html, problems: &mut Vec<Problem>) {
+fn emit(toks: &[Tok], out: &mut Html, problems: &mut Vec<Problem>, hints: &mut usize) {
     for t in toks {
         match t {
             Tok::Text(s) => out.text(s),
             Tok::Code(s) => out.leaf(Tag::Code, &[], s),
             Tok::Math { start, tex, display } => {
                 let mut m = Html::default();
-                if let Err(e) = math::write(tex, *display, true, &mut m) {
+                if let Err(e) = math::write(tex, *display, true, *hints > 0, &mut m) {
                     problems.push(Problem { offset: start + e.offset, message: e.message });
+                    *hints = hints.saturating_sub(1);
                     m = Html::default();
-                    let _ = math::write(tex, *display, false, &mut m);
+                    let _ = math::write(tex, *display, false, false, &mut m);
                 }
                 out.append(m);
             }
             Tok::Link { inner, url } => {
                 out.open(Tag::A, &[("href", url), ("rel", "noopener noreferrer"), ("target", "_blank")]);
-                emit(inner, out, problems);
+                emit(inner, out, problems, hints);
                 out.close(Tag::A);
             }
             Tok::Stars { count, opens, closes, .. } => {

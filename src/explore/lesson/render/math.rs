@@ -43,9 +43,11 @@ enum Node {
     Nothing,
 }
 
-/// Writes `tex` as a `<math>` element (`display="block"` for a display formula).
-pub(super) fn write(tex: &str, display: bool, strict: bool, out: &mut Html) -> Result<(), MathError> {
-    let mut p = Parser { chars: tex.char_indices().collect(), end: tex.len(), i: 0, depth: 0, strict };
+/// Writes `tex` as a `<math>` element (`display="block"` for a display formula). `hint`: a
+/// strict parse's unknown command gets a "did you mean" (a search through every name, so the
+/// caller gives it to a bounded number of problems).
+pub(super) fn write(tex: &str, display: bool, strict: bool, hint: bool, out: &mut Html) -> Result<(), MathError> {
+    let mut p = Parser { chars: tex.char_indices().collect(), end: tex.len(), i: 0, depth: 0, strict, hint };
     let nodes = p.row(None)?;
     out.open(Tag::Math, if display { &[("display", "block")] } else { &[] });
     for n in &nodes {
@@ -65,6 +67,8 @@ struct Parser {
     /// Atoms being read, one inside the other.
     depth: usize,
     strict: bool,
+    /// Unknown commands get a "did you mean" (strict parsing only).
+    hint: bool,
 }
 
 impl Parser {
@@ -278,9 +282,13 @@ impl Parser {
             "mathbb" => self.blackboard(at),
             "left" | "right" | "middle" | "big" | "Big" | "bigl" | "bigr" | "Bigl" | "Bigr" => self.fence(&name, at),
             "" => self.fail(at, "a formula ends with a lone '\\'".into(), Node::Text("\\".into())),
+            _ if !self.strict => Ok(Node::Text(format!("\\{name}"))),
             _ => {
-                let hint =
-                    did_you_mean(&name, all_names()).map(|s| format!(" (did you mean \\{s}?)")).unwrap_or_default();
+                let hint = match self.hint {
+                    true => did_you_mean(&name, all_names()).map(|s| format!(" (did you mean \\{s}?)")),
+                    false => None,
+                };
+                let hint = hint.unwrap_or_default();
                 let message = format!("unknown command \\{} in a formula{hint}", short(&name));
                 self.fail(at, message, Node::Text(format!("\\{name}")))
             }

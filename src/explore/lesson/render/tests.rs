@@ -1,10 +1,10 @@
 use proptest::prelude::*;
 
-use super::{ALLOWED_TAGS, RenderError, escape, problems, render, render_lenient};
+use super::{HINTED, RenderError, balanced, escape, only_allowed_tags, problems, render, render_lenient};
 
 /// The text as HTML, or its first problem.
 fn render_text(md: &str) -> Result<String, RenderError> {
-    let (html, mut problems) = render(md);
+    let (html, mut problems) = render(md, HINTED);
     if problems.is_empty() { Ok(html) } else { Err(problems.swap_remove(0)) }
 }
 
@@ -21,37 +21,6 @@ fn math(tex: &str) -> String {
 
 fn error(md: &str) -> RenderError {
     render_text(md).expect_err(md)
-}
-
-/// Every `<` of the output begins an allowed tag (opening or closing).
-fn only_allowed_tags(html: &str) -> Result<(), String> {
-    for (i, _) in html.match_indices('<') {
-        let rest = html[i + 1..].strip_prefix('/').unwrap_or(&html[i + 1..]);
-        let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
-        let after = rest[name.len()..].chars().next();
-        if !ALLOWED_TAGS.contains(&name.as_str()) || !matches!(after, Some('>' | ' ')) {
-            return Err(format!("'<' at {i} does not begin an allowed tag: {:?}", &html[i..(i + 40).min(html.len())]));
-        }
-    }
-    Ok(())
-}
-
-/// Every opened tag closes, in order.
-fn balanced(html: &str) -> Result<(), String> {
-    let mut open: Vec<&str> = Vec::new();
-    for (i, _) in html.match_indices('<') {
-        let rest = &html[i + 1..];
-        let (closing, rest) = rest.strip_prefix('/').map_or((false, rest), |r| (true, r));
-        let name = &rest[..rest.find([' ', '>']).unwrap_or(rest.len())];
-        match (closing, open.last()) {
-            (false, _) => open.push(name),
-            (true, Some(top)) if *top == name => {
-                open.pop();
-            }
-            _ => return Err(format!("</{name}> at {i} closes {:?}", open.last())),
-        }
-    }
-    if open.is_empty() { Ok(()) } else { Err(format!("unclosed: {open:?}")) }
 }
 
 #[test]
