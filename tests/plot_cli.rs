@@ -53,39 +53,6 @@ fn plot(name: &str, file: &str, args: &[&str]) -> Vec<u8> {
     std::fs::read(&out).unwrap()
 }
 
-/// Checks that every element is closed in order (enough XML to trust the file) and returns
-/// the start tags with their attribute text.
-fn tags(xml: &str) -> Vec<(String, String)> {
-    let mut stack: Vec<String> = Vec::new();
-    let mut out = Vec::new();
-    let mut rest = xml;
-    while let Some(i) = rest.find('<') {
-        let end = rest[i..].find('>').expect("an unclosed tag") + i;
-        let tag = &rest[i + 1..end];
-        rest = &rest[end + 1..];
-        if tag.starts_with('!') || tag.starts_with('?') {
-            continue;
-        }
-        if let Some(name) = tag.strip_prefix('/') {
-            assert_eq!(stack.pop().as_deref(), Some(name.trim()), "</{name}> closes the wrong element");
-            continue;
-        }
-        let name = tag.split_whitespace().next().unwrap().trim_end_matches('/').to_string();
-        if !tag.ends_with('/') {
-            stack.push(name.clone());
-        }
-        out.push((name, tag.to_string()));
-    }
-    assert!(stack.is_empty(), "unclosed: {stack:?}");
-    out
-}
-
-/// The value of attribute `key` in a start tag's text.
-fn attr<'a>(tag: &'a str, key: &str) -> Option<&'a str> {
-    let at = tag.find(&format!(" {key}=\""))? + key.len() + 3;
-    Some(&tag[at..at + tag[at..].find('"')?])
-}
-
 const SPEC: &str = "qkeras.quantized_bits(4,0,1)";
 const CANONICAL: &str = "qkeras.quantized_bits(bits=4, symmetric=True)";
 const BLUE: &str = "#0072B2";
@@ -93,9 +60,9 @@ const BLUE: &str = "#0072B2";
 #[test]
 fn an_svg_figure_is_well_formed_and_carries_its_specs_permalink_and_version() {
     let svg = String::from_utf8(plot("svg", "q.svg", &[SPEC, "--x", "-2,2"])).unwrap();
-    let tags = tags(&svg);
-    assert_eq!(tags[0].0, "svg");
-    assert_eq!((attr(&tags[0].1, "width"), attr(&tags[0].1, "height")), (Some("720"), Some("640")));
+    let root = &svg::parse(&svg).elements[0];
+    assert_eq!(root.name, "svg");
+    assert_eq!((root.attr("width"), root.attr("height")), (Some("720"), Some("640")));
     let meta = &svg[svg.find("<metadata>").expect("<metadata>")..svg.find("</metadata>").unwrap()];
     assert!(meta.contains(&format!("<qscope:spec>{CANONICAL}</qscope:spec>")), "{meta}");
     assert!(meta.contains(&format!("software=\"qscope {}\"", env!("CARGO_PKG_VERSION"))), "{meta}");
@@ -206,9 +173,9 @@ fn a_png_figure_is_twice_the_size_with_text_chunks() {
 fn the_svg_and_the_png_of_one_figure_embed_the_same_link_and_it_reopens_the_figure() {
     let args = [SPEC, "larq.ste_sign", "--x", "-1,1.5", "--infer", "--seed", "9"];
     let svg = String::from_utf8(plot("link-svg", "l.svg", &args)).unwrap();
-    let tags = tags(&svg);
-    let figure = tags.iter().find(|(n, _)| n == "qscope:figure").expect("<qscope:figure>");
-    let in_svg = attr(&figure.1, "permalink").unwrap().replace("&apos;", "'").replace("&amp;", "&");
+    let parsed = svg::parse(&svg);
+    let figure = parsed.elements.iter().find(|e| e.name == "qscope:figure").expect("<qscope:figure>");
+    let in_svg = figure.attr("permalink").unwrap().to_string();
     let png = texts(&chunks(&plot("link-png", "l.png", &args)));
     let in_png = &png.iter().find(|(k, _)| k == "Source").expect("a Source chunk").1;
     assert_eq!(&in_svg, in_png);
@@ -272,11 +239,11 @@ fn the_gallery_at_the_defaults_writes_a_figure_per_entry_and_an_index() {
         .collect();
     assert_eq!(svgs.len(), items.len());
     let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
-    tags(&index);
+    svg::parse(&index);
     for it in &items {
         assert!(index.contains(&format!("src=\"{}\"", it.file)), "index shows {}", it.file);
         let svg = std::fs::read_to_string(dir.join(&it.file)).unwrap();
-        tags(&svg);
+        svg::parse(&svg);
         for spec in &it.specs {
             let escaped = spec.replace('&', "&amp;").replace('\'', "&apos;").replace('"', "&quot;");
             assert!(index.contains(&escaped), "index shows {spec}");

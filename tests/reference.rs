@@ -3,6 +3,8 @@
 //! the configuration drawn.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use std::collections::HashMap;
 use std::process::Command;
 use std::sync::OnceLock;
@@ -13,6 +15,8 @@ use qscope::explore::state::{Mode, State};
 use qscope::plot::gallery::slug;
 use qscope::quant::{ENTRIES, parse};
 
+use common::svg::parse as parse_xml;
+
 const EXPLORER: &str = "https://your.host/qscope/";
 
 /// The reference's files by name (built once for every test).
@@ -22,46 +26,6 @@ fn gallery() -> &'static HashMap<String, String> {
         let o = Options { explorer: EXPLORER.into(), defaults: false, software: "qscope test".into() };
         files(&o).unwrap().into_iter().collect()
     })
-}
-
-/// Checks that every element is closed in order (enough XML to trust the page) and returns
-/// the start tags with their attribute text.
-fn tags(xml: &str) -> Vec<(String, String)> {
-    let mut stack: Vec<String> = Vec::new();
-    let mut out = Vec::new();
-    let mut rest = xml;
-    while let Some(i) = rest.find('<') {
-        let end = rest[i..].find('>').expect("an unclosed tag") + i;
-        let tag = &rest[i + 1..end];
-        rest = &rest[end + 1..];
-        if tag.starts_with('!') || tag.starts_with('?') {
-            continue;
-        }
-        if let Some(name) = tag.strip_prefix('/') {
-            assert_eq!(stack.pop().as_deref(), Some(name.trim()), "</{name}> closes the wrong element");
-            continue;
-        }
-        let name = tag.split_whitespace().next().unwrap().trim_end_matches('/').to_string();
-        if !tag.ends_with('/') {
-            stack.push(name.clone());
-        }
-        out.push((name, tag.to_string()));
-    }
-    assert!(stack.is_empty(), "unclosed: {stack:?}");
-    out
-}
-
-/// The value of attribute `key` in a start tag's text, unescaped.
-fn attr(tag: &str, key: &str) -> Option<String> {
-    let at = tag.find(&format!(" {key}=\""))? + key.len() + 3;
-    let v = &tag[at..at + tag[at..].find('"')?];
-    Some(
-        v.replace("&quot;", "\"")
-            .replace("&apos;", "'")
-            .replace("&lt;", "<")
-            .replace("&gt;", ">")
-            .replace("&amp;", "&"),
-    )
 }
 
 /// Every entity in `text` is one the pages write.
@@ -98,15 +62,15 @@ fn every_page_is_well_formed_and_every_link_resolves() {
     for (name, text) in g.iter().filter(|(n, _)| n.ends_with(".html")) {
         assert!(text.starts_with("<!doctype html>\n<html lang=\"en\">"), "{name}");
         assert!(entities_are_known(text), "{name}: an unescaped &");
-        let tags = tags(text);
-        assert!(tags.iter().all(|(t, _)| t != "script"), "{name}: no script");
-        let ids: Vec<String> = tags.iter().filter_map(|(_, t)| attr(t, "id")).collect();
-        for (tag, text) in &tags {
-            if tag == "img" {
-                assert!(attr(text, "alt").is_some_and(|a| !a.is_empty()), "{name}: <img> without alt");
+        let elements = parse_xml(text).elements;
+        assert!(elements.iter().all(|e| e.name != "script"), "{name}: no script");
+        let ids = ids_of(text);
+        for el in &elements {
+            if el.name == "img" {
+                assert!(el.attr("alt").is_some_and(|a| !a.is_empty()), "{name}: <img> without alt");
             }
             for key in ["href", "src"] {
-                let Some(link) = attr(text, key) else { continue };
+                let Some(link) = el.attr(key).map(str::to_string) else { continue };
                 if let Some(hash) = link.strip_prefix(EXPLORER) {
                     let (_, view, mut problems) = Page::split(hash);
                     problems.extend(State::parse(&view).1);
@@ -126,7 +90,7 @@ fn every_page_is_well_formed_and_every_link_resolves() {
 }
 
 fn ids_of(page: &str) -> Vec<String> {
-    tags(page).iter().filter_map(|(_, t)| attr(t, "id")).collect()
+    parse_xml(page).elements.iter().filter_map(|e| e.attr("id").map(str::to_string)).collect()
 }
 
 #[test]
@@ -135,8 +99,13 @@ fn a_pages_explorer_and_embed_links_open_the_configuration_it_draws() {
     for e in ENTRIES {
         let page = &g[&page_of(&e.info.qualified())];
         let (q, x, mode) = shown(e, false).unwrap();
-        let links: Vec<String> =
-            tags(page).iter().filter_map(|(_, t)| attr(t, "href")).filter(|h| h.starts_with(EXPLORER)).collect();
+        let links: Vec<String> = parse_xml(page)
+            .elements
+            .iter()
+            .filter_map(|e| e.attr("href"))
+            .filter(|h| h.starts_with(EXPLORER))
+            .map(str::to_string)
+            .collect();
         assert_eq!(links.len(), 2, "{}: the live link and the embed link", e.info.qualified());
         for (i, link) in links.iter().enumerate() {
             let (page, view, _) = Page::split(&link[EXPLORER.len()..]);

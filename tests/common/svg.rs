@@ -1,6 +1,7 @@
-//! Reading the SVG figures qscope writes, as much as the tests need: the elements in order
-//! (every element checked closed in order, so the file is well-formed), their attributes, the
-//! classes of the `<style>` block (and the dark scheme's), and path data as absolute points.
+//! Reading the XML qscope writes (SVG figures, the reference's pages), as much as the tests
+//! need: the elements in order (every element checked closed in order, so the file is
+//! well-formed), their attributes, the classes of the `<style>` block (and the dark scheme's),
+//! and path data as absolute points.
 #![allow(dead_code)]
 
 use std::collections::HashMap;
