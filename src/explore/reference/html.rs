@@ -9,6 +9,9 @@ use crate::plot::export::xml_escape;
 use crate::plot::fmt_number;
 use crate::quant::Family;
 
+/// The icon every page links (`favicon.svg`): the explorer's own.
+pub const FAVICON: &str = include_str!("../../../assets/favicon.svg");
+
 /// The style sheet every page links (`style.css`).
 pub const STYLE: &str = "\
 :root{color-scheme:light dark;--fg:#1f2328;--bg:#fff;--muted:#59636e;--line:#d1d9e0;--code:#f6f8fa;--link:#0969da}
@@ -77,7 +80,8 @@ fn head(title: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n\
-         <title>{}</title>\n<link rel=\"stylesheet\" href=\"style.css\"/>\n</head>\n<body>\n<main>\n",
+         <title>{}</title>\n<link rel=\"stylesheet\" href=\"style.css\"/>\n\
+         <link rel=\"icon\" href=\"favicon.svg\" type=\"image/svg+xml\"/>\n</head>\n<body>\n<main>\n",
         xml_escape(title)
     )
 }

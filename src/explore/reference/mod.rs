@@ -20,7 +20,7 @@ use super::state::{Mode, Slot, State};
 use crate::plot::gallery::{self, Item, slug};
 use crate::quant::{ENTRIES, Entry, Levels, Quantizer, parse};
 
-pub use html::STYLE;
+pub use html::{FAVICON, STYLE};
 
 /// The explorer `qscope gallery` links to by default: what `scripts/dev serve` serves.
 pub const DEFAULT_EXPLORER: &str = "http://127.0.0.1:8080/";
@@ -107,11 +107,11 @@ pub fn levels_text(levels: &Levels) -> (String, Option<Vec<String>>) {
     (text, r.list)
 }
 
-/// The gallery's files, in order, as `(file name, contents)`: `style.css`, `index.html`, then
-/// per quantizer its page and its SVG figure, then the notable figures.
+/// The gallery's files, in order, as `(file name, contents)`: `style.css`, `favicon.svg`,
+/// `index.html`, then per quantizer its page and its SVG figure, then the notable figures.
 pub fn files(o: &Options) -> Result<Vec<(String, String)>, String> {
     let mut pages = Vec::with_capacity(ENTRIES.len());
-    let mut out = vec![("style.css".to_string(), STYLE.to_string())];
+    let mut out = vec![("style.css".to_string(), STYLE.to_string()), ("favicon.svg".to_string(), FAVICON.to_string())];
     let mut figures = Vec::new();
     for e in ENTRIES {
         let (quantizer, x, mode) = shown(e, o.defaults)?;
