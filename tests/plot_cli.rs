@@ -230,14 +230,15 @@ fn the_gallery_at_the_defaults_writes_a_figure_per_entry_and_an_index() {
     let dir = scratch("gallery");
     let o = qscope(&["gallery", dir.to_str(), "--defaults"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let items = qscope::plot::gallery::items().unwrap();
+    let mut items = qscope::plot::gallery::defaults();
+    items.extend(qscope::explore::reference::notable().unwrap());
     assert!(items.len() > qscope::quant::ENTRIES.len(), "catalogue defaults and notable configurations");
     let svgs: Vec<String> = std::fs::read_dir(&dir.0)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".svg"))
+        .filter(|n| n.ends_with(".svg") && n != "favicon.svg")
         .collect();
-    assert_eq!(svgs.len(), items.len());
+    assert_eq!(svgs.len(), items.len(), "a figure per item, beside the pages' icon");
     let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
     svg::parse(&index);
     for it in &items {

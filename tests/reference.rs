@@ -51,7 +51,7 @@ fn every_quantizer_has_a_page_and_a_figure_and_the_index_links_them() {
     }
     let pages = g.keys().filter(|k| k.ends_with(".html")).count();
     assert_eq!(pages, ENTRIES.len() + 1, "a page per quantizer and the index");
-    for notable in qscope::plot::gallery::notable().unwrap() {
+    for notable in qscope::explore::reference::notable().unwrap() {
         assert!(index.contains(&format!("src=\"{}\"", notable.file)), "the index shows {}", notable.file);
     }
 }
@@ -213,4 +213,14 @@ fn the_gallery_command_writes_the_reference_with_the_explorer_given() {
     let _ = std::fs::remove_dir_all(&dir);
     let o = run(&["gallery", "x", "--explorer", "https://a#b"]);
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("without a #"));
+}
+
+#[test]
+fn the_notable_auto_figure_is_frozen_at_the_explorers_sample_tensor() {
+    let items = qscope::explore::reference::notable().unwrap();
+    let auto = items.iter().find(|i| i.specs[0].contains("alpha='auto'")).expect("the frozen 'auto' figure");
+    let values = State::default().sample_spec().generate();
+    let tensor = qscope::plot::gallery::Tensor { values: &values, name: "" };
+    assert_eq!(auto.specs[0], qscope::plot::gallery::frozen_auto_bits(tensor).unwrap());
+    assert!(auto.caption.contains("the explorer's sample tensor (1000 × normal (σ 0.5), seed 0)"), "{}", auto.caption);
 }

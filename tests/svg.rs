@@ -12,9 +12,10 @@ use std::process::Command;
 
 use common::svg::{El, Svg, parse, subpaths};
 use qscope::explore::figure::{from_specs, from_state};
+use qscope::explore::reference::notable;
 use qscope::explore::reference::shown;
 use qscope::explore::state::{Mode, Slot, State};
-use qscope::plot::gallery::{X, notable, slug};
+use qscope::plot::gallery::{X, slug};
 use qscope::plot::svg::{Figure, Scheme};
 use qscope::plot::{OKABE_ITO, Theme};
 use qscope::quant::ENTRIES;

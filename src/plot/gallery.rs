@@ -2,28 +2,17 @@
 //! (`qscope gallery --defaults`), and a few notable configurations and comparisons; the pages
 //! around them are `explore::reference`'s.
 
-use rand::SeedableRng;
-use rand::rngs::StdRng;
-
-use crate::quant::round::uniform;
 use crate::quant::{Ctx, ENTRIES, Literal, parse};
 
 /// The x range of the library-defaults and notable figures (an illustrative one names its own).
 pub const X: (f32, f32) = (-2.0, 2.0);
 
-/// The sample tensor that gives data-dependent quantizers their scale: 1024 draws of
-/// N(0, 0.5²) (Box–Muller on a seeded stream, so the gallery is reproducible).
-pub fn sample_tensor() -> Vec<f32> {
-    let mut rng = StdRng::seed_from_u64(2024);
-    (0..512)
-        .flat_map(|_| {
-            let u1 = 1.0 - uniform(&mut rng) as f64;
-            let u2 = uniform(&mut rng) as f64;
-            let r = (-2.0 * u1.ln()).sqrt() * 0.5;
-            let t = std::f64::consts::TAU * u2;
-            [(r * t.cos()) as f32, (r * t.sin()) as f32]
-        })
-        .collect()
+/// The tensor a notable data-dependent figure takes its scale from: its numbers, and in words
+/// (the reference passes the explorer's sample tensor, so its pages and index agree).
+#[derive(Clone, Copy, Debug)]
+pub struct Tensor<'a> {
+    pub values: &'a [f32],
+    pub name: &'a str,
 }
 
 /// One gallery figure.
@@ -41,11 +30,11 @@ pub struct Item {
     pub infer: bool,
 }
 
-/// `qkeras.quantized_bits(4,0,1,alpha='auto')` with the scale the [`sample_tensor`] gives,
-/// frozen as `post_training_scale` (QKeras' own way to fix an 'auto' scale).
-pub fn frozen_auto_bits() -> Result<String, String> {
+/// `qkeras.quantized_bits(4,0,1,alpha='auto')` with the scale `tensor` gives, frozen as
+/// `post_training_scale` (QKeras' own way to fix an 'auto' scale).
+pub fn frozen_auto_bits(tensor: Tensor) -> Result<String, String> {
     let mut q = parse("qkeras.quantized_bits(4,0,1,alpha='auto')").map_err(|e| e.to_string())?;
-    let (_, _, report) = q.eval(&sample_tensor(), &mut Ctx::training(0));
+    let (_, _, report) = q.eval(tensor.values, &mut Ctx::training(0));
     let scale = report.scale.ok_or("quantized_bits(alpha='auto') reported no scale")?;
     q.set("post_training_scale", &Literal::Float(scale as f64))?;
     Ok(q.to_string())
@@ -65,14 +54,6 @@ pub fn slug(name: &str) -> String {
     out.trim_matches('-').to_string()
 }
 
-/// Every gallery figure: the catalogue's defaults (inference mode where training is refused),
-/// then the notable configurations.
-pub fn items() -> Result<Vec<Item>, String> {
-    let mut out = defaults();
-    out.extend(notable()?);
-    Ok(out)
-}
-
 /// One figure per catalogue entry at its library defaults (inference mode where training is
 /// refused).
 pub fn defaults() -> Vec<Item> {
@@ -90,8 +71,9 @@ pub fn defaults() -> Vec<Item> {
     out
 }
 
-/// The notable configurations and comparisons, after the catalogue's figures.
-pub fn notable() -> Result<Vec<Item>, String> {
+/// The notable configurations and comparisons, after the catalogue's figures; a data-dependent
+/// one frozen at `tensor`'s scale.
+pub fn notable(tensor: Tensor) -> Result<Vec<Item>, String> {
     let mut out = Vec::new();
     let notable = |file: &str, specs: Vec<String>, caption: &str| Item {
         file: format!("{file}.svg"),
@@ -109,8 +91,8 @@ pub fn notable() -> Result<Vec<Item>, String> {
     ));
     out.push(notable(
         "quantized_bits-4-0-1-auto",
-        vec![frozen_auto_bits()?],
-        "alpha='auto' with the scale a N(0, 0.5²) sample of 1024 values gives (frozen as post_training_scale)",
+        vec![frozen_auto_bits(tensor)?],
+        &format!("alpha='auto' with the scale {} gives (frozen as post_training_scale)", tensor.name),
     ));
     out.push(notable(
         "quantized_relu-3-1",

@@ -169,7 +169,7 @@ pub fn index(pages: &[QuantizerPage], notable: &[Notable], o: &Options) -> Strin
 }
 
 /// The explorer's sample tensor in words: `1000 × normal (σ 0.5), seed 0`.
-fn sample_text(state: &crate::explore::state::State) -> String {
+pub(super) fn sample_text(state: &crate::explore::state::State) -> String {
     format!("{}, seed {}", state.sample.describe(fmt_number), state.seed)
 }
 

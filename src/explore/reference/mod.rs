@@ -17,7 +17,7 @@ use super::drawn::readout;
 use super::figure::{self, from_specs};
 use super::page::Page;
 use super::state::{Mode, Slot, State};
-use crate::plot::gallery::{self, Item, slug};
+use crate::plot::gallery::{self, Item, Tensor, slug};
 use crate::quant::{ENTRIES, Entry, Levels, Quantizer, parse};
 
 pub use html::{FAVICON, STYLE};
@@ -54,6 +54,15 @@ pub fn shown(e: &Entry, defaults: bool) -> Result<(Quantizer, (f32, f32), Mode),
         return Err(format!("{q}: {why}"));
     }
     Ok((q, x, mode))
+}
+
+/// The gallery's notable configurations, a data-dependent one frozen at the explorer's sample
+/// tensor (the one the quantizer pages are drawn at).
+pub fn notable() -> Result<Vec<Item>, String> {
+    let state = State::default();
+    let values = state.sample_spec().generate();
+    let name = format!("the explorer's sample tensor ({})", html::sample_text(&state));
+    gallery::notable(Tensor { values: &values, name: &name })
 }
 
 /// One quantizer's page.
@@ -132,14 +141,14 @@ pub fn files(o: &Options) -> Result<Vec<(String, String)>, String> {
         figures.push((page.figure.clone(), fig.svg().map_err(|err| format!("{}: {err}", page.figure))?));
         pages.push(page);
     }
-    let mut notable = Vec::new();
-    for item in gallery::notable()? {
+    let mut notables = Vec::new();
+    for item in notable()? {
         let fig = from_specs(&item.specs, gallery::X, Mode::from_training(!item.infer), 0)
             .map_err(|err| format!("{}: {err}", item.file))?;
         figures.push((item.file.clone(), fig.svg().map_err(|err| format!("{}: {err}", item.file))?));
-        notable.push(Notable { link: format!("{}{}", o.explorer, fig.link), item });
+        notables.push(Notable { link: format!("{}{}", o.explorer, fig.link), item });
     }
-    out.push(("index.html".to_string(), html::index(&pages, &notable, o)));
+    out.push(("index.html".to_string(), html::index(&pages, &notables, o)));
     for (p, f) in pages.iter().zip(figures.iter()) {
         out.push((p.file.clone(), html::page(p, o)));
         out.push(f.clone());
