@@ -1,5 +1,5 @@
 //! The URL hash ⇄ the state: read on load and on `hashchange`, rewritten with
-//! `history.replaceState` (no history entry, no scroll) at once, or once a drag rests. Problems in a hash
+//! `history.replaceState` (no history entry, no scroll) right after the change, or once a drag rests. Problems in a hash
 //! show in a dismissable banner; the page keeps working with defaults for the bad parts.
 //!
 //! A view reads and writes only its own keys ([`view_hash`], [`write_view`]); the page's keys
@@ -72,9 +72,10 @@ pub fn permalink() -> String {
     link_to(&current())
 }
 
-/// The URL is rewritten at once unless it was less than this long ago; then once the state
-/// rests this long (a drag rewrites it at its start and its end, not on every frame:
-/// replaceState takes milliseconds).
+/// The URL is rewritten right after the frame that changed the state unless it was rewritten
+/// less than this long ago; then once the state rests this long (a drag rewrites it at its start
+/// and every so often, not on every frame: replaceState takes milliseconds, and never inside the
+/// frame that draws the change).
 const URL_DELAY_MS: u64 = 80;
 
 /// Keeps the hash in step with the state, both ways, while the explorer is mounted.
@@ -90,12 +91,11 @@ pub fn sync(model: Model) {
         if let Some(h) = pending.try_update_value(Option::take).flatten() {
             h.clear();
         }
-        if js_sys::Date::now() - last.get_value() >= URL_DELAY_MS as f64 {
-            write(&hash);
-        } else {
-            let later = set_timeout_with_handle(move || write(&hash), std::time::Duration::from_millis(URL_DELAY_MS));
-            pending.set_value(later.ok());
-        }
+        // A timer's task runs after the current one: after the animation frame that draws the
+        // change, when the change came in one.
+        let rested = js_sys::Date::now() - last.get_value() >= URL_DELAY_MS as f64;
+        let delay = std::time::Duration::from_millis(if rested { 0 } else { URL_DELAY_MS });
+        pending.set_value(set_timeout_with_handle(move || write(&hash), delay).ok());
     });
     // A write still pending goes with the view (the route may already show another).
     on_cleanup(move || {
