@@ -1,25 +1,86 @@
-//! The plotters backend every canvas of the explorer draws through: plotters-canvas, with text
-//! measured on the canvas. plotters measures a label in the browser by appending a `<span>` to
-//! the page and reading its `offsetWidth` — a forced layout of the whole page per label, which
-//! cost a slider drag most of its frame. Here a label's width comes from the canvas'
-//! `measureText` (white space collapsed, as in the span) and its height from one such span per
-//! font (the line box, as before), both remembered for the page's life: a label laid out once is never measured again.
+//! The plotters backend every canvas of the explorer draws through: the canvas calls
+//! plotters-canvas makes, each drawing state (colours, line width, font, text alignment) set
+//! only when it changes, and text measured on the canvas. plotters-canvas sets every state
+//! before every path, dash and label — a formatted colour and up to six calls into the browser
+//! each, the larger part of a panel's cost with dashed curves cut into hundreds of dashes;
+//! the same calls minus the repeated states draw the same pixels. plotters measures a label in
+//! the browser by appending a `<span>` to the page and reading its `offsetWidth` — a forced
+//! layout of the whole page per label, which cost a slider drag most of its frame. Here a
+//! label's width comes from the canvas' `measureText` (white space collapsed, as in the span)
+//! and its height from one such span per font (the line box, as before), both remembered for
+//! the page's life: a label laid out once is never measured again.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
-use plotters_canvas::CanvasBackend;
+use plotters_backend::text_anchor::{HPos, VPos};
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind, FontTransform,
+};
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::HtmlCanvasElement;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-/// A canvas backend measuring text on its canvas.
+/// A canvas backend setting each state once and measuring text on its canvas.
 pub struct Canvas {
-    inner: CanvasBackend,
-    context: JsValue,
+    context: CanvasRenderingContext2d,
+    /// The canvas' backing size (it does not change while the canvas is drawn on).
+    size: (u32, u32),
+    /// The states this backend last set on the context (`None`: not set by it yet); a
+    /// `RefCell` as measuring text (`&self`) sets the font.
+    state: RefCell<Set>,
+    /// The states at each unmatched `save()`, which `restore()` brings back.
+    saved: Vec<Set>,
 }
 
-type Error = DrawingErrorKind<<CanvasBackend as DrawingBackend>::ErrorType>;
+/// Drawing states as set on the context: a colour as `(rgb, alpha)`.
+#[derive(Clone, Default)]
+struct Set {
+    stroke: Option<((u8, u8, u8), f64)>,
+    fill: Option<((u8, u8, u8), f64)>,
+    line_width: Option<u32>,
+    font: Option<String>,
+    align: Option<&'static str>,
+    baseline: Option<&'static str>,
+}
+
+/// What failed in the browser (a thrown value, as JSON).
+#[derive(Debug)]
+pub struct CanvasError(String);
+
+impl std::fmt::Display for CanvasError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "Canvas Error: {}", self.0)
+    }
+}
+
+impl std::error::Error for CanvasError {}
+
+type Error = DrawingErrorKind<CanvasError>;
+
+fn error(e: JsValue) -> Error {
+    let text = js_sys::JSON::stringify(&e).map(String::from).unwrap_or_else(|_| "Unknown".to_string());
+    DrawingErrorKind::DrawingError(CanvasError(text))
+}
+
+/// A colour as plotters-canvas writes it.
+fn css(c: ((u8, u8, u8), f64)) -> String {
+    let ((r, g, b), a) = c;
+    format!("rgba({r},{g},{b},{a})")
+}
+
+/// A horizontal or vertical line moved half a pixel up or left, as plotters-canvas draws it.
+fn fine_hor_ver_lines(from: BackendCoord, to: BackendCoord) -> ((f64, f64), (f64, f64)) {
+    let (mut from, mut to) = ((from.0 as f64, from.1 as f64), (to.0 as f64, to.1 as f64));
+    if from.0 == to.0 {
+        from.0 -= 0.5;
+        to.0 -= 0.5;
+    }
+    if from.1 == to.1 {
+        from.1 -= 0.5;
+        to.1 -= 0.5;
+    }
+    (from, to)
+}
 
 thread_local! {
     /// `(font, text)` → `(width, height)` in pixels; `(font, "")` holds the font's height.
@@ -29,17 +90,70 @@ thread_local! {
 impl Canvas {
     /// Draws on `canvas`; `None` when it has no 2D context.
     pub fn new(canvas: &HtmlCanvasElement) -> Option<Canvas> {
-        let context = canvas.get_context("2d").ok().flatten()?.into();
-        Some(Canvas { inner: CanvasBackend::with_canvas_object(canvas.clone())?, context })
+        let context = canvas.get_context("2d").ok().flatten()?.dyn_into().ok()?;
+        let size = (canvas.width(), canvas.height());
+        Some(Canvas { context, size, state: RefCell::new(Set::default()), saved: Vec::new() })
+    }
+
+    fn stroke_style(&self, s: &impl BackendStyle) {
+        let c = s.color();
+        let (colour, width) = ((c.rgb, c.alpha), s.stroke_width());
+        let mut state = self.state.borrow_mut();
+        if state.stroke != Some(colour) {
+            self.context.set_stroke_style_str(&css(colour));
+            state.stroke = Some(colour);
+        }
+        if state.line_width != Some(width) {
+            self.context.set_line_width(width as f64);
+            state.line_width = Some(width);
+        }
+    }
+
+    fn fill_style(&self, c: BackendColor) {
+        let colour = (c.rgb, c.alpha);
+        let mut state = self.state.borrow_mut();
+        if state.fill != Some(colour) {
+            self.context.set_fill_style_str(&css(colour));
+            state.fill = Some(colour);
+        }
+    }
+
+    fn font(&self, font: &str) {
+        let mut state = self.state.borrow_mut();
+        if state.font.as_deref() != Some(font) {
+            self.context.set_font(font);
+            state.font = Some(font.to_string());
+        }
+    }
+
+    fn text_anchor(&self, align: &'static str, baseline: &'static str) {
+        let mut state = self.state.borrow_mut();
+        if state.align != Some(align) {
+            self.context.set_text_align(align);
+            state.align = Some(align);
+        }
+        if state.baseline != Some(baseline) {
+            self.context.set_text_baseline(baseline);
+            state.baseline = Some(baseline);
+        }
+    }
+
+    fn save(&mut self) {
+        self.context.save();
+        self.saved.push(self.state.borrow().clone());
+    }
+
+    fn restore(&mut self) {
+        self.context.restore();
+        // Back to the states at the save; unknown if the save was not this backend's.
+        *self.state.get_mut() = self.saved.pop().unwrap_or_default();
     }
 
     /// The width of `text` in `font` (a CSS font, as plotters-canvas sets it to draw).
     fn width(&self, font: &str, text: &str) -> Option<u32> {
-        let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
-        js_sys::Reflect::set(&self.context, &JsValue::from_str("font"), &JsValue::from_str(font)).ok()?;
-        let measure: js_sys::Function = get(&self.context, "measureText")?.dyn_into().ok()?;
-        let metrics = measure.call1(&self.context, &JsValue::from_str(text)).ok()?;
-        Some(get(&metrics, "width")?.as_f64()?.round().max(0.0) as u32)
+        self.font(font);
+        let metrics = self.context.measure_text(text).ok()?;
+        Some(metrics.width().round().max(0.0) as u32)
     }
 
     /// The height of a line of `font` at `size` pixels: plotters' own measure (a span's
@@ -86,53 +200,155 @@ impl Canvas {
     }
 }
 
-/// Dashes cut by the plot code, as plotters-canvas strokes no patterns.
+/// Dashes cut by the plot code, as the canvas strokes no patterns.
 impl qscope::plot::Dashes for Canvas {}
 
+/// The drawing calls of plotters-canvas 0.3.1, in its order, states set only when they change.
 impl DrawingBackend for Canvas {
-    type ErrorType = <CanvasBackend as DrawingBackend>::ErrorType;
+    type ErrorType = CanvasError;
 
     fn get_size(&self) -> (u32, u32) {
-        self.inner.get_size()
+        self.size
     }
     fn ensure_prepared(&mut self) -> Result<(), Error> {
-        self.inner.ensure_prepared()
+        Ok(())
     }
     fn present(&mut self) -> Result<(), Error> {
-        self.inner.present()
+        Ok(())
     }
     fn draw_pixel(&mut self, p: BackendCoord, c: BackendColor) -> Result<(), Error> {
-        self.inner.draw_pixel(p, c)
+        if c.alpha == 0.0 {
+            return Ok(());
+        }
+        self.fill_style(c);
+        self.context.fill_rect(p.0 as f64, p.1 as f64, 1.0, 1.0);
+        Ok(())
     }
     fn draw_line<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S) -> Result<(), Error> {
-        self.inner.draw_line(a, b, s)
+        if s.color().alpha == 0.0 {
+            return Ok(());
+        }
+        let (a, b) = fine_hor_ver_lines(a, b);
+        self.stroke_style(s);
+        self.context.begin_path();
+        self.context.move_to(a.0, a.1);
+        self.context.line_to(b.0, b.1);
+        self.context.stroke();
+        Ok(())
     }
-    fn draw_rect<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S, f: bool) -> Result<(), Error> {
-        self.inner.draw_rect(a, b, s, f)
+    fn draw_rect<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S, fill: bool) -> Result<(), Error> {
+        if s.color().alpha == 0.0 {
+            return Ok(());
+        }
+        let (x, y, w, h) = (a.0 as f64, a.1 as f64, (b.0 - a.0) as f64, (b.1 - a.1) as f64);
+        if fill {
+            self.fill_style(s.color());
+            self.context.fill_rect(x, y, w, h);
+        } else {
+            self.stroke_style(s);
+            self.context.stroke_rect(x, y, w, h);
+        }
+        Ok(())
     }
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, p: I, s: &S) -> Result<(), Error> {
-        self.inner.draw_path(p, s)
+        if s.color().alpha == 0.0 {
+            return Ok(());
+        }
+        let mut p = p.into_iter();
+        // An empty path strokes nothing.
+        let Some(start) = p.next() else { return Ok(()) };
+        self.context.begin_path();
+        self.stroke_style(s);
+        self.context.move_to(start.0 as f64, start.1 as f64);
+        for next in p {
+            self.context.line_to(next.0 as f64, next.1 as f64);
+        }
+        self.context.stroke();
+        Ok(())
     }
-    fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, s: &S, f: bool) -> Result<(), Error> {
-        self.inner.draw_circle(c, r, s, f)
+    fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, s: &S, fill: bool) -> Result<(), Error> {
+        if s.color().alpha == 0.0 {
+            return Ok(());
+        }
+        if fill {
+            self.fill_style(s.color());
+        } else {
+            self.stroke_style(s);
+        }
+        self.context.begin_path();
+        self.context.arc(c.0 as f64, c.1 as f64, r as f64, 0.0, std::f64::consts::TAU).map_err(error)?;
+        if fill {
+            self.context.fill();
+        } else {
+            self.context.stroke();
+        }
+        Ok(())
     }
     fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
         &mut self,
         p: I,
         s: &S,
     ) -> Result<(), Error> {
-        self.inner.fill_polygon(p, s)
+        if s.color().alpha == 0.0 {
+            return Ok(());
+        }
+        let mut p = p.into_iter();
+        // An empty path fills nothing.
+        let Some(start) = p.next() else { return Ok(()) };
+        self.context.begin_path();
+        self.fill_style(s.color());
+        self.context.move_to(start.0 as f64, start.1 as f64);
+        for next in p {
+            self.context.line_to(next.0 as f64, next.1 as f64);
+        }
+        self.context.close_path();
+        self.context.fill();
+        Ok(())
     }
     fn draw_text<S: BackendTextStyle>(&mut self, text: &str, s: &S, pos: BackendCoord) -> Result<(), Error> {
-        self.inner.draw_text(text, s, pos)
+        let color = s.color();
+        if color.alpha == 0.0 {
+            return Ok(());
+        }
+        let degrees = match s.transform() {
+            FontTransform::None => 0.0,
+            FontTransform::Rotate90 => 90.0,
+            FontTransform::Rotate180 => 180.0,
+            FontTransform::Rotate270 => 270.0,
+        };
+        let (mut x, mut y) = (pos.0, pos.1);
+        let turned = degrees != 0.0;
+        if turned {
+            self.save();
+            self.context.translate(x as f64, y as f64).map_err(error)?;
+            self.context.rotate(degrees / 180.0 * std::f64::consts::PI).map_err(error)?;
+            (x, y) = (0, 0);
+        }
+        let baseline = match s.anchor().v_pos {
+            VPos::Top => "top",
+            VPos::Center => "middle",
+            VPos::Bottom => "bottom",
+        };
+        let align = match s.anchor().h_pos {
+            HPos::Left => "start",
+            HPos::Right => "end",
+            HPos::Center => "center",
+        };
+        self.text_anchor(align, baseline);
+        self.fill_style(color);
+        self.font(&format!("{} {}px {}", s.style().as_str(), s.size(), s.family().as_str()));
+        self.context.fill_text(text, x as f64, y as f64).map_err(error)?;
+        if turned {
+            self.restore();
+        }
+        Ok(())
     }
     fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, s: &S) -> Result<(u32, u32), Error> {
-        match self.measure(text, s) {
-            Some(v) => Ok(v),
-            None => self.inner.estimate_text_size(text, s),
+        if let Some(v) = self.measure(text, s) {
+            return Ok(v);
         }
-    }
-    fn blit_bitmap(&mut self, pos: BackendCoord, size: (u32, u32), src: &[u8]) -> Result<(), Error> {
-        self.inner.blit_bitmap(pos, size, src)
+        // plotters' own measure (the default of the trait).
+        let layout = s.layout_box(text).map_err(|e| DrawingErrorKind::FontError(Box::new(e)))?;
+        Ok((((layout.1).0 - (layout.0).0) as u32, ((layout.1).1 - (layout.0).1) as u32))
     }
 }

@@ -1,6 +1,6 @@
 //! Drawing quantizer curves with plotters, generic over the backend: the browser draws on a
-//! canvas (plotters-canvas), the command line writes SVG and PNG ([`export`]) through the same
-//! code.
+//! canvas (the app's plotters backend on its 2D context), the command line writes SVG and PNG
+//! ([`export`]) through the same code.
 //!
 //! A figure has two panels over the same x range: the forward panel `y = q(x)` and the
 //! backward panel `dy/dx`, one Okabe–Ito colour and dash pattern per quantizer, a legend
