@@ -28,12 +28,10 @@ pub struct Canvas {
     /// The states this backend last set on the context (`None`: not set by it yet); a
     /// `RefCell` as measuring text (`&self`) sets the font.
     state: RefCell<Set>,
-    /// The states at each unmatched `save()`, which `restore()` brings back.
-    saved: Vec<Set>,
 }
 
 /// Drawing states as set on the context: a colour as `(rgb, alpha)`.
-#[derive(Clone, Default)]
+#[derive(Default)]
 struct Set {
     stroke: Option<((u8, u8, u8), f64)>,
     fill: Option<((u8, u8, u8), f64)>,
@@ -92,12 +90,11 @@ impl Canvas {
     pub fn new(canvas: &HtmlCanvasElement) -> Option<Canvas> {
         let context = canvas.get_context("2d").ok().flatten()?.dyn_into().ok()?;
         let size = (canvas.width(), canvas.height());
-        Some(Canvas { context, size, state: RefCell::new(Set::default()), saved: Vec::new() })
+        Some(Canvas { context, size, state: RefCell::new(Set::default()) })
     }
 
-    fn stroke_style(&self, s: &impl BackendStyle) {
-        let c = s.color();
-        let (colour, width) = ((c.rgb, c.alpha), s.stroke_width());
+    fn stroke_style(&self, c: BackendColor, width: u32) {
+        let colour = (c.rgb, c.alpha);
         let mut state = self.state.borrow_mut();
         if state.stroke != Some(colour) {
             self.context.set_stroke_style_str(&css(colour));
@@ -138,15 +135,75 @@ impl Canvas {
         }
     }
 
-    fn save(&mut self) {
-        self.context.save();
-        self.saved.push(self.state.borrow().clone());
+    /// Strokes the polyline `pts` (two points or more make a line).
+    fn path(&mut self, pts: &[BackendCoord], c: BackendColor, width: u32) {
+        let Some((start, rest)) = pts.split_first() else { return };
+        self.context.begin_path();
+        self.stroke_style(c, width);
+        self.context.move_to(start.0 as f64, start.1 as f64);
+        for q in rest {
+            self.context.line_to(q.0 as f64, q.1 as f64);
+        }
+        self.context.stroke();
     }
 
-    fn restore(&mut self) {
-        self.context.restore();
-        // Back to the states at the save; unknown if the save was not this backend's.
-        *self.state.get_mut() = self.saved.pop().unwrap_or_default();
+    /// Fills the polygon `pts`: the same outline with fewer calls, as a point where it already
+    /// is adds no edge and a point going on straight along a row or a column of pixels only
+    /// moves the corner.
+    fn polygon(&mut self, pts: &[BackendCoord], c: BackendColor) {
+        let mut corners: Vec<BackendCoord> = Vec::with_capacity(pts.len());
+        for &q in pts {
+            match corners[..] {
+                [.., b] if b == q => {}
+                [.., a, b]
+                    if (a.1 == b.1 && b.1 == q.1 && (a.0 < b.0) == (b.0 < q.0))
+                        || (a.0 == b.0 && b.0 == q.0 && (a.1 < b.1) == (b.1 < q.1)) =>
+                {
+                    *corners.last_mut().expect("two corners") = q;
+                }
+                _ => corners.push(q),
+            }
+        }
+        let Some((start, rest)) = corners.split_first() else { return };
+        self.context.begin_path();
+        self.fill_style(c);
+        self.context.move_to(start.0 as f64, start.1 as f64);
+        for q in rest {
+            self.context.line_to(q.0 as f64, q.1 as f64);
+        }
+        self.context.close_path();
+        self.context.fill();
+    }
+
+    /// Draws `text` at `(x, y)` turned by `degrees`, its anchor `(align, baseline)`.
+    fn text(
+        &mut self,
+        text: &str,
+        c: BackendColor,
+        font: &str,
+        degrees: f64,
+        anchor: (&'static str, &'static str),
+        (x, y): BackendCoord,
+    ) -> Result<(), Error> {
+        let turned = degrees != 0.0;
+        let at = if turned {
+            self.context.save();
+            self.context.translate(x as f64, y as f64).map_err(error)?;
+            self.context.rotate(degrees / 180.0 * std::f64::consts::PI).map_err(error)?;
+            (0.0, 0.0)
+        } else {
+            (x as f64, y as f64)
+        };
+        self.text_anchor(anchor.0, anchor.1);
+        self.fill_style(c);
+        self.font(font);
+        self.context.fill_text(text, at.0, at.1).map_err(error)?;
+        if turned {
+            self.context.restore();
+            // Back to the states at the save, which need not be the last ones set.
+            *self.state.get_mut() = Set::default();
+        }
+        Ok(())
     }
 
     /// The width of `text` in `font` (a CSS font, as plotters-canvas sets it to draw).
@@ -229,7 +286,7 @@ impl DrawingBackend for Canvas {
             return Ok(());
         }
         let (a, b) = fine_hor_ver_lines(a, b);
-        self.stroke_style(s);
+        self.stroke_style(s.color(), s.stroke_width());
         self.context.begin_path();
         self.context.move_to(a.0, a.1);
         self.context.line_to(b.0, b.1);
@@ -245,25 +302,15 @@ impl DrawingBackend for Canvas {
             self.fill_style(s.color());
             self.context.fill_rect(x, y, w, h);
         } else {
-            self.stroke_style(s);
+            self.stroke_style(s.color(), s.stroke_width());
             self.context.stroke_rect(x, y, w, h);
         }
         Ok(())
     }
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, p: I, s: &S) -> Result<(), Error> {
-        if s.color().alpha == 0.0 {
-            return Ok(());
+        if s.color().alpha != 0.0 {
+            self.path(&p.into_iter().collect::<Vec<_>>(), s.color(), s.stroke_width());
         }
-        let mut p = p.into_iter();
-        // An empty path strokes nothing.
-        let Some(start) = p.next() else { return Ok(()) };
-        self.context.begin_path();
-        self.stroke_style(s);
-        self.context.move_to(start.0 as f64, start.1 as f64);
-        for next in p {
-            self.context.line_to(next.0 as f64, next.1 as f64);
-        }
-        self.context.stroke();
         Ok(())
     }
     fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, s: &S, fill: bool) -> Result<(), Error> {
@@ -273,7 +320,7 @@ impl DrawingBackend for Canvas {
         if fill {
             self.fill_style(s.color());
         } else {
-            self.stroke_style(s);
+            self.stroke_style(s.color(), s.stroke_width());
         }
         self.context.begin_path();
         self.context.arc(c.0 as f64, c.1 as f64, r as f64, 0.0, std::f64::consts::TAU).map_err(error)?;
@@ -289,25 +336,13 @@ impl DrawingBackend for Canvas {
         p: I,
         s: &S,
     ) -> Result<(), Error> {
-        if s.color().alpha == 0.0 {
-            return Ok(());
+        if s.color().alpha != 0.0 {
+            self.polygon(&p.into_iter().collect::<Vec<_>>(), s.color());
         }
-        let mut p = p.into_iter();
-        // An empty path fills nothing.
-        let Some(start) = p.next() else { return Ok(()) };
-        self.context.begin_path();
-        self.fill_style(s.color());
-        self.context.move_to(start.0 as f64, start.1 as f64);
-        for next in p {
-            self.context.line_to(next.0 as f64, next.1 as f64);
-        }
-        self.context.close_path();
-        self.context.fill();
         Ok(())
     }
     fn draw_text<S: BackendTextStyle>(&mut self, text: &str, s: &S, pos: BackendCoord) -> Result<(), Error> {
-        let color = s.color();
-        if color.alpha == 0.0 {
+        if s.color().alpha == 0.0 {
             return Ok(());
         }
         let degrees = match s.transform() {
@@ -316,14 +351,6 @@ impl DrawingBackend for Canvas {
             FontTransform::Rotate180 => 180.0,
             FontTransform::Rotate270 => 270.0,
         };
-        let (mut x, mut y) = (pos.0, pos.1);
-        let turned = degrees != 0.0;
-        if turned {
-            self.save();
-            self.context.translate(x as f64, y as f64).map_err(error)?;
-            self.context.rotate(degrees / 180.0 * std::f64::consts::PI).map_err(error)?;
-            (x, y) = (0, 0);
-        }
         let baseline = match s.anchor().v_pos {
             VPos::Top => "top",
             VPos::Center => "middle",
@@ -334,14 +361,8 @@ impl DrawingBackend for Canvas {
             HPos::Right => "end",
             HPos::Center => "center",
         };
-        self.text_anchor(align, baseline);
-        self.fill_style(color);
-        self.font(&format!("{} {}px {}", s.style().as_str(), s.size(), s.family().as_str()));
-        self.context.fill_text(text, x as f64, y as f64).map_err(error)?;
-        if turned {
-            self.restore();
-        }
-        Ok(())
+        let font = format!("{} {}px {}", s.style().as_str(), s.size(), s.family().as_str());
+        self.text(text, s.color(), &font, degrees, (align, baseline), pos)
     }
     fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, s: &S) -> Result<(u32, u32), Error> {
         if let Some(v) = self.measure(text, s) {
