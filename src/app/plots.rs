@@ -246,11 +246,12 @@ fn Readout(model: Model) -> impl IntoView {
                         rows.get()
                             .into_iter()
                             .map(|r| {
-                                let i = r.index;
+                                // A fixed colour per rebuild (the rows follow the theme as a whole).
+                                let colour = figure::colour(r.index, model.dark.get());
                                 view! {
                                     <tr>
                                         <th scope="row">
-                                            <span class="dot" style:background=move || figure::colour(i, model.dark.get())></span>
+                                            <span class="dot" style:background=colour></span>
                                             <code>{r.label}</code>
                                         </th>
                                         <td class="num">{n(r.y)}</td>
