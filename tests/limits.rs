@@ -193,6 +193,10 @@ fn lessons_of_1_mb() -> Vec<String> {
         // 6 s).
         one(format!("${}$", "\\a".repeat(499_000))),
         one("$\\a$ ".repeat(199_000)),
+        // Scripts on scripts (the lesson_link fuzzer's one crash): the lenient renderer put each
+        // extra script around the scripted node, a chain 499,000 deep that overflowed the stack.
+        one(format!("$x{}$", "^1".repeat(499_000))),
+        one(format!("$x{}$", "_1^2".repeat(249_000))),
         format!("# T\n\n{}", "## S\n$\\a$\n".repeat(MAX_BYTES / 11 - 1)),
     ]
 }

@@ -137,7 +137,10 @@ impl Parser {
                 let what = if sup { "superscript" } else { "subscript" };
                 let message = format!("a double {what}: use braces, e.g. {{x^a}}^b");
                 self.fail(at, message, Node::Row(Vec::new()))?;
-                let base = Box::new(last);
+                // Leniently, the extra script goes on an empty base after the scripted node
+                // (as `{}^b`), not around it: a chain of scripts stays flat, however long.
+                nodes.push(last);
+                let base = Box::new(Node::Row(Vec::new()));
                 if sup {
                     Node::Scripts { base, sub: None, sup: arg }
                 } else {

@@ -163,6 +163,18 @@ fn unclosed_formulas_and_braces_are_errors() {
 }
 
 #[test]
+fn an_extra_script_is_drawn_on_an_empty_base_after_the_scripted_one() {
+    let lenient = render_lenient("$x^a^b_c$");
+    assert!(
+        lenient.contains("<msup><mi>x</mi><mi>a</mi></msup><msubsup><mrow></mrow><mi>c</mi><mi>b</mi></msubsup>"),
+        "{lenient}"
+    );
+    // However many there are, the scripts stay one level deep (each would nest the last).
+    let long = render_lenient(&format!("$x{}$", "^1".repeat(100_000)));
+    assert!(!long.contains("<msup><msup>") && long.matches("<msup>").count() == 100_000);
+}
+
+#[test]
 fn problems_lists_every_one_in_order() {
     let all = problems("$\\foo$\n\n- $\\bar{x} \\baz$\n\n$a");
     let lines: Vec<usize> = all.iter().map(|e| e.line_in_text).collect();
