@@ -236,9 +236,12 @@ async function hostile(page, url) {
  * the page works on. */
 async function limits(page, url) {
   const huge = '# Huge\n\n## One step\n\n' + 'word '.repeat(209_000);
+  const chain = '# Chain\n\n## One step\n\n$x' + '^1'.repeat(499_000) + '$';
   const many = '# Many\n\n' + Array.from({ length: 5000 }, (_, i) => `## Step ${i}\n\n${'text '.repeat(40)}`).join('\n\n');
   const cases = [
     ['a 1 MB step text in a link', `#lesson=${pack(huge)}&q=larq.ste_sign`, null, /the text has 1045000 characters; at most/],
+    // The lesson_link fuzzer's crash: scripts chained 499,000 deep overflowed the stack.
+    ['a 1 MB formula of chained scripts in a link', `#lesson=${pack(chain)}&q=larq.ste_sign`, null, /the text has 998003 characters; at most/],
     ['a link unpacking to over 1 MB', `#lesson=${pack(many)}&q=larq.ste_sign`, null, /larger than 1 MB/],
     ['a 1 MB link that is no lesson', `#lesson=${'A'.repeat(1_000_000)}&q=larq.ste_sign`, null, /no built-in lesson is called 'A+…'/],
     ['a lesson file over 1 MB', '#q=larq.ste_sign', ['many.md', many], /the file has 1\d{6} bytes; a lesson has at most 1 MB/],
