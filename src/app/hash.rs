@@ -82,9 +82,17 @@ const URL_DELAY_MS: u64 = 80;
 pub fn sync(model: Model) {
     let pending = StoredValue::new_local(None::<TimeoutHandle>);
     let last = StoredValue::new_local(f64::NEG_INFINITY);
+    // The view's hash as this view last read or wrote it. A write is deferred, so a navigation
+    // (a link, back, forward) can come first: then the URL holds another hash, the navigation's
+    // `hashchange` brings its state, and the stale write is dropped rather than undo it.
+    let known = StoredValue::new_local(view_hash());
     let write = move |hash: &str| {
+        if known.try_with_value(|k| *k != view_hash()).unwrap_or(true) {
+            return;
+        }
         last.try_update_value(|t| *t = js_sys::Date::now());
         write_view(hash);
+        known.try_set_value(view_hash());
     };
     Effect::new(move |_| {
         let hash = model.state.with(State::to_hash);
@@ -105,6 +113,7 @@ pub fn sync(model: Model) {
     });
     let handle = window_event_listener(ev::hashchange, move |_| {
         let hash = view_hash();
+        known.try_set_value(hash.clone());
         if View::of(&hash) != View::Explorer {
             // Another view: the route mounts it.
             return;

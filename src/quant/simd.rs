@@ -39,7 +39,8 @@ pub(crate) use op_apply;
 static FORCE_SCALAR: AtomicBool = AtomicBool::new(false);
 
 /// Makes [`run`] take the scalar loop even where SIMD is compiled in (for the SIMD =
-/// scalar tests and the scalar benchmark figures).
+/// scalar tests and the scalar benchmark figures; they build without the `web` feature). The
+/// page's build (`web`) never asks, so its SIMD build carries no switch to the scalar loops.
 pub fn force_scalar(on: bool) {
     FORCE_SCALAR.store(on, Ordering::Relaxed);
 }
@@ -50,7 +51,7 @@ pub const SIMD: bool = cfg!(all(target_arch = "wasm32", target_feature = "simd12
 /// Whether the f32x4 path runs: compiled in and not forced scalar.
 #[inline]
 pub fn enabled() -> bool {
-    SIMD && !FORCE_SCALAR.load(Ordering::Relaxed)
+    SIMD && (cfg!(feature = "web") || !FORCE_SCALAR.load(Ordering::Relaxed))
 }
 
 /// Runs `op` over the slice: SIMD when available (unless forced scalar), else scalar.
