@@ -70,6 +70,15 @@ pub trait Lane:
     /// Per lane, the operand whose bits are the larger signed 32-bit integer: for floats whose
     /// sign bit is clear, the larger, a NaN above +inf (a running `max|x|` in one integer op).
     fn imax(self, o: Self) -> Self;
+    /// The bits of `self` and `o`, and-ed (`x.iand(-0.0)` is x's sign bit alone).
+    fn iand(self, o: Self) -> Self;
+    /// The bits of `self` and `o`, or-ed.
+    fn ior(self, o: Self) -> Self;
+    /// The bits of `self` and `o`, xor-ed.
+    fn ixor(self, o: Self) -> Self;
+    /// Per lane, whether `self`'s bits are the larger signed 32-bit integer (for floats whose
+    /// sign bit is clear, `self > o` with a NaN above +inf: one `i32x4.gt_s`).
+    fn igt(self, o: Self) -> Self::Mask;
 
     /// Per lane, one of four values: `table[k]` where the lane's bits are `0x0302_0100 +
     /// k·0x0404_0404` (the byte offsets of `table[k]`, as `i8x16.swizzle` reads them — one
@@ -202,6 +211,22 @@ impl Lane for f32 {
     #[inline(always)]
     fn imax(self, o: Self) -> Self {
         if (o.to_bits() as i32) > (self.to_bits() as i32) { o } else { self }
+    }
+    #[inline(always)]
+    fn iand(self, o: Self) -> Self {
+        f32::from_bits(self.to_bits() & o.to_bits())
+    }
+    #[inline(always)]
+    fn ior(self, o: Self) -> Self {
+        f32::from_bits(self.to_bits() | o.to_bits())
+    }
+    #[inline(always)]
+    fn ixor(self, o: Self) -> Self {
+        f32::from_bits(self.to_bits() ^ o.to_bits())
+    }
+    #[inline(always)]
+    fn igt(self, o: Self) -> bool {
+        (self.to_bits() as i32) > (o.to_bits() as i32)
     }
     #[inline(always)]
     fn reduce(self, _: impl Fn(Self, Self) -> Self) -> f32 {
@@ -536,6 +561,22 @@ mod simd128 {
         #[inline(always)]
         fn imax(self, o: Self) -> Self {
             F32x4(i32x4_max(self.0, o.0))
+        }
+        #[inline(always)]
+        fn iand(self, o: Self) -> Self {
+            F32x4(v128_and(self.0, o.0))
+        }
+        #[inline(always)]
+        fn ior(self, o: Self) -> Self {
+            F32x4(v128_or(self.0, o.0))
+        }
+        #[inline(always)]
+        fn ixor(self, o: Self) -> Self {
+            F32x4(v128_xor(self.0, o.0))
+        }
+        #[inline(always)]
+        fn igt(self, o: Self) -> M32x4 {
+            M32x4(i32x4_gt(self.0, o.0))
         }
         #[inline(always)]
         fn lookup4(table: [f32; 4], at: Self) -> Self {
