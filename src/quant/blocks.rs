@@ -64,9 +64,9 @@ pub fn amax_on<V: Lane>(x: &[f32]) -> f32 {
 
 /// [`amax_on`] for a long slice (a whole tensor), without an `abs` per vector (three operations
 /// in V8): two running integer maxima, one of x's bits as signed integers (the largest positive
-/// x wins), one of x's bits with the sign flipped (as unsigned integers: the negative x of
-/// largest magnitude wins, else the largest positive — LLVM makes it one unsigned `max`); the
-/// larger of their magnitudes is the largest |x| bits, a NaN of either sign winning. Two
+/// x wins), one of x's bits with the sign flipped (an unsigned maximum: the negative x of
+/// largest magnitude wins, else the largest positive) — three operations per vector, not four;
+/// the larger of their magnitudes is the largest |x| bits, a NaN of either sign winning. Two
 /// reductions instead of one: slower on a block's few vectors.
 #[inline(always)]
 pub fn tensor_amax_on<V: Lane>(x: &[f32]) -> f32 {
