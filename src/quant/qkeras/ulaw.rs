@@ -105,6 +105,38 @@ impl Op for UlawTable<'_> {
     }
 }
 
+/// [`UlawTable`] for at most 256 codes (bits ≤ 8, the usual widths): each lane's value and
+/// gradient factor are one pair of a fixed table, read without bounds checks.
+struct UlawPairs<'a> {
+    ulaw: &'a QuantizedUlaw,
+    pairs: Box<[[f32; 2]; 256]>,
+}
+
+impl<'a> UlawPairs<'a> {
+    /// The table of `ulaw`'s codes, or None where it has more than 256.
+    fn new(ulaw: &'a QuantizedUlaw) -> Option<Self> {
+        let codes = pow2i(ulaw.bits - 1) as usize + 1;
+        (codes <= 256).then(|| {
+            let mut pairs = Box::new([[0.0; 2]; 256]);
+            for (k, p) in pairs.iter_mut().enumerate().take(codes) {
+                let (out, grad) = ulaw.of_code(k as f32);
+                *p = [out, grad];
+            }
+            UlawPairs { ulaw, pairs }
+        })
+    }
+}
+
+impl Op for UlawPairs<'_> {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (k, ds) = self.ulaw.code(x);
+        // A NaN code reads entry 0, as in UlawTable.
+        let (out, grad) = V::lookup_pairs(&self.pairs, k);
+        (V::select(x.le(x), out, x), self.ulaw.grad(x, grad, ds))
+    }
+}
+
 impl Kernel for QuantizedUlaw {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         integer_fits(self.integer, self.bits)
@@ -117,8 +149,13 @@ impl Kernel for QuantizedUlaw {
             simd::run(self, x, y, dydx);
             return Report::default();
         }
-        let (out, grad) = (0..codes).map(|k| self.of_code(k as f32)).unzip();
-        simd::run(&UlawTable { ulaw: self, out, grad }, x, y, dydx);
+        match UlawPairs::new(self) {
+            Some(pairs) => simd::run(&pairs, x, y, dydx),
+            None => {
+                let (out, grad) = (0..codes).map(|k| self.of_code(k as f32)).unzip();
+                simd::run(&UlawTable { ulaw: self, out, grad }, x, y, dydx);
+            }
+        }
         Report::default()
     }
 
@@ -139,6 +176,7 @@ elementwise_facts! { QuantizedUlaw }
 #[cfg(test)]
 mod ulaw_tests {
     use super::*;
+    use crate::quant::lane::Wide;
 
     /// The tables' kernel gives the formula's bits (a NaN for a NaN: which NaN the formula
     /// gives depends on how the compiler folds it), over every 65 521st float32 bit pattern and a fine sweep of [−3, 3].
@@ -153,11 +191,22 @@ mod ulaw_tests {
                     let codes = pow2i(bits - 1) as usize + 1;
                     let (out, grad) = (0..codes).map(|k| q.of_code(k as f32)).unzip();
                     let table = UlawTable { ulaw: &q, out, grad };
+                    let pairs = UlawPairs::new(&q);
+                    assert_eq!(pairs.is_some(), bits <= 8, "pairs for bits {bits}");
                     for &v in x.iter().chain(&[f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0]) {
                         let (a, b) = (table.eval(v), q.eval(v));
                         let bits =
                             |(y, g): (f32, f32)| [if y.is_nan() { 0x7fc0_0000 } else { y.to_bits() }, g.to_bits()];
                         assert_eq!(bits(a), bits(b), "{q:?} at {v:e}");
+                        if let Some(p) = &pairs {
+                            assert_eq!(bits(p.eval(v)), bits(b), "{q:?} at {v:e} (pairs)");
+                            let four = Wide::<f32, 4>::splat(v);
+                            let (y4, g4) = p.eval(four);
+                            let (mut ys, mut gs) = ([0.0f32; 4], [0.0f32; 4]);
+                            y4.store(&mut ys);
+                            g4.store(&mut gs);
+                            assert_eq!(bits((ys[3], gs[3])), bits(b), "{q:?} at {v:e} (pairs, four lanes)");
+                        }
                     }
                 }
             }
