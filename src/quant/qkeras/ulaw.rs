@@ -5,8 +5,8 @@ use super::super::round::{clip, lookup, pow2i};
 use super::super::schema::{Kind, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report};
+use super::integer_fits;
 use super::relu::{BITS, INTEGER};
-use super::{integer_fits, sigmoid_q};
 use crate::quant::elementwise_facts;
 use crate::quant::levels::MAX_SET;
 
@@ -41,11 +41,26 @@ impl QuantizedUlaw {
 }
 
 impl QuantizedUlaw {
-    /// The code `round(m·σ_h(x/2^integer))` ∈ [0, m] (NaN for NaN) and σ_h's slope there.
+    /// The code `round(m·σ_h(x/2^integer))` ∈ [0, m] (NaN for NaN) and σ_h's slope there, from
+    /// one scaled clip: with `v = xs/2 + ½` (xs = x/2^integer) and m a power of two,
+    /// `m·clip(v, 0, 1)` is `clip((m/2)·xs + m/2, 0, m)` exactly (for m = 1 it is the same
+    /// arithmetic; for m ≥ 2 the scaling is exact and commutes with the rounding and the clip, and
+    /// where `xs/2` rounds, xs is subnormal and both sums are m/2), and `0 ≤ v ≤ 1` is the clip
+    /// leaving its argument unchanged. [`QuantizedUlaw::code_by_sigmoid`] is the oracle.
     #[inline(always)]
     fn code<V: Lane>(&self, x: V) -> (V, V) {
+        let m = pow2i(self.bits - 1);
+        let h = V::splat(0.5 * m);
         // m_i is a power of two: × its reciprocal is ÷ it, bit for bit.
-        let (s, ds) = sigmoid_q(x * V::splat(1.0 / pow2i(self.integer)));
+        let w = x * V::splat(1.0 / pow2i(self.integer)) * h + h;
+        let c = lane::clip(w, V::splat(0.0), V::splat(m));
+        (c.nearest(), V::select(c.eq(w), V::splat(0.5), V::splat(0.0)))
+    }
+
+    /// [`QuantizedUlaw::code`] as QKeras composes it: the hard sigmoid, then × m and round.
+    #[cfg(test)]
+    fn code_by_sigmoid<V: Lane>(&self, x: V) -> (V, V) {
+        let (s, ds) = super::sigmoid_q(x * V::splat(1.0 / pow2i(self.integer)));
         ((s * V::splat(pow2i(self.bits - 1))).nearest(), ds)
     }
 
@@ -177,6 +192,24 @@ elementwise_facts! { QuantizedUlaw }
 mod ulaw_tests {
     use super::*;
     use crate::quant::lane::Wide;
+
+    /// The code and slope by one scaled clip are the hard sigmoid's, scaled and rounded, on every
+    /// float32 bit pattern (every [`crate::quant::every_float_step`]th at bits 8 and 32, all with
+    /// `QSCOPE_EXHAUSTIVE=1`; every 65 521st at the other widths) and every integer part.
+    #[test]
+    fn the_ulaw_code_by_one_scaled_clip_is_the_sigmoids() {
+        for bits in 1..=32 {
+            let step = if bits % 8 == 0 { crate::quant::every_float_step() } else { 65_521 };
+            for integer in [0, 1, bits / 2, bits] {
+                let q = QuantizedUlaw { bits, integer, symmetric: false, u: 255.0 };
+                for b in (0..=u32::MAX).step_by(step).chain([0x8000_0000, 0x3f80_0000, 0xbf80_0000, 1, 0x8000_0001]) {
+                    let x = f32::from_bits(b);
+                    let [got, want] = [q.code(x), q.code_by_sigmoid(x)].map(|(k, d)| [k.to_bits(), d.to_bits()]);
+                    assert_eq!(got, want, "bits {bits} integer {integer} at {x:e}");
+                }
+            }
+        }
+    }
 
     /// The tables' kernel gives the formula's bits (a NaN for a NaN: which NaN the formula
     /// gives depends on how the compiler folds it), over every 65 521st float32 bit pattern and a fine sweep of [−3, 3].
