@@ -267,7 +267,10 @@ impl<const PLAIN: bool> Tern<PLAIN> {
         } else {
             (x.gt(zero), x.lt(zero))
         };
-        V::select(pos, one, V::select(neg, -one, x - x))
+        // x − x on purpose: +0 for a finite x, NaN for NaN.
+        #[allow(clippy::eq_op)]
+        let zero_or_nan = x - x;
+        V::select(pos, one, V::select(neg, -one, zero_or_nan))
     }
 }
 
