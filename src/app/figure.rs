@@ -1,4 +1,5 @@
-//! The app's only door into [`qscope::plot`]: drawing a panel on a canvas, drawing the whole
+//! The app's only door into [`qscope::plot`]: drawing a panel on a canvas (through
+//! [`Erased`], as the SVG export draws: one copy of the drawing code in the page), drawing the whole
 //! figure at 2× for export, the figure as an exported document, mapping a pointer to x, the
 //! theme every canvas draws with, the format comparison's scatter, and the colours and dash patterns the legend uses (curves
 //! are evaluated by [`qscope::explore::figure`]). Everything else in the app goes through these functions, so a
@@ -13,7 +14,7 @@ pub use qscope::plot::{Curve, Panel, Reading, TrainColours, fmt_number};
 
 use super::canvas::Canvas;
 use qscope::explore::state::State;
-use qscope::plot::{self, PlotFrame, Style, Theme, Viewport};
+use qscope::plot::{self, Erased, PlotFrame, Style, Theme, Viewport};
 
 /// The value and gradient of every visible curve at `x`.
 pub fn read_at(curves: &[Curve], x: f32) -> Vec<Reading> {
@@ -86,9 +87,10 @@ pub fn draw_panel(
     frame: &Frame,
 ) -> Result<Drawn, String> {
     let dpr = fit_canvas(canvas, css);
-    let backend = Canvas::new(canvas).ok_or("the canvas has no 2D context")?;
+    let mut backend = Canvas::new(canvas).ok_or("the canvas has no 2D context")?;
     let scale = dpr * zoom();
-    let plot = plot::draw_panel_with(&backend.into_drawing_area(), panel, curves, &frame.view(), &frame.style(scale))
+    let area = Erased(&mut backend).into_drawing_area();
+    let plot = plot::draw_panel_with(&area, panel, curves, &frame.view(), &frame.style(scale))
         .map_err(|e| format!("drawing the {panel:?} panel failed: {e:?}"))?;
     Ok(Drawn { plot, scale, dark: frame.dark })
 }
@@ -113,9 +115,9 @@ pub fn draw_crosshair(
         .ok_or("the crosshair layer has no 2D context")?;
     context.clear_rect(0.0, 0.0, layer.width() as f64, layer.height() as f64);
     let Some(x) = x else { return Ok(()) };
-    let backend = Canvas::new(layer).ok_or("the crosshair layer has no 2D context")?;
+    let mut backend = Canvas::new(layer).ok_or("the crosshair layer has no 2D context")?;
     let style = Frame { x: drawn.plot.x, dark: drawn.dark, emphasis: None }.style(drawn.scale);
-    plot::draw_crosshair(&backend.into_drawing_area(), panel, curves, &drawn.plot, x, &style)
+    plot::draw_crosshair(&Erased(&mut backend).into_drawing_area(), panel, curves, &drawn.plot, x, &style)
         .map_err(|e| format!("drawing the crosshair failed: {e:?}"))
 }
 
@@ -150,9 +152,9 @@ pub fn draw_comparison(
     dark: bool,
 ) -> Result<(), String> {
     let dpr = fit_canvas(canvas, css);
-    let backend = Canvas::new(canvas).ok_or("the canvas has no 2D context")?;
+    let mut backend = Canvas::new(canvas).ok_or("the canvas has no 2D context")?;
     let style = Style { theme: theme(dark), scale: dpr * zoom(), ..Style::default() };
-    let area = backend.into_drawing_area();
+    let area = Erased(&mut backend).into_drawing_area();
     plot::formats::draw_comparison(&area, cmp, &style)
         .and_then(|_| area.present())
         .map_err(|e| format!("drawing the format comparison failed: {e:?}"))
@@ -161,7 +163,7 @@ pub fn draw_comparison(
 /// A new (detached) canvas of `size` layout pixels at twice the pixels, drawn by `draw`.
 fn canvas_2x(
     size: (u32, u32),
-    draw: impl FnOnce(&plotters::prelude::DrawingArea<Canvas, plotters::coord::Shift>) -> Result<(), String>,
+    draw: impl FnOnce(&plotters::prelude::DrawingArea<Erased, plotters::coord::Shift>) -> Result<(), String>,
 ) -> Result<HtmlCanvasElement, String> {
     use wasm_bindgen::JsCast;
     let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
@@ -172,8 +174,8 @@ fn canvas_2x(
         .map_err(|_| "not a canvas")?;
     canvas.set_width(2 * size.0.max(1));
     canvas.set_height(2 * size.1.max(1));
-    let backend = Canvas::new(&canvas).ok_or("the canvas has no 2D context")?;
-    draw(&backend.into_drawing_area())?;
+    let mut backend = Canvas::new(&canvas).ok_or("the canvas has no 2D context")?;
+    draw(&Erased(&mut backend).into_drawing_area())?;
     Ok(canvas)
 }
 

@@ -11,11 +11,11 @@ use plotters::prelude::*;
 use plotters::style::FontTransform;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::erased::Erased;
 use super::geometry::to_backend;
 use super::legend::fit;
 use super::panel::themed_mesh;
 use super::svg::{Scheme, Words, svg_document};
-use super::svgwriter::SvgWriter;
 use super::{DrawResult, Style, Theme, fmt_number};
 
 /// One format on the figure.
@@ -211,7 +211,7 @@ pub struct FormatFigure {
 impl FormatFigure {
     /// The figure as an SVG document with its words in the metadata.
     pub fn svg(&self) -> Result<String, String> {
-        svg_document(self.size, self.theme, self.scheme, &self.words, |area: &DrawingArea<SvgWriter, Shift>, style| {
+        svg_document(self.size, self.theme, self.scheme, &self.words, |area: &DrawingArea<Erased, Shift>, style| {
             draw_comparison(area, &self.comparison, style)
         })
     }

@@ -13,6 +13,7 @@
 //! [`formats`] draws the format comparison: SQNR (and MSE) against bits per element.
 
 pub mod boundary;
+pub mod erased;
 pub mod formats;
 mod geometry;
 mod jumps;
@@ -32,6 +33,7 @@ mod raster;
 pub mod svg;
 pub mod svgwriter;
 
+pub use erased::Erased;
 pub use geometry::Frame as PlotFrame;
 pub use jumps::{Jump, Side, find_jumps, from_key, key, significant_bits, true_derivative};
 pub use readout::{Crosshair, Reading, read_at};

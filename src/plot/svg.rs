@@ -23,6 +23,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
 
+use super::erased::Erased;
 use super::svgwriter::{SvgDoc, SvgWriter};
 use super::{Curve, DrawResult, Style, Theme, Viewport, draw_figure_with};
 
@@ -110,13 +111,9 @@ impl Figure {
     /// The figure as an SVG document (text measured by estimate, drawn at 2× and viewed at 1×
     /// so curve points keep half-pixel precision).
     pub fn svg(&self) -> Result<String, String> {
-        svg_document(
-            self.size,
-            self.theme,
-            self.scheme,
-            &self.words(),
-            |area: &DrawingArea<SvgWriter, Shift>, style| draw_figure_with(area, &self.curves, &self.view, style),
-        )
+        svg_document(self.size, self.theme, self.scheme, &self.words(), |area: &DrawingArea<Erased, Shift>, style| {
+            draw_figure_with(area, &self.curves, &self.view, style)
+        })
     }
 
     /// The figure as plotters' own SVG backend writes it (each dash a `<polyline>`, every
@@ -155,17 +152,19 @@ impl Words {
 
 /// An SVG document of `size` layout pixels (drawn at 2× and viewed at 1×) by `draw` in
 /// `theme`, coloured as `scheme` says, with `words` in its `<title>`, `<desc>` and
-/// `<metadata>`.
+/// `<metadata>`. The compact writer is drawn through [`Erased`], the backend the page's
+/// canvases draw through too: one copy of the drawing code serves both.
 pub fn svg_document(
     (w, h): (u32, u32),
     theme: Theme,
     scheme: Scheme,
     words: &Words,
-    draw: impl FnOnce(&DrawingArea<SvgWriter, Shift>, &Style) -> DrawResult<SvgWriter<'static>>,
+    draw: impl FnOnce(&DrawingArea<Erased, Shift>, &Style) -> DrawResult<Erased<'static>>,
 ) -> Result<String, String> {
     let mut doc = SvgDoc::new((2 * w, 2 * h));
     {
-        let area = SvgWriter(&mut doc).into_drawing_area();
+        let mut writer = SvgWriter(&mut doc);
+        let area = Erased(&mut writer).into_drawing_area();
         let style = Style { theme, scale: 2.0, ..Style::default() };
         draw(&area, &style).map_err(|e| format!("drawing the SVG: {e}"))?;
     }

@@ -60,6 +60,8 @@ pub trait Lane:
     fn le(self, o: Self) -> Self::Mask;
     fn gt(self, o: Self) -> Self::Mask;
     fn ge(self, o: Self) -> Self::Mask;
+    /// `self == o` (false where either is NaN; `−0 == +0`).
+    fn eq(self, o: Self) -> Self::Mask;
     /// `if m { a } else { b }` per lane.
     fn select(m: Self::Mask, a: Self, b: Self) -> Self;
     /// `self`'s magnitude with `sign`'s sign bit, flipped where `sign` is NaN (ml_dtypes'
@@ -84,6 +86,12 @@ pub trait Lane:
     /// k·0x0404_0404` (the byte offsets of `table[k]`, as `i8x16.swizzle` reads them — one
     /// instruction on F32x4, bytes ≥ 16 giving 0 there); bits 2–3 of the lane on the others.
     fn lookup4(table: [f32; 4], at: Self) -> Self;
+
+    /// Per lane, the pair `table[k]` for `k` the lane's value, an integer in [0, 255] (NaN
+    /// reads entry 0), as two vectors: each lane's pair is one 64-bit read (on F32x4 its
+    /// index is converted and read four lanes at once, with no bounds check: the table has 256
+    /// entries).
+    fn lookup_pairs(table: &[[f32; 2]; 256], at: Self) -> (Self, Self);
 
     /// The lanes folded into one value by `f` as a tree of neighbours, lower lanes on the left:
     /// `f(f(l0, l1), f(l2, l3))` for four lanes (an odd lane out is carried up), the lane itself
@@ -197,6 +205,10 @@ impl Lane for f32 {
         self >= o
     }
     #[inline(always)]
+    fn eq(self, o: Self) -> bool {
+        self == o
+    }
+    #[inline(always)]
     fn select(m: bool, a: Self, b: Self) -> Self {
         if m { a } else { b }
     }
@@ -235,6 +247,11 @@ impl Lane for f32 {
     #[inline(always)]
     fn lookup4(table: [f32; 4], at: Self) -> Self {
         table[(at.to_bits() >> 2) as usize & 3]
+    }
+    #[inline(always)]
+    fn lookup_pairs(table: &[[f32; 2]; 256], at: Self) -> (Self, Self) {
+        let [a, b] = table[at as usize & 255];
+        (a, b)
     }
 }
 
@@ -541,6 +558,10 @@ mod simd128 {
             M32x4(f32x4_ge(self.0, o.0))
         }
         #[inline(always)]
+        fn eq(self, o: Self) -> M32x4 {
+            M32x4(f32x4_eq(self.0, o.0))
+        }
+        #[inline(always)]
         fn select(m: M32x4, a: Self, b: Self) -> Self {
             // `(a & m) | (b & !m)`, the bit select spelled out: LLVM still emits `v128.bitselect`,
             // but folds a zero arm to one `and`/`andnot` (the `llvm.wasm.bitselect` intrinsic
@@ -581,6 +602,17 @@ mod simd128 {
         #[inline(always)]
         fn lookup4(table: [f32; 4], at: Self) -> Self {
             F32x4(i8x16_swizzle(f32x4(table[0], table[1], table[2], table[3]), at.0))
+        }
+        #[inline(always)]
+        fn lookup_pairs(table: &[[f32; 2]; 256], at: Self) -> (Self, Self) {
+            let k = i32x4_trunc_sat_f32x4(at.0);
+            let pair = |i: i32| {
+                let [a, b] = table[i as usize & 255];
+                u64::from(a.to_bits()) | u64::from(b.to_bits()) << 32
+            };
+            let lo = u64x2(pair(i32x4_extract_lane::<0>(k)), pair(i32x4_extract_lane::<1>(k)));
+            let hi = u64x2(pair(i32x4_extract_lane::<2>(k)), pair(i32x4_extract_lane::<3>(k)));
+            (F32x4(i32x4_shuffle::<0, 2, 4, 6>(lo, hi)), F32x4(i32x4_shuffle::<1, 3, 5, 7>(lo, hi)))
         }
         #[inline(always)]
         fn reduce(self, f: impl Fn(Self, Self) -> Self) -> f32 {

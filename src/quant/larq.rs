@@ -257,7 +257,7 @@ impl<const PLAIN: bool> Tern<PLAIN> {
     /// The same for a finite Δ ≥ 0, by two comparisons: with gradual underflow `x ± Δ` rounds to
     /// zero only when it is zero, so the signs of `x + Δ` and `x − Δ` are those of the exact
     /// differences. The sum is positive where `x − Δ ≥ 0` and `x + Δ > 0`, negative where
-    /// `x + Δ ≤ 0` and `x − Δ < 0`, else +0 (`x·0 + 0`: x is finite there, or NaN). For Δ > 0 the second
+    /// `x + Δ ≤ 0` and `x − Δ < 0`, else +0 (`x − x`, one operation: x is finite there, or NaN). For Δ > 0 the second
     /// condition of each follows from the first; for Δ = ±0 the comparisons are strict.
     #[inline(always)]
     fn compared<V: Lane>(&self, x: V) -> V {
@@ -267,7 +267,10 @@ impl<const PLAIN: bool> Tern<PLAIN> {
         } else {
             (x.gt(zero), x.lt(zero))
         };
-        V::select(pos, one, V::select(neg, -one, x * zero + zero))
+        // x − x on purpose: +0 for a finite x, NaN for NaN.
+        #[allow(clippy::eq_op)]
+        let zero_or_nan = x - x;
+        V::select(pos, one, V::select(neg, -one, zero_or_nan))
     }
 }
 

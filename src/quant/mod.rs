@@ -134,15 +134,32 @@ pub trait Kernel: schema::Schema {
     /// ([`Facts::block_size`]). The reports' blocks are concatenated in row order; tensor-level
     /// numbers are the last row's. A format with a per-matrix statistic overrides it.
     fn apply_rows(&self, x: &[f32], row_len: usize, y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
-        let mut report = Report::default();
-        let mut blocks = Vec::new();
-        each_row(x, row_len, y, dydx, |xr, yr, d| {
-            report = self.apply(xr, yr, d, ctx);
-            blocks.append(&mut report.blocks);
-        });
-        report.blocks = blocks;
-        report
+        by_rows(x, row_len, y, dydx, ctx, &|xr, yr, d, ctx| self.apply(xr, yr, d, ctx))
     }
+}
+
+/// One tensor's quantization, as [`Kernel::apply`]: what [`by_rows`] runs on each row.
+pub type ApplyFn<'a> = dyn Fn(&[f32], &mut [f32], Option<&mut [f32]>, &mut Ctx) -> Report + 'a;
+
+/// [`Kernel::apply_rows`]' default: `apply` on each row, the rows' blocks concatenated, the
+/// last row's report. Not generic (`apply` comes as `dyn`): one copy of the loop in a program,
+/// not one per quantizer (54 in the page, ~1 KB each).
+pub fn by_rows(
+    x: &[f32],
+    row_len: usize,
+    y: &mut [f32],
+    dydx: Option<&mut [f32]>,
+    ctx: &mut Ctx,
+    apply: &ApplyFn,
+) -> Report {
+    let mut report = Report::default();
+    let mut blocks = Vec::new();
+    each_row(x, row_len, y, dydx, |xr, yr, d| {
+        report = apply(xr, yr, d, ctx);
+        blocks.append(&mut report.blocks);
+    });
+    report.blocks = blocks;
+    report
 }
 
 /// Calls `f(x_row, y_row, dydx_row)` for each row of `row_len` elements (the last may be

@@ -91,7 +91,7 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
             v.store(&mut s[l * V::WIDTH..]);
         }
     }
-    per_part!(unary: nearest floor abs sqrt exponent mantissa pow2 binade; compare: lt le gt ge);
+    per_part!(unary: nearest floor abs sqrt exponent mantissa pow2 binade; compare: lt le gt ge eq);
     #[inline(always)]
     fn iadd(self, o: Self) -> Self {
         self.zip(o, V::iadd)
@@ -143,6 +143,11 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
     #[inline(always)]
     fn lookup4(table: [f32; 4], at: Self) -> Self {
         at.map(|a| V::lookup4(table, a))
+    }
+    #[inline(always)]
+    fn lookup_pairs(table: &[[f32; 2]; 256], at: Self) -> (Self, Self) {
+        let parts = at.0.map(|a| V::lookup_pairs(table, a));
+        (Wide(parts.map(|p| p.0)), Wide(parts.map(|p| p.1)))
     }
 }
 

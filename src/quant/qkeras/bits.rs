@@ -447,7 +447,7 @@ impl QuantizedLinear {
 }
 
 /// quantized_linear for a given scale: clip, round, and the clipped STE. `PLAIN` fixes at
-/// compile time what [`LinearOp::plain`] checks — a power-of-two scale with a normal
+/// compile time what [`LinearOp::plain`] checks — a power-of-two scale up to 2^21 with a normal
 /// reciprocal, no sign-mode shift, qnoise_factor 1 — so `x/qs` is `x·(1/qs)` (the same bits)
 /// and no flag leaves LLVM computing both arms per element.
 pub struct LinearOp<const PLAIN: bool = false> {
@@ -463,9 +463,9 @@ pub struct LinearOp<const PLAIN: bool = false> {
 }
 
 impl LinearOp {
-    /// This op as `LinearOp<true>` where its scale and flags allow.
+    /// This op as `LinearOp<true>` where its scale and flags allow (a scale of at most 2^21).
     pub(crate) fn plain(&self) -> Option<LinearOp<true>> {
-        let plain = !self.inv_qs.is_nan() && self.shift == 0.0 && self.q == 1.0;
+        let plain = !self.inv_qs.is_nan() && self.qs <= 2_097_152.0 && self.shift == 0.0 && self.q == 1.0;
         let (qs, inv_qs, lo, hi, shift, q) = (self.qs, self.inv_qs, self.lo, self.hi, self.shift, self.q);
         plain.then_some(LinearOp { qs, inv_qs, lo, hi, shift, q })
     }
@@ -500,6 +500,16 @@ impl<const PLAIN: bool> LinearOp<PLAIN> {
 impl<const PLAIN: bool> Op for LinearOp<PLAIN> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        if PLAIN {
+            // `post` with its constants folded: the shift of 0 only turns a −0 code into +0, which
+            // `x + (xq − x)` does too, and the far branch (|x| > 2^20, so |u| > ½ as qs ≤ 2^21)
+            // never sees a −0 code; the gradient `0 + (qs/qs)·1[lo ≤ u ≤ hi]` is the mask, and u within
+            // [lo, hi] (NaN outside) is the clip leaving it unchanged.
+            let u = self.scaled(x);
+            let c = lane::clip(u, V::splat(self.lo), V::splat(self.hi));
+            let xq = c.nearest() * V::splat(self.qs);
+            return (lane::ste_blend(x, xq, 1.0), V::select(c.eq(u), V::splat(1.0), V::splat(0.0)));
+        }
         self.post(x, self.pre(x).nearest())
     }
 }

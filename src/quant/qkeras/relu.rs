@@ -193,9 +193,29 @@ impl<const PLAIN: bool> ReluOp<'_, PLAIN> {
     }
 }
 
+impl ReluOp<'_, true> {
+    /// [`QuantizedRelu::xq`] and [`QuantizedRelu::xu`] at the plain flags in fewer operations:
+    /// `mi·clip(k/m, 0, 1 − 1/m)` is `clip(k, 0, (1 − 1/m)·m)·(mi/m)` (each scaling by a power
+    /// of two is exact and commutes with the clip), and `x ≤ top ? (x > 0 ? x : +0) : top` is
+    /// `min(top, max(+0, x))` by pmin/pmax but for NaN, which takes +0 instead of top: its output
+    /// is `xq`'s NaN either way and its gradient 0.
+    #[inline(always)]
+    fn plain_eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (zero, top) = (V::splat(0.0), V::splat(self.top));
+        let k = (x * V::splat(self.m / self.mi)).nearest();
+        let xq = lane::clip(k, zero, V::splat((1.0 - 1.0 / self.m) * self.m)) * V::splat(self.mi / self.m);
+        let xu = top.pmin(zero.pmax(x));
+        (lane::ste_lib(xu, xq, 1.0), V::select(x.gt(zero) & x.le(top), V::splat(1.0), zero))
+    }
+}
+
 impl<const PLAIN: bool> Op for ReluOp<'_, PLAIN> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        if PLAIN {
+            let plain = ReluOp::<true> { relu: self.relu, top: self.top, m: self.m, mi: self.mi, bounded: true };
+            return plain.plain_eval(x);
+        }
         let xq = self.relu.xq(x, self.m, self.mi, PLAIN, |p: V| p.nearest());
         self.combine(self.relu.xu(x, self.top, PLAIN), xq)
     }
@@ -375,9 +395,36 @@ impl SquashOp {
     /// × its exact reciprocal (no quotient is subnormal).
     #[inline(always)]
     fn finish<V: Lane>(&self, dp: V, rounded: V) -> (V, V) {
-        let (lo, hi) = (V::splat(self.lo), V::splat(self.hi));
+        let (y, r) = self.clipped(rounded);
+        // r within [lo, hi] (NaN outside) is the clip leaving it unchanged: lo ≤ hi.
+        (y, dp * V::select(y.eq(r), V::splat(1.0), V::splat(0.0)))
+    }
+
+    /// `(clip(r, lo, hi), r)` for `r = rounded/m`.
+    #[inline(always)]
+    fn clipped<V: Lane>(&self, rounded: V) -> (V, V) {
         let r = rounded * V::splat(1.0 / self.m);
-        (lane::clip(r, lo, hi), dp * lane::inside(r, lo, hi))
+        (lane::clip(r, V::splat(self.lo), V::splat(self.hi)), r)
+    }
+
+    /// The hard squashes (`TANH`: hard tanh, else hard sigmoid) from one scaled clip, the same
+    /// bits as [`Squash::eval`] then [`SquashOp::finish`] (kept as the test oracle). With
+    /// `v = x/2 + ½` and a power of two `m` (the sigmoid's `m ≥ 2`), `2m·v` is `m·x + m` and
+    /// `m·v` is `(m/2)·x + m/2`, both exactly (scaling by a power of two commutes with rounding
+    /// and with the clip; where `v`'s `x/2` rounds, x is subnormal and both sums are exact
+    /// constants). So `m·(2·clip(v, 0, 1) − 1)` is `clip(m·x + m, 0, 2m) − m` and `m·clip(v, 0, 1)`
+    /// is `clip((m/2)·x + m/2, 0, m)`. The slope (1, ½) passes where both clips leave their
+    /// arguments unchanged (`0 ≤ v ≤ 1`, and r within [lo, hi]; NaN fails both).
+    #[inline(always)]
+    fn hard<V: Lane, const TANH: bool>(&self, x: V) -> (V, V) {
+        let m = self.m;
+        let (a, top) = if TANH { (m, 2.0 * m) } else { (0.5 * m, m) };
+        let w = x * V::splat(a) + V::splat(a);
+        let c = lane::clip(w, V::splat(0.0), V::splat(top));
+        let p = if TANH { c - V::splat(m) } else { c };
+        let (y, r) = self.clipped(p.nearest());
+        let slope = V::splat(if TANH { 1.0 } else { 0.5 });
+        (y, V::select(c.eq(w) & y.eq(r), slope, V::splat(0.0)))
     }
 
     /// Runs over a slice; stochastic rounding (to half steps) draws per element.
@@ -407,9 +454,9 @@ impl<const S: u8> Op for Fixed<'_, S> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         let squash = match S {
-            0 => Squash::HardTanh,
+            0 => return self.0.hard::<V, true>(x),
             1 => Squash::Tanh,
-            2 => Squash::HardSigmoid,
+            2 => return self.0.hard::<V, false>(x),
             _ => Squash::Sigmoid,
         };
         let (p, dp) = squash.eval(x);
@@ -483,122 +530,4 @@ impl Kernel for QuantizedSigmoid {
 elementwise_facts! { QuantizedRelu ["use_variables"], QuantizedTanh, QuantizedSigmoid }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The quantized value as QKeras writes it, with its divisions by m and m_i.
-    fn xq_divided(r: &QuantizedRelu, v: f32, m: f32, mi: f32) -> f32 {
-        let (ns, nf) = (r.negative_slope as f32, (1.0 / (r.negative_slope * m as f64)) as f32);
-        let (top, mins) = (1.0 - 1.0 / m, mi * ns);
-        let (mut xq, p);
-        if r.use_sigmoid {
-            p = sigmoid_q(v / mi).0 * m;
-            xq = mi * lane::clip(2.0 * (p.nearest() / m) - 1.0, 0.0, top);
-        } else {
-            p = v * m / mi;
-            xq = mi * lane::clip(p.nearest() / m, 0.0, top);
-        }
-        if r.negative_slope > 0.0 {
-            let k = (p * ns).nearest() * nf;
-            xq += mins * if r.use_sigmoid { lane::clip(2.0 * k - 1.0, -1.0, 0.0) } else { lane::clip(k, -1.0, 0.0) };
-        }
-        xq
-    }
-
-    /// x_u stays within the STE shortcut's bound, which gives the full STE's bits (every 1021st float).
-    #[test]
-    fn the_bounded_ste_is_the_full_ste() {
-        let x: Vec<f32> = (0..=u32::MAX / 1021).map(|k| f32::from_bits(k * 1021)).collect();
-        let base = QuantizedRelu::default();
-        let variants = [
-            base.clone(),
-            QuantizedRelu { bits: 4, integer: 2, qnoise_factor: 0.5, ..base.clone() },
-            QuantizedRelu { is_quantized_clip: false, relu_upper_bound: Some(6.0), ..base.clone() },
-            QuantizedRelu { bits: 24, integer: 20, ..base.clone() },
-        ];
-        for r in variants {
-            let op = r.op();
-            assert!(op.bounded, "{r:?}");
-            let full = ReluOp { bounded: false, ..r.op() };
-            for &v in &x {
-                assert!(r.xu(v, op.top, false).0.abs() <= 1_048_576.0, "{r:?} at {v:e}");
-                let (a, b) = (op.eval(v), full.eval(v));
-                assert_eq!([a.0.to_bits(), a.1.to_bits()], [b.0.to_bits(), b.1.to_bits()], "{r:?} at {v:e}");
-            }
-        }
-        let slope = QuantizedRelu { negative_slope: 0.25, ..base.clone() };
-        let open = QuantizedRelu { is_quantized_clip: false, ..base.clone() };
-        let unbounded = [slope, open, QuantizedRelu { bits: 32, integer: 24, ..base }];
-        assert!(unbounded.iter().all(|r| !r.op().bounded));
-    }
-
-    /// `ReluOp::<true>` gives the general op's bits, value and gradient, on every float32 bit
-    /// pattern (every [`crate::quant::every_float_step`]th; all with `QSCOPE_EXHAUSTIVE=1`) at
-    /// plain configurations; it is offered for none of the others.
-    #[test]
-    fn the_plain_relu_op_equals_the_general_one_on_every_float() {
-        let base = QuantizedRelu::default();
-        let plain = [
-            base.clone(),
-            QuantizedRelu { bits: 4, integer: 2, ..base.clone() },
-            QuantizedRelu { bits: 1, integer: 0, ..base.clone() },
-            QuantizedRelu { bits: 24, integer: 20, relu_upper_bound: Some(6.0), ..base.clone() },
-        ];
-        for r in &plain {
-            let (general, fixed) = (r.op(), r.op().plain().expect("plain flags"));
-            for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()) {
-                let x = f32::from_bits(bits);
-                let (want, got) = (general.eval(x), fixed.eval(x));
-                assert_eq!([got.0.to_bits(), got.1.to_bits()], [want.0.to_bits(), want.1.to_bits()], "{r:?} at {x:e}");
-            }
-        }
-        let others = [
-            QuantizedRelu { negative_slope: 0.25, ..base.clone() },
-            QuantizedRelu { negative_slope: -0.0, ..base.clone() },
-            QuantizedRelu { use_sigmoid: true, ..base.clone() },
-            QuantizedRelu { is_quantized_clip: false, relu_upper_bound: Some(6.0), ..base.clone() },
-            QuantizedRelu { use_ste: false, ..base.clone() },
-            QuantizedRelu { qnoise_factor: 0.5, ..base.clone() },
-            QuantizedRelu { bits: 32, integer: 24, ..base },
-        ];
-        assert!(others.iter().all(|r| r.op().plain().is_none()), "offered where it does not apply");
-    }
-
-    /// The squashes' × 1/m gives ÷ m's bits on integer-valued floats (every 257th, rounded) at every m.
-    #[test]
-    fn the_squash_reciprocal_equals_the_division() {
-        let integers = (0..=u32::MAX / 257).map(|k| f32::from_bits(k * 257).nearest());
-        let codes: Vec<f32> = integers.chain([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN]).collect();
-        for bits in 0..=32 {
-            let op = SquashOp { squash: Squash::HardTanh, m: pow2i(bits), lo: -1.0, hi: 1.0 };
-            for &c in &codes {
-                let divided = lane::clip(c / op.m, -1.0f32, 1.0);
-                assert_eq!(op.finish(1.0f32, c).0.to_bits(), divided.to_bits(), "m = 2^{bits}, code {c:e}");
-            }
-        }
-    }
-
-    /// Multiplying by the reciprocal powers of two gives the divisions' bits, over every
-    /// 1021st float32 bit pattern, for codes with and without the sigmoid and negative slope.
-    #[test]
-    fn reciprocal_products_equal_the_divisions() {
-        let base = QuantizedRelu { relu_upper_bound: None, ..QuantizedRelu::default() };
-        for bits in [1, 4, 8, 16, 32] {
-            for integer in [0, bits / 2, bits] {
-                for (use_sigmoid, negative_slope) in [(false, 0.0), (false, 0.25), (true, 0.0), (true, 0.1)] {
-                    let r = QuantizedRelu { bits, integer, use_sigmoid, negative_slope, ..base.clone() };
-                    let op = r.op();
-                    for v in (0..=u32::MAX / 1021).map(|k| f32::from_bits(k * 1021)) {
-                        let new = r.xq(v, op.m, op.mi, false, |p: f32| p.nearest());
-                        let old = xq_divided(&r, v, op.m, op.mi);
-                        assert_eq!(
-                            new.to_bits(),
-                            old.to_bits(),
-                            "bits {bits} integer {integer} {use_sigmoid} {negative_slope} at {v:e}"
-                        );
-                    }
-                }
-            }
-        }
-    }
-}
+mod tests;

@@ -5,8 +5,8 @@ use super::super::round::{clip, lookup, pow2i};
 use super::super::schema::{Kind, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report};
+use super::integer_fits;
 use super::relu::{BITS, INTEGER};
-use super::{integer_fits, sigmoid_q};
 use crate::quant::elementwise_facts;
 use crate::quant::levels::MAX_SET;
 
@@ -41,11 +41,26 @@ impl QuantizedUlaw {
 }
 
 impl QuantizedUlaw {
-    /// The code `round(m·σ_h(x/2^integer))` ∈ [0, m] (NaN for NaN) and σ_h's slope there.
+    /// The code `round(m·σ_h(x/2^integer))` ∈ [0, m] (NaN for NaN) and σ_h's slope there, from
+    /// one scaled clip: with `v = xs/2 + ½` (xs = x/2^integer) and m a power of two,
+    /// `m·clip(v, 0, 1)` is `clip((m/2)·xs + m/2, 0, m)` exactly (for m = 1 it is the same
+    /// arithmetic; for m ≥ 2 the scaling is exact and commutes with the rounding and the clip, and
+    /// where `xs/2` rounds, xs is subnormal and both sums are m/2), and `0 ≤ v ≤ 1` is the clip
+    /// leaving its argument unchanged. [`QuantizedUlaw::code_by_sigmoid`] is the oracle.
     #[inline(always)]
     fn code<V: Lane>(&self, x: V) -> (V, V) {
+        let m = pow2i(self.bits - 1);
+        let h = V::splat(0.5 * m);
         // m_i is a power of two: × its reciprocal is ÷ it, bit for bit.
-        let (s, ds) = sigmoid_q(x * V::splat(1.0 / pow2i(self.integer)));
+        let w = x * V::splat(1.0 / pow2i(self.integer)) * h + h;
+        let c = lane::clip(w, V::splat(0.0), V::splat(m));
+        (c.nearest(), V::select(c.eq(w), V::splat(0.5), V::splat(0.0)))
+    }
+
+    /// [`QuantizedUlaw::code`] as QKeras composes it: the hard sigmoid, then × m and round.
+    #[cfg(test)]
+    fn code_by_sigmoid<V: Lane>(&self, x: V) -> (V, V) {
+        let (s, ds) = super::sigmoid_q(x * V::splat(1.0 / pow2i(self.integer)));
         ((s * V::splat(pow2i(self.bits - 1))).nearest(), ds)
     }
 
@@ -105,6 +120,38 @@ impl Op for UlawTable<'_> {
     }
 }
 
+/// [`UlawTable`] for at most 256 codes (bits ≤ 8, the usual widths): each lane's value and
+/// gradient factor are one pair of a fixed table, read without bounds checks.
+struct UlawPairs<'a> {
+    ulaw: &'a QuantizedUlaw,
+    pairs: Box<[[f32; 2]; 256]>,
+}
+
+impl<'a> UlawPairs<'a> {
+    /// The table of `ulaw`'s codes, or None where it has more than 256.
+    fn new(ulaw: &'a QuantizedUlaw) -> Option<Self> {
+        let codes = pow2i(ulaw.bits - 1) as usize + 1;
+        (codes <= 256).then(|| {
+            let mut pairs = Box::new([[0.0; 2]; 256]);
+            for (k, p) in pairs.iter_mut().enumerate().take(codes) {
+                let (out, grad) = ulaw.of_code(k as f32);
+                *p = [out, grad];
+            }
+            UlawPairs { ulaw, pairs }
+        })
+    }
+}
+
+impl Op for UlawPairs<'_> {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        let (k, ds) = self.ulaw.code(x);
+        // A NaN code reads entry 0, as in UlawTable.
+        let (out, grad) = V::lookup_pairs(&self.pairs, k);
+        (V::select(x.le(x), out, x), self.ulaw.grad(x, grad, ds))
+    }
+}
+
 impl Kernel for QuantizedUlaw {
     fn validate(&self) -> Result<(), (&'static str, String)> {
         integer_fits(self.integer, self.bits)
@@ -117,8 +164,13 @@ impl Kernel for QuantizedUlaw {
             simd::run(self, x, y, dydx);
             return Report::default();
         }
-        let (out, grad) = (0..codes).map(|k| self.of_code(k as f32)).unzip();
-        simd::run(&UlawTable { ulaw: self, out, grad }, x, y, dydx);
+        match UlawPairs::new(self) {
+            Some(pairs) => simd::run(&pairs, x, y, dydx),
+            None => {
+                let (out, grad) = (0..codes).map(|k| self.of_code(k as f32)).unzip();
+                simd::run(&UlawTable { ulaw: self, out, grad }, x, y, dydx);
+            }
+        }
         Report::default()
     }
 
@@ -139,6 +191,25 @@ elementwise_facts! { QuantizedUlaw }
 #[cfg(test)]
 mod ulaw_tests {
     use super::*;
+    use crate::quant::lane::Wide;
+
+    /// The code and slope by one scaled clip are the hard sigmoid's, scaled and rounded, on every
+    /// float32 bit pattern (every [`crate::quant::every_float_step`]th at bits 8 and 32, all with
+    /// `QSCOPE_EXHAUSTIVE=1`; every 65 521st at the other widths) and every integer part.
+    #[test]
+    fn the_ulaw_code_by_one_scaled_clip_is_the_sigmoids() {
+        for bits in 1..=32 {
+            let step = if bits % 8 == 0 { crate::quant::every_float_step() } else { 65_521 };
+            for integer in [0, 1, bits / 2, bits] {
+                let q = QuantizedUlaw { bits, integer, symmetric: false, u: 255.0 };
+                for b in (0..=u32::MAX).step_by(step).chain([0x8000_0000, 0x3f80_0000, 0xbf80_0000, 1, 0x8000_0001]) {
+                    let x = f32::from_bits(b);
+                    let [got, want] = [q.code(x), q.code_by_sigmoid(x)].map(|(k, d)| [k.to_bits(), d.to_bits()]);
+                    assert_eq!(got, want, "bits {bits} integer {integer} at {x:e}");
+                }
+            }
+        }
+    }
 
     /// The tables' kernel gives the formula's bits (a NaN for a NaN: which NaN the formula
     /// gives depends on how the compiler folds it), over every 65 521st float32 bit pattern and a fine sweep of [−3, 3].
@@ -153,11 +224,22 @@ mod ulaw_tests {
                     let codes = pow2i(bits - 1) as usize + 1;
                     let (out, grad) = (0..codes).map(|k| q.of_code(k as f32)).unzip();
                     let table = UlawTable { ulaw: &q, out, grad };
+                    let pairs = UlawPairs::new(&q);
+                    assert_eq!(pairs.is_some(), bits <= 8, "pairs for bits {bits}");
                     for &v in x.iter().chain(&[f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0]) {
                         let (a, b) = (table.eval(v), q.eval(v));
                         let bits =
                             |(y, g): (f32, f32)| [if y.is_nan() { 0x7fc0_0000 } else { y.to_bits() }, g.to_bits()];
                         assert_eq!(bits(a), bits(b), "{q:?} at {v:e}");
+                        if let Some(p) = &pairs {
+                            assert_eq!(bits(p.eval(v)), bits(b), "{q:?} at {v:e} (pairs)");
+                            let four = Wide::<f32, 4>::splat(v);
+                            let (y4, g4) = p.eval(four);
+                            let (mut ys, mut gs) = ([0.0f32; 4], [0.0f32; 4]);
+                            y4.store(&mut ys);
+                            g4.store(&mut gs);
+                            assert_eq!(bits((ys[3], gs[3])), bits(b), "{q:?} at {v:e} (pairs, four lanes)");
+                        }
                     }
                 }
             }
