@@ -164,71 +164,91 @@ impl Format {
 
     /// `float32(dtype(x))`: round to nearest even ([`Format::round`]), then the format's
     /// overflow and special rules.
+    ///
+    /// Written for few f32x4 operations (the formulas on |x| it replaced are kept in
+    /// `reference.rs`, whose tests check that both agree on every float32): the rounding keeps
+    /// x's sign, so no `abs` is needed, and x's sign bit is or-ed in at the end (the rounding
+    /// gives +0 for a small negative x) — an `and` and an `or`, where a copysign is three
+    /// operations in V8.
     #[inline(always)]
     pub fn cast<V: Lane>(self, x: V) -> V {
         let (max, nan) = (V::splat(self.max()), V::splat(f32::NAN));
-        let a = x.abs();
-        // NaN, ±inf and overflow all fail `q ≤ max` (see `round`).
+        let sign = x.iand(V::splat(-0.0));
+        // Whether x rounds to a number: NaN, ±inf and overflow all fail it (two operations,
+        // where |x| would take three more in V8).
+        let finite = (x * x).le(V::splat(self.last_square()));
         match self.specials {
-            // Overflow and ±inf to ±inf, NaN stays NaN: a·inf is both.
-            Specials::Ieee => {
-                let q = self.round(a);
-                V::select(q.le(max), q, a * V::splat(f32::INFINITY)).copysign(x)
-            }
-            Specials::Fn => {
-                let q = self.round(a);
-                V::select(q.le(max), q, nan).copysign(x)
-            }
+            // Overflow and ±inf to ±inf, NaN stays NaN: x·inf is both.
+            Specials::Ieee => V::select(finite, self.round(x), x * V::splat(f32::INFINITY)).ior(sign),
+            Specials::Fn => V::select(finite, self.round(x), nan).ior(sign),
             // −0 + 0 = +0: no negative zero.
-            Specials::Fnuz => {
-                let q = self.round(a);
-                V::select(q.le(max), q, nan).copysign(x) + V::splat(0.0)
-            }
+            Specials::Fnuz => V::select(finite, self.round(x), nan).ior(sign) + V::splat(0.0),
             // Saturate before rounding (max is representable and rounding is monotone, so it
-            // is the same as after); NaN to 0 (`0 < NaN` fails, so pmax keeps the 0), with the
-            // NaN's sign bit flipped, as ml_dtypes 0.6 does.
-            Specials::Saturating => self.round(V::splat(0.0).pmax(a).pmin(max)).copysign_nan_flipped(x),
+            // is the same as after; a NaN passes the clamp); a NaN becomes 0 with its sign bit
+            // flipped, as ml_dtypes 0.6 does.
+            Specials::Saturating => {
+                let number = x.ge(V::splat(f32::NEG_INFINITY));
+                let q = V::select(number, self.round(x.pmax(-max).pmin(max)), V::splat(0.0));
+                let flipped = x.ixor(V::select(number, V::splat(0.0), V::splat(-0.0)));
+                q.ior(flipped.iand(V::splat(-0.0)))
+            }
             Specials::PowerOfTwo => self.cast_power_of_two(x),
         }
     }
 
+    /// `T²` in float32, where `T` is the largest float32 that rounds to at most [`Format::max`]
+    /// (the midpoint above max, or the float below it where the tie rounds up): `x·x ≤ T²`
+    /// exactly when `|x| ≤ T`, as squaring a float32 is monotone and the squares of `T` and the
+    /// next float32 round more than an ulp apart (`2T·ulp(T) ≥ √2·ulp(T²)`); NaN fails it.
+    #[inline(always)]
+    fn last_square(self) -> f32 {
+        let (bits, m) = (self.max().to_bits(), self.mantissa_bits);
+        let midpoint = bits + (1 << (22 - m));
+        let t = f32::from_bits(if (bits >> (23 - m)) & 1 == 1 { midpoint - 1 } else { midpoint });
+        t * t
+    }
+
     /// A saturating format's [`Format::cast`] with a NaN cast to `±nan_as` (the NaN's sign)
-    /// instead of ∓0 — torchao's fp6/fp4 cast. The magnitude is clamped, rounded and replaced
-    /// where NaN before the one copysign (a NaN lane's rounding is discarded, so neither the
-    /// clamp at 0 nor the flipped sign is needed).
+    /// instead of ∓0 — torchao's fp6/fp4 cast. x is clamped and rounded, and replaced where NaN,
+    /// before its sign bit is or-ed in.
     #[inline(always)]
     pub fn cast_nan_as<V: Lane>(self, x: V, nan_as: f32) -> V {
         debug_assert!(self.specials == Specials::Saturating);
-        let a = x.abs();
-        let q = self.round(a.pmin(V::splat(self.max())));
-        // Only a NaN fails `|x| ≤ inf`.
-        V::select(a.le(V::splat(f32::INFINITY)), q, V::splat(nan_as)).copysign(x)
+        let max = V::splat(self.max());
+        let q = self.round(x.pmax(-max).pmin(max));
+        V::select(x.ge(V::splat(f32::NEG_INFINITY)), q, V::splat(nan_as)).ior(x.iand(V::splat(-0.0)))
     }
 
-    /// Non-negative `a` rounded to the format's step at its exponent, half to even, unbounded
-    /// above. With `M = 2^(e−m+23)` for a's exponent `e` (clamped to the format's lowest, so
-    /// subnormals share its step), M's ulp is the step at `a`, and `(a + M) − M` is `a` rounded
-    /// to it (a carry reaches the next exponent exactly). NaN stays NaN, and ±inf and
-    /// `a ≥ 2^(104+m)` (where M is +inf) become +inf or NaN: above any format's max.
+    /// `x` rounded to the format's step at its exponent, half to even, unbounded above; a
+    /// negative x gives the negative of |x|'s rounding, except that one rounding to zero gives
+    /// +0. With `M = 1.5·2^(e−m+23)` for |x|'s exponent `e` (clamped to the format's lowest, so
+    /// subnormals share its step), `M ± |x|` stays in M's binade, whose ulp is the step at x,
+    /// and `(x + M) − M` is x rounded to it (M's last bits are even, so ties go to even; a carry
+    /// reaches the next exponent exactly). NaN stays NaN, and ±inf and `|x| ≥ 2^(104+m)`
+    /// (where M is +inf) become ±inf or NaN: beyond any format's max.
     #[inline(always)]
-    fn round<V: Lane>(self, a: V) -> V {
+    fn round<V: Lane>(self, x: V) -> V {
         let (lo, m) = (self.min_exponent(), self.mantissa_bits as i32);
-        let magic = a.binade().pmax(V::splat(pow2(lo))) * V::splat(pow2(23 - m));
-        (a + magic) - magic
+        let magic = x.binade().pmax(V::splat(pow2(lo))) * V::splat(1.5 * pow2(23 - m));
+        (x + magic) - magic
     }
 
     /// E8M0: `2^⌊log2 x⌋`, doubled when the float32 mantissa is ≥ 1.5 (ties up); float32
     /// subnormals go to 2^−127 up to it and to 2^−126 above; NaN for everything without a
     /// power of two (zero, negatives, overflow, ±inf, NaN).
     ///
-    /// Adding half of x's binade carries into the next binade exactly when the mantissa is
-    /// ≥ 1.5; a subnormal gets 2^−127 − 2^−149 instead, which carries exactly above 2^−127.
+    /// On x's bits as integers: adding half a mantissa (`0x40_0000`) carries into the next
+    /// binade exactly when the mantissa is ≥ ½; a subnormal gets one less, which carries exactly
+    /// above 2^−127, and the binade of what is left below is raised to 2^−127. Bits outside the
+    /// positive ones below those of 1.5·2^127 get the NaN's bits or-ed in (a binade has no
+    /// mantissa bits but 2^−127's, which NaN's include).
     #[inline(always)]
     fn cast_power_of_two<V: Lane>(self, x: V) -> V {
-        let smallest = V::splat(self.min_positive());
-        let half = (x.binade() * V::splat(0.5)).pmax(V::splat(pow2(-127) - pow2(-149)));
-        let q = (x + half).binade().pmax(smallest);
-        V::select(x.gt(V::splat(0.0)) & q.le(V::splat(self.max())), q, V::splat(f32::NAN))
+        let bits = |b: u32| V::splat(f32::from_bits(b));
+        let subnormal = V::select(V::splat(f32::MIN_POSITIVE).igt(x), bits(u32::MAX), V::splat(0.0));
+        let q = x.iadd(bits(0x40_0000)).iadd(subnormal).binade().imax(bits(0x40_0000));
+        let valid = x.igt(V::splat(0.0)) & bits(0x7f40_0000).igt(x);
+        q.ior(V::select(valid, V::splat(0.0), V::splat(f32::NAN)))
     }
 }
 
@@ -349,6 +369,9 @@ casts! { $
         "q(x) = clip(x to the nearest even of ±k·2^(e−1), e ∈ [0, 2], ±6);  NaN → 0 with the sign flipped",
         x: (-8.0, 8.0), why: "over [−8, 8]: all 15 values ±{0, 0.5, 1, 1.5, 2, 3, 4, 6} and the saturation at ±6";
 }
+
+#[cfg(test)]
+mod reference;
 
 #[cfg(test)]
 mod tests {

@@ -125,6 +125,22 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
         self.zip(o, V::imax)
     }
     #[inline(always)]
+    fn iand(self, o: Self) -> Self {
+        self.zip(o, V::iand)
+    }
+    #[inline(always)]
+    fn ior(self, o: Self) -> Self {
+        self.zip(o, V::ior)
+    }
+    #[inline(always)]
+    fn ixor(self, o: Self) -> Self {
+        self.zip(o, V::ixor)
+    }
+    #[inline(always)]
+    fn igt(self, o: Self) -> Self::Mask {
+        self.zip(o, V::igt)
+    }
+    #[inline(always)]
     fn lookup4(table: [f32; 4], at: Self) -> Self {
         at.map(|a| V::lookup4(table, a))
     }
