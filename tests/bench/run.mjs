@@ -180,6 +180,11 @@ function table(all) {
         const worst = slow.filter((r) => r.n === n && r.pass === pass).sort((a, b) => b.ratio - a.ratio).slice(0, 5);
         out.push(`${runtime} n=${n} worst five ${p} t÷copy: ${worst.map((r) => `${r.k} ${R(r.ratio)}`).join(', ')}`);
       }
+      // How many deterministic kernels meet both aims (fwd ≤ 2 and f+g ≤ 3 times a copy's time).
+      const at = (k, pass) => slow.find((r) => r.n === n && r.k === k && r.pass === pass)?.ratio;
+      const measured = kernels.filter((k) => at(k, 'forward') !== undefined && at(k, 'forward_backward') !== undefined);
+      const within = measured.filter((k) => at(k, 'forward') <= 2 && at(k, 'forward_backward') <= 3);
+      out.push(`${runtime} n=${n} within both aims: ${within.length} of ${measured.length} deterministic kernels`);
     }
   }
   return out.join('\n');
