@@ -2,12 +2,17 @@
 
 use super::super::lane::{self, Lane};
 use super::super::random::{DrawOp, run_drawn};
-use super::super::round::{Terms, max_abs, pow2i, rhe, stochastic_round, sums_f32};
+use super::super::round::{max_abs, pow2i, rhe, stochastic_round};
 use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
-use super::{integer_fits, least_squares_of_sums, least_squares_scale, one_minus, only_with_auto_po2, po2_round};
+use super::{integer_fits, least_squares_scale, one_minus, only_with_auto_po2, po2_round};
 use crate::quant::{Facts, Frozen, Quantizer};
+
+mod auto;
+use auto::exact_reciprocal;
+#[cfg(test)]
+use auto::{auto_code, finite_step};
 
 pub(super) const BITS: Kind = Kind::Int { min: 1, max: 32 };
 pub(super) const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
@@ -69,50 +74,6 @@ quantizer! {
 impl QuantizedBits {
     fn kn(&self) -> i32 {
         self.keep_negative as i32
-    }
-
-    /// `alpha='auto'` / `'auto_po2'`: a data-dependent step, codes rounded half away from zero.
-    fn apply_auto(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Report {
-        let shape = self.auto_op(f32::NAN);
-        let (m, mi, half) = (shape.m, shape.mi, shape.half);
-        let levels = half * 2.0;
-        let s = match self.post_training_scale {
-            Some(pts) => pts as f32 / m,
-            None => {
-                let mut s = max_abs(x) / mi * 2.0 / levels;
-                if self.alpha == Alpha::AutoPo2 {
-                    s = po2_round(s);
-                    // Five least-squares refits of the codes of x/m_i, each one fused pass; a
-                    // refit that returns its own step is a fixed point the rest would repeat.
-                    let (lo, hi) = (self.min_po2_exponent, self.max_po2_exponent);
-                    for _ in 0..5 {
-                        let sums = sums_f32(x, &CodeFit { inv_mi: 1.0 / mi, s, inv_s: exact_reciprocal(s), half });
-                        let next = least_squares_of_sums(Alpha::AutoPo2, sums, x.len(), lo, hi);
-                        if next.to_bits() == s.to_bits() {
-                            break;
-                        }
-                        s = next;
-                    }
-                }
-                s
-            }
-        };
-        simd::run(&AutoBitsOp { s, inv_s: exact_reciprocal(s), ..shape }, x, y, dydx);
-        Report { scale: Some(s * m), ..Report::default() }
-    }
-
-    /// The 'auto' kernel for the step `s` per code (NaN for its shape before the fit).
-    pub fn auto_op(&self, s: f32) -> AutoBitsOp {
-        AutoBitsOp {
-            s,
-            inv_s: exact_reciprocal(s),
-            half: (((1i64 << (self.bits - 1)) - 1) * 2) as f32 / 2.0,
-            m: pow2i(self.bits - self.kn()),
-            mi: pow2i(self.integer),
-            q: self.qnoise_factor as f32,
-            one_minus_q: one_minus(self.qnoise_factor),
-            use_ste: self.use_ste,
-        }
     }
 }
 
@@ -218,73 +179,6 @@ impl QuantizedBits {
             q: self.qnoise_factor as f32,
             one_minus_q: one_minus(self.qnoise_factor),
             use_ste: self.use_ste,
-        }
-    }
-}
-
-/// The 'auto' codes: `sign(v)·min(⌊|v|/s + ½⌋, half)` — rounding half away from zero;
-/// `inv_s` is 1/s where that is exact, and then `|v|·(1/s)` is `|v|/s` to the bit.
-#[inline(always)]
-fn auto_code<V: Lane>(v: V, s: f32, inv_s: Option<f32>, half: V) -> V {
-    let q = match inv_s {
-        Some(r) => v.abs() * V::splat(r),
-        None => v.abs() / V::splat(s),
-    };
-    let k = (q + V::splat(0.5)).floor();
-    lane::sgn0(v) * V::select(k.lt(half), k, half)
-}
-
-/// `1/s` when it is exact — s a power of two whose reciprocal is normal (auto_po2's steps).
-fn exact_reciprocal(s: f32) -> Option<f32> {
-    let r = 1.0 / s;
-    (s.is_normal() && s > 0.0 && s.to_bits() & 0x7f_ffff == 0 && r.is_normal()).then_some(r)
-}
-
-/// The least-squares terms `xs·z` and `z·z` of the 'auto' codes `z` of `xs = x/m_i` for the
-/// step `s` (× the exact reciprocal of the power of two m_i is ÷ m_i).
-struct CodeFit {
-    inv_mi: f32,
-    s: f32,
-    inv_s: Option<f32>,
-    half: f32,
-}
-
-impl Terms<2> for CodeFit {
-    #[inline(always)]
-    fn terms<V: Lane>(&self, v: V) -> [V; 2] {
-        let xs = v * V::splat(self.inv_mi);
-        let z = auto_code(xs, self.s, self.inv_s, V::splat(self.half));
-        [xs * z, z * z]
-    }
-}
-
-/// quantized_bits with a data-dependent step `s` already fitted.
-pub struct AutoBitsOp {
-    s: f32,
-    /// [`exact_reciprocal`] of s.
-    inv_s: Option<f32>,
-    /// The top code, `2^(bits−1) − 1`.
-    pub half: f32,
-    /// `2^(bits − keep_negative)`.
-    pub m: f32,
-    /// `2^integer`.
-    pub mi: f32,
-    q: f32,
-    one_minus_q: f32,
-    use_ste: bool,
-}
-
-impl Op for AutoBitsOp {
-    #[inline(always)]
-    fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        // m and m_i are powers of two: multiplying by their reciprocals is dividing by them.
-        let (inv_m, mi, inv_mi) = (V::splat(1.0 / self.m), V::splat(self.mi), V::splat(1.0 / self.mi));
-        let z = auto_code(x * inv_mi, self.s, self.inv_s, V::splat(self.half));
-        let xq = V::splat(self.s * self.m) * (mi * z * inv_m);
-        if self.use_ste {
-            (lane::ste_blend(x, xq, self.q), V::splat(1.0))
-        } else {
-            (lane::no_ste_blend(x, xq, self.q, self.one_minus_q), V::splat(self.one_minus_q))
         }
     }
 }

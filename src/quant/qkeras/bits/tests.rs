@@ -70,9 +70,27 @@ fn auto_codes_by_an_exact_reciprocal_equal_the_division() {
         let inv = exact_reciprocal(s);
         assert_eq!(inv.is_some(), e < 127, "2^{e}");
         for v in (0..=u32::MAX).step_by(65_521).map(f32::from_bits).chain(specials) {
-            let (got, want) = (auto_code(v, s, inv, 7.0), auto_code(v, s, None, 7.0));
+            let (got, want) = (auto_code::<f32, true>(v, s, inv, 7.0), auto_code::<f32, true>(v, s, None, 7.0));
             assert_eq!(got.to_bits(), want.to_bits(), "s = 2^{e}, v = {v:e}");
         }
     }
     assert!(exact_reciprocal(0.75).is_none() && exact_reciprocal(1e-40).is_none());
+}
+
+/// The codes' shorter form (magnitude with v's sign) gives the product's bits — ±0, ±inf and
+/// NaN (payload and sign) included — for finite positive steps (normal, subnormal, the
+/// largest), every 65 521st float32 bit pattern (all with `QSCOPE_EXHAUSTIVE=1`) and the
+/// specials; and it is offered for no other step.
+#[test]
+fn the_auto_codes_shorter_form_equals_the_product_for_finite_steps() {
+    let specials =
+        [0.0, -0.0, f32::NAN, -f32::NAN, f32::from_bits(0x7fa0_0001), f32::INFINITY, f32::NEG_INFINITY, 1e-45];
+    let step = crate::quant::every_float_step().min(65_521);
+    for s in [0.3f32, 0.125, 1e-40, 7.0, f32::MAX] {
+        for v in (0..=u32::MAX).step_by(step).map(f32::from_bits).chain(specials) {
+            let (got, want) = (auto_code::<f32, true>(v, s, None, 7.0), auto_code::<f32, false>(v, s, None, 7.0));
+            assert_eq!(got.to_bits(), want.to_bits(), "s = {s:e}, v = {v:e} ({:#x})", v.to_bits());
+        }
+    }
+    assert!([0.0, -0.0, f32::NAN, f32::INFINITY, -1.0].iter().all(|&s| !finite_step(s)));
 }
