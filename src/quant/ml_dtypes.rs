@@ -228,8 +228,14 @@ impl Format {
     /// (where M is +inf) become ±inf or NaN: beyond any format's max.
     #[inline(always)]
     fn round<V: Lane>(self, x: V) -> V {
-        let (lo, m) = (self.min_exponent(), self.mantissa_bits as i32);
-        let magic = x.binade().pmax(V::splat(pow2(lo))) * V::splat(1.5 * pow2(23 - m));
+        self.round_above(x, V::splat(pow2(self.min_exponent())))
+    }
+
+    /// [`Format::round`] with the lowest binade given: `lowest = 2^lo·S` rounds on the format's
+    /// grid scaled by the power of two `S` (as long as `M` stays a normal float32).
+    #[inline(always)]
+    pub(crate) fn round_above<V: Lane>(self, x: V, lowest: V) -> V {
+        let magic = x.binade().pmax(lowest) * V::splat(1.5 * pow2(23 - self.mantissa_bits as i32));
         (x + magic) - magic
     }
 

@@ -198,6 +198,58 @@ impl<F: ConstFormat> Op for TypedCast<F> {
     }
 }
 
+/// The E8M0 codes whose blocks [`Pow2Cast`] casts: scales `S` from 2^−100 to 2^80, where `rcp`
+/// is `1/S` exactly (below, code 0's scale is not `1/rcp`; above, `M` could overflow).
+pub const POW2_CODES: std::ops::RangeInclusive<u32> = 27..=207;
+
+/// A block's cast at a power-of-two scale `S` (an E8M0 code in [`POW2_CODES`]) in x's own units:
+/// `x·(1/S)` and `·S` are exact there, and rounding commutes with them, so
+/// `elem(clamp(x/S, ±max))·S` is x clamped to `±max·S` and rounded on the format's grid scaled
+/// by `S` ([`Format::round_above`] from `2^lo·S`), its sign bit or-ed in — two multiplications
+/// and the cast's overflow test fewer. The same bits on every float but NaN ([`BlockCast`] is
+/// the oracle), and a NaN element makes its block's code 255, never one of these.
+#[derive(Clone, Copy, Debug)]
+pub struct Pow2Cast {
+    /// `max·S`.
+    pub bound: f32,
+    /// `2^lo·S`, the lowest binade of the scaled grid.
+    pub lowest: f32,
+}
+
+impl Pow2Cast {
+    /// The cast of a block of format `f` whose E8M0 code is `code`, if it is in [`POW2_CODES`].
+    #[inline(always)]
+    pub fn new(f: Format, code: u32) -> Option<Pow2Cast> {
+        let s = code as i32 - 127;
+        POW2_CODES.contains(&code).then(|| Pow2Cast { bound: f.max() * pow2(s), lowest: pow2(f.min_exponent() + s) })
+    }
+
+    /// `elem(clamp(x/S, ±max))·S` of a non-NaN x.
+    #[inline(always)]
+    pub fn cast<V: Lane>(&self, f: Format, x: V) -> V {
+        let bound = V::splat(self.bound);
+        let c = x.pmin(bound).pmax(-bound);
+        f.round_above(c, V::splat(self.lowest)).ior(c.iand(V::splat(-0.0)))
+    }
+}
+
+/// An MX block's op: [`Pow2Cast`] where its code allows, else the cast as torchao writes it.
+#[derive(Clone, Copy, Debug)]
+enum MxCast<F> {
+    Pow2(Pow2Cast, PhantomData<F>),
+    Typed(TypedCast<F>),
+}
+
+impl<F: ConstFormat> Op for MxCast<F> {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        match self {
+            MxCast::Pow2(c, _) => (c.cast(F::FORMAT, x), V::splat(1.0)),
+            MxCast::Typed(c) => c.eval(x),
+        }
+    }
+}
+
 /// `elem(clamp(x·rcp, ±max))·scale`, with torchao's ±1.5 for a NaN reaching an fp6/fp4 cast.
 ///
 /// `torch.clamp(t, −max, max)` is `t.pmin(max).pmax(−max)`: a NaN `t` stays NaN (pmin/pmax keep
@@ -314,7 +366,11 @@ impl Mx {
     fn run<F: ConstFormat>(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Vec<Block> {
         blocks::run(x, y, dydx, self.size(), |BlockAmax(amax), len| {
             let (cast, block) = self.block_in(F::FORMAT, amax, len);
-            (TypedCast::<F>::new(cast), block)
+            let op = match Pow2Cast::new(F::FORMAT, block.code.unwrap_or(E8M0_NAN)) {
+                Some(c) => MxCast::Pow2(c, PhantomData),
+                None => MxCast::Typed(TypedCast::<F>::new(cast)),
+            };
+            (op, block)
         })
     }
 
@@ -485,6 +541,29 @@ pub(crate) mod tests {
             for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()).chain([0x7fc0_0000, 0xffc0_0001]) {
                 let t = f32::from_bits(bits);
                 assert_eq!(f.cast_nan_as(t, FLOATX_NAN).to_bits(), old(f, t).to_bits(), "{} {t:e}", f.name);
+            }
+        }
+    }
+
+    /// Float32 bit patterns across the whole range, all 2^32 with `QSCOPE_EXHAUSTIVE=1 cargo
+    /// test --release --lib torchao::mx::tests::the_power` (a few minutes).
+    #[test]
+    fn the_power_of_two_cast_gives_the_block_casts_bits_on_every_float_but_nan() {
+        use ElemDtype::*;
+        for dtype in [F8E4M3, F8E5M2, F6E2M3, F6E3M2, F4E2M1] {
+            let f = dtype.format();
+            assert!(Pow2Cast::new(f, 26).is_none() && Pow2Cast::new(f, 208).is_none());
+            for code in [27, 100, 127, 207] {
+                let (old, new) = (mx(dtype, ScalingMode::Floor).cast(code), Pow2Cast::new(f, code).unwrap());
+                for mode in [ScalingMode::Rceil, ScalingMode::Ceil, ScalingMode::Even] {
+                    assert_eq!(mx(dtype, mode).cast(code), old, "{dtype:?} {mode:?} {code}");
+                }
+                for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()) {
+                    let x = f32::from_bits(bits);
+                    if !x.is_nan() {
+                        assert_eq!(new.cast(f, x).to_bits(), old.eval(x).0.to_bits(), "{dtype:?} {code} {x:e}");
+                    }
+                }
             }
         }
     }
