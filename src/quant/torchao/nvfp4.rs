@@ -23,9 +23,10 @@
 
 use crate::quant::blocks::{self, BlockAmax};
 use crate::quant::frozen::{Fixed, Frozen};
+use crate::quant::lane::{Lane, clip};
 use crate::quant::ml_dtypes::{Float4E2M1Fn, Float8E4M3Fn, Format};
-use crate::quant::round::clip;
 use crate::quant::schema::{AutoScale, Kind, quantizer};
+use crate::quant::simd::{self, OnLanes};
 use crate::quant::torchao::{BlockCast, E2M1, TypedCast};
 use crate::quant::{Block, Ctx, Facts, Kernel, Levels, Report, each_row};
 
@@ -103,13 +104,71 @@ impl Nvfp4 {
     }
 }
 
+/// [`Nvfp4::block_scale`] and [`Nvfp4::cast`] of the blocks whose amaxes are the lanes of
+/// `amax`: `(s, rcp, scale)`, lane by lane the same IEEE operations (the scalar functions are
+/// the oracle).
+#[inline(always)]
+fn scales_on<V: Lane>(amax: V, t: Option<f32>) -> (V, V, V) {
+    let s = amax / V::splat(6.0);
+    let s = t.map_or(s, |t| s / V::splat(t));
+    let s = Float8E4M3Fn::FORMAT.cast(clip(s, V::splat(E4M3_EPS), V::splat(448.0)));
+    match t {
+        None => (s, V::splat(1.0) / s, s),
+        Some(t) => (s, V::splat(1.0 / t) / s, V::splat(t) * s),
+    }
+}
+
+/// A chunk's blocks' casts and numbers from their amaxes, [`scales_on`] `V::WIDTH` blocks at a
+/// time (a block's few vectors would otherwise wait on its two scalar divisions and cast), the
+/// blocks that do not fill a vector one at a time.
+struct ScalesOf<'a> {
+    stats: &'a [BlockAmax],
+    len: usize,
+    t: Option<f32>,
+    ops: &'a mut Vec<TypedCast<E2M1>>,
+    blocks: &'a mut Vec<Block>,
+}
+
+impl OnLanes for ScalesOf<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn on<V: Lane>(self) {
+        const MAX_WIDTH: usize = 16;
+        assert!(V::WIDTH <= MAX_WIDTH, "lanes wider than {MAX_WIDTH}");
+        let ScalesOf { stats, len, t, ops, blocks } = self;
+        let mut push = |amax: &[f32], s: V, rcp: V, scale: V| {
+            let (mut ss, mut rr, mut cc) = ([0.0f32; MAX_WIDTH], [0.0f32; MAX_WIDTH], [0.0f32; MAX_WIDTH]);
+            s.store(&mut ss);
+            rcp.store(&mut rr);
+            scale.store(&mut cc);
+            for (l, &amax) in amax.iter().enumerate() {
+                let cast = BlockCast { format: Nvfp4::format(), rcp: rr[l], scale: cc[l] };
+                ops.push(TypedCast::new(cast));
+                blocks.push(Block { len, amax, scale: ss[l], code: Some(e4m3_code(ss[l])), zero_point: None });
+            }
+        };
+        let body = stats.len() - stats.len() % V::WIDTH;
+        let mut amax = [0.0f32; MAX_WIDTH];
+        for group in stats[..body].chunks_exact(V::WIDTH) {
+            for (a, &BlockAmax(b)) in amax.iter_mut().zip(group) {
+                *a = b;
+            }
+            let (s, rcp, scale) = scales_on(V::load(&amax), t);
+            push(&amax[..V::WIDTH], s, rcp, scale);
+        }
+        for &BlockAmax(a) in &stats[body..] {
+            let (s, rcp, scale) = scales_on(a, t);
+            push(&[a], V::splat(s), V::splat(rcp), V::splat(scale));
+        }
+    }
+}
+
 impl Nvfp4 {
-    /// One row's blocks at the per-tensor scale `t`.
+    /// One row's blocks at the per-tensor scale `t` ([`blocks::run_chunked`]: a chunk's scales
+    /// on lanes, [`ScalesOf`]).
     fn row_blocks(x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, t: Option<f32>) -> Vec<Block> {
-        blocks::run(x, y, dydx, NVFP4_BLOCK, |BlockAmax(amax), len| {
-            let s = Self::block_scale(amax, t);
-            let cast = TypedCast::<E2M1>::new(Self::cast(s, t));
-            (cast, Block { len, amax, scale: s, code: Some(e4m3_code(s)), zero_point: None })
+        blocks::run_chunked(x, y, dydx, NVFP4_BLOCK, |stats: &[BlockAmax], len, ops, blocks| {
+            simd::on_lanes(ScalesOf { stats, len, t, ops, blocks })
         })
     }
 
@@ -200,6 +259,27 @@ mod tests {
     fn one_level_saturates_beyond_2688() {
         let c = Nvfp4::cast(Nvfp4::block_scale(5000.0, None), None);
         assert_eq!(c.eval(5000.0f32).0, 2688.0);
+    }
+
+    /// Every non-negative float32 amax and NaN, all 2^31 with `QSCOPE_EXHAUSTIVE=1 cargo test
+    /// --release --lib torchao::nvfp4::tests::the_scales` (a few minutes).
+    #[test]
+    fn the_scales_on_four_lanes_are_the_scalar_block_scale_and_cast() {
+        use crate::quant::lane::Wide;
+        let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan();
+        for t in [None, Some(1.0), Some(3.0e-3), Some(7.5e4), Some(f32::NAN)] {
+            let amaxes = (0..=0x7f80_0000u32).step_by(crate::quant::every_float_step()).map(f32::from_bits);
+            for a in amaxes.chain([0.0, f32::INFINITY, f32::NAN, 2688.0, 0.09375]) {
+                let lanes = [a, a.next_up(), a * 0.75, 6.0 * E4M3_EPS];
+                let (s, rcp, scale) = scales_on(Wide(lanes), t);
+                for (l, &amax) in lanes.iter().enumerate() {
+                    let want_s = Nvfp4::block_scale(amax, t);
+                    let want = Nvfp4::cast(want_s, t);
+                    assert!(same(s.0[l], want_s) && same(rcp.0[l], want.rcp), "{amax:e} at {t:?}");
+                    assert!(same(scale.0[l], want.scale), "{amax:e} at {t:?}");
+                }
+            }
+        }
     }
 
     #[test]
