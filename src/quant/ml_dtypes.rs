@@ -196,6 +196,16 @@ impl Format {
         }
     }
 
+    /// [`Format::cast`] of a `t` already clamped to ±max (`pmin`/`pmax`, so a NaN stays NaN) in a
+    /// format with a sign and −0 (IEEE, `fn` or saturating): `t` rounded with its sign bit or-ed
+    /// in — nothing overflows, so there is no overflow test. The same bits as `cast` on every
+    /// such `t` but NaN, which stays a NaN (`cast` gives the saturating formats ∓0 there).
+    #[inline(always)]
+    pub fn cast_clamped<V: Lane>(self, t: V) -> V {
+        debug_assert!(matches!(self.specials, Specials::Ieee | Specials::Fn | Specials::Saturating));
+        self.round(t).ior(t.iand(V::splat(-0.0)))
+    }
+
     /// `T²` in float32, where `T` is the largest float32 that rounds to at most [`Format::max`]
     /// (the midpoint above max, or the float below it where the tie rounds up): `x·x ≤ T²`
     /// exactly when `|x| ≤ T`, as squaring a float32 is monotone and the squares of `T` and the

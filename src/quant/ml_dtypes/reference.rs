@@ -115,6 +115,24 @@ fn casts_give_the_reference_formulas_bits_on_a_dense_sample() {
     assert_eq!(first_difference(all.iter().copied(), true), None);
 }
 
+/// Float32 bit patterns across the whole range, all 2^32 with `QSCOPE_EXHAUSTIVE=1 cargo test
+/// --release --lib ml_dtypes::reference::the_cast_of` (a few minutes).
+#[test]
+fn the_cast_of_a_clamped_value_gives_the_casts_bits_on_every_float_but_nan() {
+    for f in FORMATS.into_iter().filter(|f| !matches!(f.specials, Specials::Fnuz | Specials::PowerOfTwo)) {
+        let max = f.max();
+        for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()).chain([0x7f80_0000, 0xff80_0000]) {
+            let t = f32::from_bits(bits).pmin(max).pmax(-max);
+            let (new, four) = (f.cast_clamped(t), f.cast_clamped(Wide::<f32, 4>::splat(t)).0[2]);
+            if t.is_nan() {
+                assert!(new.is_nan() && four.is_nan(), "{} {t:e}", f.name);
+            } else {
+                assert_eq!([new, four].map(f32::to_bits), [f.cast(t).to_bits(); 2], "{} {t:e}", f.name);
+            }
+        }
+    }
+}
+
 #[test]
 #[ignore = "2^32 inputs × 10 formats: minutes in a release build"]
 fn every_float32_casts_as_the_reference_does() {

@@ -100,11 +100,12 @@ impl Op for ScaledCast {
 }
 
 /// `fp8(clamp(x·s, −max, max)) / s`. `torch.clamp` is `t.pmin(max).pmax(−max)`: a NaN stays
-/// NaN (pmin/pmax keep their first operand when the comparison fails).
+/// NaN (pmin/pmax keep their first operand when the comparison fails), and the clamped value is
+/// cast without an overflow test ([`Format::cast_clamped`]; a NaN stays a NaN).
 #[inline(always)]
 pub fn scaled_cast<V: Lane>(format: Format, scale: f32, x: V) -> V {
     let (s, max) = (V::splat(scale), V::splat(format.max()));
-    format.cast((x * s).pmin(max).pmax(-max)) / s
+    format.cast_clamped((x * s).pmin(max).pmax(-max)) / s
 }
 
 /// A [`ScaledCast`] whose format `F` is fixed at compile time (the kernel's op: the format's

@@ -192,9 +192,14 @@ impl<F: ConstFormat> TypedCast<F> {
 }
 
 impl<F: ConstFormat> Op for TypedCast<F> {
+    /// [`block_cast`] but for a NaN `x·rcp`, which stays a NaN here ([`Format::cast_clamped`]):
+    /// in MX and NVFP4 it comes only from a NaN element or a NaN `rcp`, whose block's scale is
+    /// NaN too, so the block is NaN either way.
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        (block_cast(F::FORMAT, self.rcp, self.scale, x), V::splat(1.0))
+        let max = V::splat(F::FORMAT.max());
+        let q = F::FORMAT.cast_clamped((x * V::splat(self.rcp)).pmin(max).pmax(-max));
+        (q * V::splat(self.scale), V::splat(1.0))
     }
 }
 
@@ -543,6 +548,36 @@ pub(crate) mod tests {
                 assert_eq!(f.cast_nan_as(t, FLOATX_NAN).to_bits(), old(f, t).to_bits(), "{} {t:e}", f.name);
             }
         }
+    }
+
+    /// Float32 bit patterns across the whole range, all 2^32 with `QSCOPE_EXHAUSTIVE=1 cargo
+    /// test --release --lib torchao::mx::tests::the_kernels` (a few minutes).
+    #[test]
+    fn the_kernels_typed_cast_gives_the_block_casts_bits_where_x_times_rcp_is_not_nan() {
+        fn check<F: ConstFormat>() {
+            let nvfp4 = [(1.0 / 448.0, 448.0), (1.0 / 1.125, 1.125), (3.0 / 0.015_625, 0.015_625 / 3.0)];
+            let mx = [0, 1, 100, 127, 254].map(|code| mx(ElemDtype::F4E2M1, ScalingMode::Rceil).cast(code));
+            for (rcp, scale) in nvfp4.into_iter().chain(mx.map(|c| (c.rcp, c.scale))) {
+                let cast = BlockCast { format: F::FORMAT, rcp, scale };
+                let typed = TypedCast::<F>::new(cast);
+                for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()) {
+                    let x = f32::from_bits(bits);
+                    if !(x * rcp).is_nan() {
+                        assert_eq!(
+                            typed.eval(x).0.to_bits(),
+                            cast.eval(x).0.to_bits(),
+                            "{} {rcp} {x:e}",
+                            F::FORMAT.name
+                        );
+                    }
+                }
+            }
+        }
+        check::<E4M3>();
+        check::<E5M2>();
+        check::<E2M3>();
+        check::<E3M2>();
+        check::<E2M1>();
     }
 
     /// Float32 bit patterns across the whole range, all 2^32 with `QSCOPE_EXHAUSTIVE=1 cargo
