@@ -188,7 +188,7 @@ impl<S: Statistic, O: Op, F: FnMut(&[S], usize, &mut Vec<O>, &mut Vec<Block>)> O
         if !x_tail.is_empty() {
             let mut op = Vec::with_capacity(1);
             per_chunk(&[S::of::<V>(x_tail)], x_tail.len(), &mut op, &mut blocks);
-            simd::run_lanes::<V, O>(&op[0], x_tail, y_tail, d_tail);
+            op[0].run_block::<V>(x_tail, y_tail, d_tail);
         }
         blocks
     }
@@ -220,7 +220,7 @@ fn whole_blocks<V: Lane, S: Statistic, O: Op, const N: usize>(
         let mut dc = dydx.as_deref_mut().map(|d| &mut d[c * chunk..c * chunk + xc.len()]);
         for (i, ((op, xs), ys)) in ops.iter().zip(xc.chunks_exact(size)).zip(yc.chunks_exact_mut(size)).enumerate() {
             let d = dc.as_deref_mut().map(|d| &mut d[i * size..(i + 1) * size]);
-            simd::run_lanes::<V, O>(op, xs, ys, d);
+            op.run_block::<V>(xs, ys, d);
         }
     }
 }

@@ -15,6 +15,16 @@ use super::lane::Lane;
 pub trait Op {
     /// `(q(x), ∂q/∂x)` per lane.
     fn eval<V: Lane>(&self, x: V) -> (V, V);
+
+    /// [`run_lanes`] over one block of a block format ([`super::blocks`]): an op that takes one
+    /// of two forms per block picks its form here, once per block rather than per vector.
+    #[inline(always)]
+    fn run_block<V: Lane>(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>)
+    where
+        Self: Sized,
+    {
+        run_lanes::<V, Self>(self, x, y, dydx)
+    }
 }
 
 /// The [`super::Kernel::apply`] of a quantizer that is its own [`Op`] and reports nothing:

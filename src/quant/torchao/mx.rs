@@ -37,7 +37,7 @@ use crate::quant::frozen::{Fixed, Frozen};
 use crate::quant::lane::Lane;
 use crate::quant::ml_dtypes::*;
 use crate::quant::schema::{Kind, choice, quantizer};
-use crate::quant::simd::Op;
+use crate::quant::simd::{self, Op};
 use crate::quant::{Block, Ctx, Facts, Kernel, Levels, Report};
 
 choice! {
@@ -238,21 +238,49 @@ impl Pow2Cast {
     }
 }
 
-/// An MX block's op: [`Pow2Cast`] where its code allows, else the cast as torchao writes it.
+/// An MX block's op: [`Pow2Cast`] where its code allows, else the cast as torchao writes it —
+/// chosen once per block ([`Op::run_block`]), the rare second form out of line ([`run_typed`]),
+/// so that the block driver's loops are not doubled.
 #[derive(Clone, Copy, Debug)]
 enum MxCast<F> {
-    Pow2(Pow2Cast, PhantomData<F>),
+    Pow2(TypedPow2<F>),
     Typed(TypedCast<F>),
+}
+
+/// A [`Pow2Cast`] in the format `F`.
+#[derive(Clone, Copy, Debug)]
+struct TypedPow2<F>(Pow2Cast, PhantomData<F>);
+
+impl<F: ConstFormat> Op for TypedPow2<F> {
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V) -> (V, V) {
+        (self.0.cast(F::FORMAT, x), V::splat(1.0))
+    }
 }
 
 impl<F: ConstFormat> Op for MxCast<F> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
         match self {
-            MxCast::Pow2(c, _) => (c.cast(F::FORMAT, x), V::splat(1.0)),
+            MxCast::Pow2(c) => c.eval(x),
             MxCast::Typed(c) => c.eval(x),
         }
     }
+
+    #[inline(always)]
+    fn run_block<V: Lane>(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
+        match self {
+            MxCast::Pow2(c) => simd::run_lanes::<V, _>(c, x, y, dydx),
+            MxCast::Typed(c) => run_typed::<V, F>(c, x, y, dydx),
+        }
+    }
+}
+
+/// [`simd::run_lanes`] of a [`TypedCast`], out of line: an MX block whose code is outside
+/// [`POW2_CODES`].
+#[inline(never)]
+fn run_typed<V: Lane, F: ConstFormat>(c: &TypedCast<F>, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
+    simd::run_lanes::<V, _>(c, x, y, dydx)
 }
 
 /// `elem(clamp(x·rcp, ±max))·scale`, with torchao's ±1.5 for a NaN reaching an fp6/fp4 cast.
@@ -372,7 +400,7 @@ impl Mx {
         blocks::run(x, y, dydx, self.size(), |BlockAmax(amax), len| {
             let (cast, block) = self.block_in(F::FORMAT, amax, len);
             let op = match Pow2Cast::new(F::FORMAT, block.code.unwrap_or(E8M0_NAN)) {
-                Some(c) => MxCast::Pow2(c, PhantomData),
+                Some(c) => MxCast::Pow2(TypedPow2(c, PhantomData)),
                 None => MxCast::Typed(TypedCast::<F>::new(cast)),
             };
             (op, block)
