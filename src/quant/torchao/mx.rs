@@ -578,8 +578,9 @@ pub(crate) mod tests {
         }
     }
 
-    /// Float32 bit patterns across the whole range, all 2^32 with `QSCOPE_EXHAUSTIVE=1 cargo
-    /// test --release --lib torchao::mx::tests::the_kernels` (a few minutes).
+    /// Every 4099th float32 bit pattern: on all 2^32 it follows from the exhaustive checks of
+    /// `Format::cast_clamped` against `Format::cast` (ml_dtypes::reference) and of
+    /// `cast_nan_as` against the cast (above), as `x·rcp` clamped is a clamped value.
     #[test]
     fn the_kernels_typed_cast_gives_the_block_casts_bits_where_x_times_rcp_is_not_nan() {
         fn check<F: ConstFormat>() {
@@ -588,7 +589,7 @@ pub(crate) mod tests {
             for (rcp, scale) in nvfp4.into_iter().chain(mx.map(|c| (c.rcp, c.scale))) {
                 let cast = BlockCast { format: F::FORMAT, rcp, scale };
                 let typed = TypedCast::<F>::new(cast);
-                for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()) {
+                for bits in (0..=u32::MAX).step_by(4099) {
                     let x = f32::from_bits(bits);
                     if !(x * rcp).is_nan() {
                         assert_eq!(
