@@ -132,11 +132,11 @@ pub struct AutoBitsOp {
 
 impl AutoBitsOp {
     /// [`simd::run`] of this op for a tensor whose max|x| is `top` (None: not known):
-    /// [`LeanAuto`] where it applies, else [`auto_code`]'s shorter form chosen once for the tensor.
+    /// [`LeanAuto`] where it applies, else the codes as the product `sign(x)·min(k, half)` — the
+    /// shorter form's bits for every step, and one loop fewer in the page.
     fn run(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, top: Option<f32>) {
         match top.and_then(|top| self.lean(top)) {
             Some(lean) => simd::run(&lean, x, y, dydx),
-            None if finite_step(self.s) => simd::run(&Step::<true>(self), x, y, dydx),
             None => simd::run(&Step::<false>(self), x, y, dydx),
         }
     }
@@ -167,7 +167,8 @@ impl AutoBitsOp {
     }
 }
 
-/// [`AutoBitsOp`] with [`auto_code`]'s form fixed (`FINITE`).
+/// [`AutoBitsOp`] with [`auto_code`]'s form fixed (`FINITE`): the product form is the kernel
+/// outside [`LeanAuto`]; the shorter form is the lean op's oracle.
 pub(super) struct Step<'a, const FINITE: bool>(pub(super) &'a AutoBitsOp);
 
 impl<const FINITE: bool> Op for Step<'_, FINITE> {
