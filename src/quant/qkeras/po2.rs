@@ -132,7 +132,8 @@ pub fn stochastic_round_po2(x: f32, rng: &mut Stream) -> f32 {
 /// `e0 = round(log(|x| + ε)/ln 2)` (TensorFlow's float32 log), the bracket `[lo, lo + 1]`
 /// around |x| and `lo` where `|x| < 2^lo + (2^(lo+1) − 2^lo)·u`, else `lo + 1`. The exponents
 /// here are integers, +inf or NaN, so [`Lane::pow2`] gives `2^e` (a NaN exponent's 0 where
-/// `exp2` gives NaN decides no comparison: both brackets are NaN there).
+/// `exp2` gives NaN decides no comparison: both brackets are NaN there). Not inlined: one
+/// copy serves the kernel's lanes, and one the quantizers' element-by-element draws.
 #[inline(never)]
 pub fn po2_drawn<V: Lane>(x: V, u: V) -> V {
     let (y, one) = (x.abs(), V::splat(1.0));
