@@ -94,3 +94,52 @@ fn the_auto_codes_shorter_form_equals_the_product_for_finite_steps() {
     }
     assert!([0.0, -0.0, f32::NAN, f32::INFINITY, -1.0].iter().all(|&s| !finite_step(s)));
 }
+
+/// 'auto_po2' with each refit writing its step's output gives the bits, gradient and scale
+/// of the refits followed by an output pass of their own, for uniform and heavy-tailed
+/// tensors of several lengths (tails included), with zeros, infinities and NaNs, at several
+/// widths, clips and blends, on one lane and on four, with and without the gradient.
+#[test]
+fn auto_po2_with_the_output_in_the_refits_equals_an_output_pass_of_its_own() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 40) as f32 / 16_777_216.0
+    };
+    let mut tensors: Vec<Vec<f32>> = [0usize, 1, 5, 16, 17, 33, 100, 1001]
+        .iter()
+        .flat_map(|&n| {
+            let u: Vec<f32> = (0..n).map(|_| next()).collect();
+            [u.iter().map(|v| v * 4.0 - 2.0).collect::<Vec<_>>(), u.iter().map(|v| (v - 0.5).powi(5) * 1e3).collect()]
+        })
+        .collect();
+    for special in [0.0, f32::INFINITY, f32::NAN] {
+        tensors.push((0..40).map(|i| if i == 17 { special } else { (i as f32 - 20.0) / 7.0 }).collect());
+    }
+    tensors.push(vec![0.0; 20]);
+    let base = QuantizedBits { alpha: Alpha::AutoPo2, ..QuantizedBits::default() };
+    let configs = [
+        QuantizedBits { bits: 4, integer: 0, ..base.clone() },
+        QuantizedBits { bits: 2, integer: 1, ..base.clone() },
+        QuantizedBits { bits: 8, integer: 2, keep_negative: false, ..base.clone() },
+        QuantizedBits { bits: 4, use_ste: false, qnoise_factor: 0.5, ..base.clone() },
+        QuantizedBits { bits: 6, min_po2_exponent: Some(-3), max_po2_exponent: Some(-2), ..base.clone() },
+        QuantizedBits { bits: 3, alpha: Alpha::Auto, ..base },
+    ];
+    for b in &configs {
+        for x in &tensors {
+            for four in [false, true] {
+                crate::quant::simd::tests::FOUR_LANES.set(four);
+                let [fused, apart] = [true, false].map(|fused| {
+                    let (mut y, mut d, mut y_only) = (vec![9.0; x.len()], vec![9.0; x.len()], vec![9.0; x.len()]);
+                    let scale = b.apply_auto_with(x, &mut y, Some(&mut d), fused).scale.map(f32::to_bits);
+                    let scale_only = b.apply_auto_with(x, &mut y_only, None, fused).scale.map(f32::to_bits);
+                    let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+                    (scale, scale_only, bits(y), bits(d), bits(y_only))
+                });
+                crate::quant::simd::tests::FOUR_LANES.set(false);
+                assert!(fused == apart, "{b:?} on {x:?} (four lanes: {four})");
+            }
+        }
+    }
+}
