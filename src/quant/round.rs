@@ -116,30 +116,6 @@ fn reduce(mut a: [f32; 8], b: [f32; 8], tail: f32) -> f32 {
 pub trait Terms<const K: usize> {
     /// The K terms of each lane of `v`.
     fn terms<V: Lane>(&self, v: V) -> [V; K];
-
-    /// Each lane's output, for [`sums_f32_out`] to write in the same pass (v by default).
-    #[inline(always)]
-    fn output<V: Lane>(&self, v: V) -> V {
-        v
-    }
-}
-
-/// Where the summing loop puts each element's [`Terms::output`]: nowhere (`()`), or a slice.
-pub(crate) trait Outputs {
-    /// Stores `v`'s lanes from element `at` on.
-    fn put<V: Lane>(&mut self, at: usize, v: V);
-}
-
-impl Outputs for () {
-    #[inline(always)]
-    fn put<V: Lane>(&mut self, _: usize, _: V) {}
-}
-
-impl Outputs for &mut [f32] {
-    #[inline(always)]
-    fn put<V: Lane>(&mut self, at: usize, v: V) {
-        v.store(&mut self[at..]);
-    }
 }
 
 /// `[Σ t(xᵢ)[0], …, Σ t(xᵢ)[K−1]]`: K float32 sums in one pass over `x`, each added in
@@ -149,45 +125,22 @@ impl Outputs for &mut [f32] {
 pub fn sums_f32<const K: usize, T: Terms<K>>(x: &[f32], t: &T) -> [f32; K] {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     if super::simd::enabled() {
-        return sums_into::<super::lane::F32x4, K, T, ()>(x, t, ());
+        return sums_lanes::<super::lane::F32x4, K, T>(x, t);
     }
-    sums_into::<f32, K, T, ()>(x, t, ())
-}
-
-/// [`sums_f32`], writing each element's [`Terms::output`] to `y` (as long as `x`) in the
-/// same pass. Not inlined: as a function of its own its arguments do not alias, so `t`'s
-/// constants stay in registers across the stores to `y`.
-#[inline(never)]
-pub fn sums_f32_out<const K: usize, T: Terms<K>>(x: &[f32], y: &mut [f32], t: &T) -> [f32; K] {
-    assert_eq!(x.len(), y.len());
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if super::simd::enabled() {
-        return sums_into::<super::lane::F32x4, K, T, _>(x, t, y);
-    }
-    sums_into::<f32, K, T, _>(x, t, y)
-}
-
-/// [`sums_f32`] on lanes `V` (for the tests of one lane against four).
-#[cfg(test)]
-pub(crate) fn sums_lanes<V: Lane, const K: usize, T: Terms<K>>(x: &[f32], t: &T) -> [f32; K] {
-    sums_into::<V, K, T, ()>(x, t, ())
+    sums_lanes::<f32, K, T>(x, t)
 }
 
 /// [`sums_f32`] on lanes `V`: Eigen's two 8-wide accumulators as `8 / V::WIDTH` lanes each
-/// (lane by lane, the same additions in the same order), then the scalar tail; each
-/// element's output goes to `out`.
+/// (lane by lane, the same additions in the same order), then the scalar tail.
 #[inline(always)]
-fn sums_into<V: Lane, const K: usize, T: Terms<K>, O: Outputs>(x: &[f32], t: &T, mut out: O) -> [f32; K] {
+pub(crate) fn sums_lanes<V: Lane, const K: usize, T: Terms<K>>(x: &[f32], t: &T) -> [f32; K] {
     const P: usize = 8;
     let (w, zero) = (V::WIDTH, V::splat(0.0));
     let (mut a, mut b) = ([[zero; P]; K], [[zero; P]; K]);
     let mut blocks = x.chunks_exact(2 * P);
-    for (i, c) in (&mut blocks).enumerate() {
+    for c in &mut blocks {
         for j in 0..P / w {
-            let (vlo, vhi) = (V::load(&c[j * w..]), V::load(&c[P + j * w..]));
-            let (lo, hi) = (t.terms(vlo), t.terms(vhi));
-            out.put(i * 2 * P + j * w, t.output(vlo));
-            out.put(i * 2 * P + P + j * w, t.output(vhi));
+            let (lo, hi) = (t.terms(V::load(&c[j * w..])), t.terms(V::load(&c[P + j * w..])));
             for k in 0..K {
                 a[k][j] = a[k][j] + lo[k];
                 b[k][j] = b[k][j] + hi[k];
@@ -195,20 +148,14 @@ fn sums_into<V: Lane, const K: usize, T: Terms<K>, O: Outputs>(x: &[f32], t: &T,
         }
     }
     let rest = blocks.remainder();
-    let start = x.len() - rest.len();
     let (packet, tail) = rest.split_at(rest.len() / P * P);
     if !packet.is_empty() {
         for j in 0..P / w {
-            let v = V::load(&packet[j * w..]);
-            let u = t.terms(v);
-            out.put(start + j * w, t.output(v));
+            let u = t.terms(V::load(&packet[j * w..]));
             for k in 0..K {
                 a[k][j] = a[k][j] + u[k];
             }
         }
-    }
-    for (i, &v) in tail.iter().enumerate() {
-        out.put(start + packet.len() + i, t.output(v));
     }
     std::array::from_fn(|k| {
         let (mut sa, mut sb) = ([0.0f32; P], [0.0f32; P]);

@@ -6,20 +6,13 @@ use super::QuantizedBits;
 use crate::quant::Report;
 use crate::quant::lane::{self, Lane};
 use crate::quant::qkeras::{least_squares_of_sums, one_minus, po2_round};
-use crate::quant::round::{Terms, max_abs, pow2i, sums_f32, sums_f32_out};
+use crate::quant::round::{Terms, max_abs, pow2i, sums_f32};
 use crate::quant::schema::Alpha;
 use crate::quant::simd::{self, Op};
 
 impl QuantizedBits {
     /// `alpha='auto'` / `'auto_po2'`: a data-dependent step, codes rounded half away from zero.
     pub(super) fn apply_auto(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) -> Report {
-        self.apply_auto_with(x, y, dydx, true)
-    }
-
-    /// [`Self::apply_auto`]; `fused`: each 'auto_po2' refit for a finite step writes that
-    /// step's output in its pass, which stands when the refit returns the step (else, and
-    /// when not `fused`, the output takes a pass of its own — the tests' oracle).
-    pub(super) fn apply_auto_with(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, fused: bool) -> Report {
         let shape = self.auto_op(f32::NAN);
         let (m, mi, half) = (shape.m, shape.mi, shape.half);
         let levels = half * 2.0;
@@ -33,22 +26,9 @@ impl QuantizedBits {
                     // refit that returns its own step is a fixed point the rest would repeat.
                     let (lo, hi) = (self.min_po2_exponent, self.max_po2_exponent);
                     for _ in 0..5 {
-                        let op = AutoBitsOp { s, inv_s: exact_reciprocal(s), ..shape };
-                        let written = fused && finite_step(s) && op.inv_s.is_some();
-                        let sums = if let Some(inv_s) = op.inv_s.filter(|_| written) {
-                            let fit = CodeFit::<true> { inv_mi: 1.0 / mi, s, inv_s: None, half };
-                            sums_f32_out(x, y, &FitAndApply { fit, op: &op, inv_s })
-                        } else {
-                            code_fit_sums(x, 1.0 / mi, s, half)
-                        };
+                        let sums = code_fit_sums(x, 1.0 / mi, s, half);
                         let next = least_squares_of_sums(Alpha::AutoPo2, sums, x.len(), lo, hi);
                         if next.to_bits() == s.to_bits() {
-                            if written {
-                                if let Some(d) = dydx {
-                                    d.fill(op.gradient());
-                                }
-                                return Report { scale: Some(s * m), ..Report::default() };
-                            }
                             break;
                         }
                         s = next;
@@ -126,38 +106,9 @@ fn code_fit_sums(x: &[f32], inv_mi: f32, s: f32, half: f32) -> [f32; 2] {
 impl<const FINITE: bool> Terms<2> for CodeFit<FINITE> {
     #[inline(always)]
     fn terms<V: Lane>(&self, v: V) -> [V; 2] {
-        self.terms_with(v, self.inv_s)
-    }
-}
-
-impl<const FINITE: bool> CodeFit<FINITE> {
-    /// The terms with `inv_s` for the step's exact reciprocal.
-    #[inline(always)]
-    fn terms_with<V: Lane>(&self, v: V, inv_s: Option<f32>) -> [V; 2] {
         let xs = v * V::splat(self.inv_mi);
-        let z = auto_code::<V, FINITE>(xs, self.s, inv_s, V::splat(self.half));
+        let z = auto_code::<V, FINITE>(xs, self.s, self.inv_s, V::splat(self.half));
         [xs * z, z * z]
-    }
-}
-
-/// A refit's terms ([`CodeFit`]) and each element's output for the same step ([`AutoBitsOp`],
-/// whose codes are the fit's: the same operations on the same lanes), for a step with an
-/// exact reciprocal `inv_s` (the codes multiply, as both would with `Some(inv_s)`).
-struct FitAndApply<'a> {
-    fit: CodeFit<true>,
-    op: &'a AutoBitsOp,
-    inv_s: f32,
-}
-
-impl Terms<2> for FitAndApply<'_> {
-    #[inline(always)]
-    fn terms<V: Lane>(&self, v: V) -> [V; 2] {
-        self.fit.terms_with(v, Some(self.inv_s))
-    }
-
-    #[inline(always)]
-    fn output<V: Lane>(&self, v: V) -> V {
-        self.op.eval_with::<V, true>(v, Some(self.inv_s)).0
     }
 }
 
@@ -187,24 +138,17 @@ impl AutoBitsOp {
         }
     }
 
-    /// The gradient, the same for every x.
-    fn gradient(&self) -> f32 {
-        if self.use_ste { 1.0 } else { self.one_minus_q }
-    }
-
-    /// Output and gradient, `inv_s` for the step's exact reciprocal.
     #[inline(always)]
-    fn eval_with<V: Lane, const FINITE: bool>(&self, x: V, inv_s: Option<f32>) -> (V, V) {
+    fn eval_with<V: Lane, const FINITE: bool>(&self, x: V) -> (V, V) {
         // m and m_i are powers of two: multiplying by their reciprocals is dividing by them.
         let (inv_m, mi, inv_mi) = (V::splat(1.0 / self.m), V::splat(self.mi), V::splat(1.0 / self.mi));
-        let z = auto_code::<V, FINITE>(x * inv_mi, self.s, inv_s, V::splat(self.half));
+        let z = auto_code::<V, FINITE>(x * inv_mi, self.s, self.inv_s, V::splat(self.half));
         let xq = V::splat(self.s * self.m) * (mi * z * inv_m);
-        let blended = if self.use_ste {
-            lane::ste_blend(x, xq, self.q)
+        if self.use_ste {
+            (lane::ste_blend(x, xq, self.q), V::splat(1.0))
         } else {
-            lane::no_ste_blend(x, xq, self.q, self.one_minus_q)
-        };
-        (blended, V::splat(self.gradient()))
+            (lane::no_ste_blend(x, xq, self.q, self.one_minus_q), V::splat(self.one_minus_q))
+        }
     }
 }
 
@@ -214,6 +158,6 @@ struct Step<'a, const FINITE: bool>(&'a AutoBitsOp);
 impl<const FINITE: bool> Op for Step<'_, FINITE> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        self.0.eval_with::<V, FINITE>(x, self.0.inv_s)
+        self.0.eval_with::<V, FINITE>(x)
     }
 }
