@@ -4,7 +4,7 @@ use super::super::lane::{self, Lane};
 use super::super::random::Stream;
 use super::super::round::{EPS, no_ste_blend, rhe, sgn_plus, ste_blend};
 use super::super::schema::{Kind, Opaque, choice, quantizer};
-use super::super::simd::{self, Op};
+use super::super::simd::Op;
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{LN2, one_minus};
 use crate::quant::elementwise_facts;
@@ -356,7 +356,7 @@ impl Kernel for QuantizedPo2 {
             let op = Po2Op { rule: &rule, q, one_minus_q: omq, use_ste: self.use_ste };
             match Lean::new(&rule).filter(|_| self.use_ste && q == 1.0) {
                 Some(lean) => lean::run(LeanPo2(lean), &op, x, y, dydx),
-                None => simd::run(&op, x, y, dydx),
+                None => lean::run_exact(&op, x, y, dydx),
             }
             return Report::default();
         }
@@ -521,7 +521,7 @@ impl Kernel for QuantizedReluPo2 {
         if let Some(lean) = Lean::new(&rule).filter(|_| usual && rule.exact()) {
             lean::run(LeanReluPo2(lean), &op, x, y, dydx);
         } else if rule.exact() {
-            simd::run(&op, x, y, dydx);
+            lean::run_exact(&op, x, y, dydx);
         } else {
             let rng = &mut ctx.rng;
             elementwise(x, y, dydx, |v| op.eval_with(v, &mut Drawn(&rule, rng)));

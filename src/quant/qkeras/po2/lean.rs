@@ -107,6 +107,13 @@ pub(super) fn run<L: LeanOp, E: Op>(lean: L, exact: &E, x: &[f32], y: &mut [f32]
     simd::on_lanes(Blocks { lean, outside: lean.lean().outside, exact, x, y, dydx });
 }
 
+/// [`simd::run`] of the general op, not inlined: the one copy of its loops, for the other
+/// configurations and the blocks in the switch window alike.
+#[inline(never)]
+pub(super) fn run_exact<E: Op>(exact: &E, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>) {
+    simd::run(exact, x, y, dydx);
+}
+
 struct Blocks<'a, L, E> {
     lean: L,
     outside: f32,
@@ -151,7 +158,7 @@ impl<L: LeanOp, E: Op> OnLanes for Blocks<'_, L, E> {
                 }
             };
             let from = if V::any(top.igt(V::splat(outside))) { 0 } else { body - start };
-            simd::run(exact, &xs[from..], &mut ys[from..], ds.map(|d| &mut d[from..]));
+            run_exact(exact, &xs[from..], &mut ys[from..], ds.map(|d| &mut d[from..]));
             start = end;
         }
     }

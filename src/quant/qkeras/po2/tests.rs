@@ -212,7 +212,7 @@ fn the_lean_kernels_equal_the_exact_ops_on_whole_tensors() {
         let op = Po2Op { rule: &rule, q: 1.0, one_minus_q: 0.0, use_ste: true };
         if let Some(lean) = Lean::new(&rule) {
             check(format!("{q:?}"), &|x, y, d| lean::run(LeanPo2(lean), &op, x, y, d), &|x, y, d| {
-                simd::run(&op, x, y, d)
+                crate::quant::simd::run(&op, x, y, d)
             });
         }
         let r = QuantizedReluPo2 { bits, ..QuantizedReluPo2::default() };
@@ -220,7 +220,7 @@ fn the_lean_kernels_equal_the_exact_ops_on_whole_tensors() {
         let op = ReluPo2Op { relu: &r, rule: &rule };
         if let Some(lean) = Lean::new(&rule) {
             check(format!("{r:?}"), &|x, y, d| lean::run(LeanReluPo2(lean), &op, x, y, d), &|x, y, d| {
-                simd::run(&op, x, y, d)
+                crate::quant::simd::run(&op, x, y, d)
             });
         }
     }
