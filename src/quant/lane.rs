@@ -84,6 +84,9 @@ pub trait Lane:
     /// Per lane, whether `self`'s bits are the larger signed 32-bit integer (for floats whose
     /// sign bit is clear, `self > o` with a NaN above +inf: one `i32x4.gt_s`).
     fn igt(self, o: Self) -> Self::Mask;
+    /// A mask's bits as lanes: all ones (−1 as an integer) where set, 0 elsewhere (a count of
+    /// set lanes by [`Lane::iadd`], negated).
+    fn mask_bits(m: Self::Mask) -> Self;
 
     /// Per lane, one of four values: `table[k]` where the lane's bits are `0x0302_0100 +
     /// k·0x0404_0404` (the byte offsets of `table[k]`, as `i8x16.swizzle` reads them — one
@@ -242,6 +245,10 @@ impl Lane for f32 {
     #[inline(always)]
     fn igt(self, o: Self) -> bool {
         (self.to_bits() as i32) > (o.to_bits() as i32)
+    }
+    #[inline(always)]
+    fn mask_bits(m: bool) -> Self {
+        f32::from_bits((m as u32).wrapping_neg())
     }
     #[inline(always)]
     fn reduce(self, _: impl Fn(Self, Self) -> Self) -> f32 {
@@ -506,6 +513,10 @@ mod simd128 {
         #[inline(always)]
         fn igt(self, o: Self) -> M32x4 {
             M32x4(i32x4_gt(self.0, o.0))
+        }
+        #[inline(always)]
+        fn mask_bits(m: M32x4) -> Self {
+            F32x4(m.0)
         }
         #[inline(always)]
         fn lookup4(table: [f32; 4], at: Self) -> Self {

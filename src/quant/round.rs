@@ -114,6 +114,10 @@ fn reduce(mut a: [f32; 8], b: [f32; 8], tail: f32) -> f32 {
 
 /// The per-element terms of K float32 sums ([`sums_f32`]), generic over one element or four.
 pub trait Terms<const K: usize> {
+    /// The last term counts lanes: it is a mask's bits ([`Lane::mask_bits`]), added as integers,
+    /// and its sum is the number of set lanes — the float32 sum of ones in any order where
+    /// that is below 2^24, which callers ensure (`x.len() < 2^24`).
+    const COUNTS: bool = false;
     /// The K terms of each lane of `v`.
     fn terms<V: Lane>(&self, v: V) -> [V; K];
 }
@@ -142,8 +146,9 @@ pub(crate) fn sums_lanes<V: Lane, const K: usize, T: Terms<K>>(x: &[f32], t: &T)
         for j in 0..P / w {
             let (lo, hi) = (t.terms(V::load(&c[j * w..])), t.terms(V::load(&c[P + j * w..])));
             for k in 0..K {
-                a[k][j] = a[k][j] + lo[k];
-                b[k][j] = b[k][j] + hi[k];
+                let int = T::COUNTS && k == K - 1;
+                a[k][j] = if int { a[k][j].iadd(lo[k]) } else { a[k][j] + lo[k] };
+                b[k][j] = if int { b[k][j].iadd(hi[k]) } else { b[k][j] + hi[k] };
             }
         }
     }
@@ -153,7 +158,7 @@ pub(crate) fn sums_lanes<V: Lane, const K: usize, T: Terms<K>>(x: &[f32], t: &T)
         for j in 0..P / w {
             let u = t.terms(V::load(&packet[j * w..]));
             for k in 0..K {
-                a[k][j] = a[k][j] + u[k];
+                a[k][j] = if T::COUNTS && k == K - 1 { a[k][j].iadd(u[k]) } else { a[k][j] + u[k] };
             }
         }
     }
@@ -162,6 +167,10 @@ pub(crate) fn sums_lanes<V: Lane, const K: usize, T: Terms<K>>(x: &[f32], t: &T)
         for j in 0..P / w {
             a[k][j].store(&mut sa[j * w..]);
             b[k][j].store(&mut sb[j * w..]);
+        }
+        if T::COUNTS && k == K - 1 {
+            let set = tail.iter().filter(|&&v| t.terms(v)[k].to_bits() != 0).count() as u32;
+            return sa.iter().chain(&sb).fold(set, |c, v| c.wrapping_sub(v.to_bits())) as f32;
         }
         reduce(sa, sb, tail.iter().fold(0.0f32, |s, &v| s + t.terms(v)[k]))
     })

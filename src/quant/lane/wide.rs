@@ -141,6 +141,10 @@ impl<V: Lane, const N: usize> Lane for Wide<V, N> {
         self.zip(o, V::igt)
     }
     #[inline(always)]
+    fn mask_bits(m: Self::Mask) -> Self {
+        Wide(m.0.map(V::mask_bits))
+    }
+    #[inline(always)]
     fn lookup4(table: [f32; 4], at: Self) -> Self {
         at.map(|a| V::lookup4(table, a))
     }

@@ -12,7 +12,7 @@ use crate::quant::{Facts, Frozen, Quantizer};
 mod auto;
 use auto::exact_reciprocal;
 #[cfg(test)]
-use auto::{auto_code, finite_step};
+use auto::{Step, auto_code, finite_step};
 
 pub(super) const BITS: Kind = Kind::Int { min: 1, max: 32 };
 pub(super) const INTEGER: Kind = Kind::Int { min: 0, max: 32 };

@@ -5,8 +5,8 @@ use super::super::random::{DrawOp, run_drawn};
 use super::super::round::stochastic_round;
 use super::super::schema::{Kind, quantizer};
 use super::super::simd::{self, Op};
-use super::super::{Ctx, Kernel, Levels, Report, elementwise};
-use super::po2::stochastic_round_po2;
+use super::super::{Ctx, Kernel, Levels, Report};
+use super::po2::po2_drawn;
 use crate::quant::elementwise_facts;
 
 const PRECISION: Kind = Kind::Float { min: 1e-6, max: 1e6, log: true };
@@ -124,14 +124,21 @@ quantizer! {
     }
 }
 
+impl DrawOp for StochasticRoundPo2 {
+    const DRAWS: usize = 1;
+    #[inline(always)]
+    fn eval<V: Lane>(&self, x: V, u: V, _: V) -> (V, V) {
+        (po2_drawn(x, u), V::splat(0.0))
+    }
+}
+
 impl Kernel for StochasticRoundPo2 {
     fn is_stochastic(&self, _: bool) -> bool {
         true
     }
 
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
-        let rng = &mut ctx.rng;
-        elementwise(x, y, dydx, |v| (stochastic_round_po2(v, rng), 0.0));
+        run_drawn(self, x, y, dydx, &mut ctx.rng);
         Report::default()
     }
 
@@ -282,6 +289,38 @@ elementwise_facts! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quant::round::{EPS, rhe};
+
+    /// QKeras' `stochastic_round_po2` as written, one element and its draw `u`: the
+    /// formula [`po2_drawn`] replaced.
+    fn stochastic_round_po2_as_written(x: f32, u: f32) -> f32 {
+        let exp2 = |e: f32| if e.fract() == 0.0 { e.pow2() } else { e.exp2() };
+        let y = x.abs();
+        let e0 = rhe(lane::log(y + EPS) / std::f32::consts::LN_2);
+        let (lo, hi) = if exp2(e0) > y { (e0 - 1.0, e0) } else { (e0, e0 + 1.0) };
+        let (a, b) = (exp2(lo), exp2(hi));
+        if y < a + (b - a) * u { lo } else { hi }
+    }
+
+    /// stochastic_round_po2 draws the exponent it replaced on every float32 bit pattern (every
+    /// [`crate::quant::every_float_step`]th; all with `QSCOPE_EXHAUSTIVE=1`), NaNs included, and
+    /// on the ties (|x| exactly at a draw's threshold: the powers of two, times 1¼, 1½ and 1¾,
+    /// and their neighbours), at draws from 0 to the largest below 1, on one lane and on four.
+    #[test]
+    fn stochastic_round_po2_is_the_formula_it_replaces_on_every_float() {
+        let draws = [0.0, 0.25, 0.5, 0.75, 1.0 - 1.0 / 16_777_216.0, 0.123_456_7];
+        let ties = (-149..=127).flat_map(|e| [1.0, 1.25, 1.5, 1.75].map(|m| m * 2f64.powi(e) as f32));
+        let ties = ties.flat_map(|t| [t.to_bits() - 1, t.to_bits(), t.to_bits() + 1, (-t).to_bits()]);
+        for bits in (0..=u32::MAX).step_by(crate::quant::every_float_step()).chain(ties) {
+            let x = f32::from_bits(bits);
+            for u in draws {
+                let want = stochastic_round_po2_as_written(x, u).to_bits();
+                assert_eq!(po2_drawn(x, u).to_bits(), want, "x = {x:e}, u = {u}");
+                let four = po2_drawn(lane::Wide::<f32, 4>::splat(x), lane::Wide::<f32, 4>::splat(u));
+                assert_eq!(four.0.map(f32::to_bits), [want; 4], "x = {x:e}, u = {u} (four lanes)");
+            }
+        }
+    }
 
     /// binary_sigmoid's value is the library's straight-through blend of the rounded hard
     /// sigmoid, on every float32 bit pattern (every [`crate::quant::every_float_step`]th; all

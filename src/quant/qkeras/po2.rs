@@ -128,11 +128,23 @@ fn po2_bracket(y: f32) -> (f32, f32) {
 
 /// QKeras `stochastic_round_po2`: a random exponent `e` with `E[2^e] = |x|`.
 pub fn stochastic_round_po2(x: f32, rng: &mut Stream) -> f32 {
-    let y = x.abs();
-    let (lo, hi) = po2_bracket(y);
-    let (a, b) = (exp2(lo), exp2(hi));
-    let v = a + (b - a) * rng.uniform();
-    if y < v { lo } else { hi }
+    po2_drawn(x, rng.uniform())
+}
+
+/// `stochastic_round_po2` on lanes, given each element's draw `u` ∈ [0, 1): the exponent
+/// `e0 = round(log(|x| + ε)/ln 2)` (TensorFlow's float32 log), the bracket `[lo, lo + 1]`
+/// around |x| and `lo` where `|x| < 2^lo + (2^(lo+1) − 2^lo)·u`, else `lo + 1`. The exponents
+/// here are integers, +inf or NaN, so [`Lane::pow2`] gives `2^e` (a NaN exponent's 0 where
+/// `exp2` gives NaN decides no comparison: both brackets are NaN there). Not inlined: one
+/// copy serves the kernel's lanes, and one the quantizers' element-by-element draws.
+#[inline(never)]
+pub fn po2_drawn<V: Lane>(x: V, u: V) -> V {
+    let (y, one) = (x.abs(), V::splat(1.0));
+    let e0 = (lane::log(y + V::splat(EPS)) / V::splat(LN2)).nearest();
+    let above = e0.pow2().gt(y);
+    let (lo, hi) = (V::select(above, e0 - one, e0), V::select(above, e0, e0 + one));
+    let (a, b) = (lo.pow2(), hi.pow2());
+    V::select(y.lt(a + (b - a) * u), lo, hi)
 }
 
 /// The largest exponent `stochastic_round_po2` can return for `y`: `hi` whenever

@@ -93,9 +93,10 @@ impl Codes {
 
 impl Codes {
     /// `[Σ x·k, Σ k·k]` in Eigen's order ([`sums_f32`]). Where every x is finite (`finite`:
-    /// `max|x|` is) and the codes are one comparison, by [`Magnitudes`]: the same bits.
+    /// `max|x|` is), the codes are one comparison and there are fewer than 2^24 elements, by
+    /// [`Magnitudes`]: the same bits.
     fn sums(&self, x: &[f32], finite: bool) -> [f32; 2] {
-        match (self.from, finite) {
+        match (self.from, finite && x.len() < 1 << 24) {
             (Some(from), true) => sums_f32(x, &Magnitudes { from }),
             _ => sums_f32(x, self),
         }
@@ -110,21 +111,23 @@ impl Terms<2> for Codes {
     }
 }
 
-/// [`Codes`]' terms for finite x whose code is nonzero exactly where `|x| ≥ from`: `|x|` and 1
-/// there, +0 elsewhere — two `and`s instead of the code's sign and two products. Where the code
-/// is ±1 (same sign as x), `x·k = |x|` and `k·k = 1`; where it is +0, `k·k = +0` and `x·k` is
-/// ±0, and a sum that starts at +0 is never −0 (+0 + −0 = +0), so adding −0 or +0 leaves every
-/// partial sum's bits alone.
+/// [`Codes`]' terms for finite x whose code is nonzero exactly where `|x| ≥ from`: `|x|` there,
+/// +0 elsewhere, and a count of the codes — an `and` and the comparison's own bits instead of
+/// the code's sign and two products. Where the code is ±1 (same sign as x), `x·k = |x|` and
+/// `k·k = 1`; where it is +0, `k·k = +0` and `x·k` is ±0, and a sum that starts at +0 is never
+/// −0 (+0 + −0 = +0), so adding −0 or +0 leaves every partial sum's bits alone; `Σ k·k` is a
+/// sum of ones and zeros, the count exactly below 2^24 elements ([`Terms::COUNTS`]).
 struct Magnitudes {
     from: f32,
 }
 
 impl Terms<2> for Magnitudes {
+    const COUNTS: bool = true;
     #[inline(always)]
     fn terms<V: Lane>(&self, v: V) -> [V; 2] {
         let a = v.abs();
         let coded = a.ge(V::splat(self.from));
-        [V::select(coded, a, V::splat(0.0)), V::select(coded, V::splat(1.0), V::splat(0.0))]
+        [V::select(coded, a, V::splat(0.0)), V::mask_bits(coded)]
     }
 }
 
@@ -477,6 +480,31 @@ mod tests {
                         (b.0.to_bits(), b.1.to_bits()),
                         "scale {scale:e}, x {v:e}"
                     );
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+        /// On random finite tensors (lengths with and without a tail, values of every magnitude
+        /// and both zeros) and scales, the terms with the codes counted as integers sum to the
+        /// codes' own float32 sums, on one lane and four.
+        #[test]
+        fn counted_magnitude_terms_sum_to_the_codes_sums(
+            x in proptest::collection::vec(
+                proptest::prop_oneof![-4.0f32..4.0, proptest::num::f32::NORMAL | proptest::num::f32::SUBNORMAL | proptest::num::f32::ZERO],
+                0..300,
+            ),
+            scale in proptest::prop_oneof![0.01f32..3.0, proptest::num::f32::POSITIVE | proptest::num::f32::NORMAL],
+        ) {
+            let codes = Codes::new(scale, scale / 2.0);
+            if let Some(from) = codes.from {
+                let m = Magnitudes { from };
+                let one = (sums_lanes::<f32, 2, _>(&x, &codes), sums_lanes::<f32, 2, _>(&x, &m));
+                let four = (sums_lanes::<Wide<f32, 4>, 2, _>(&x, &codes), sums_lanes::<Wide<f32, 4>, 2, _>(&x, &m));
+                for (old, new) in [one, four] {
+                    proptest::prop_assert_eq!(new.map(f32::to_bits), old.map(f32::to_bits));
                 }
             }
         }

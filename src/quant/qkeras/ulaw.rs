@@ -46,13 +46,15 @@ impl QuantizedUlaw {
     /// `m·clip(v, 0, 1)` is `clip((m/2)·xs + m/2, 0, m)` exactly (for m = 1 it is the same
     /// arithmetic; for m ≥ 2 the scaling is exact and commutes with the rounding and the clip, and
     /// where `xs/2` rounds, xs is subnormal and both sums are m/2), and `0 ≤ v ≤ 1` is the clip
-    /// leaving its argument unchanged. [`QuantizedUlaw::code_by_sigmoid`] is the oracle.
+    /// leaving its argument unchanged. `(m/2)·xs` is `x·((m/2)/2^integer)`, one product: both
+    /// are one rounding of the same value where `x/2^integer` is exact, and where it is not it is
+    /// below 2^−126 and both sums are m/2 again. [`QuantizedUlaw::code_by_sigmoid`] is the oracle.
     #[inline(always)]
     fn code<V: Lane>(&self, x: V) -> (V, V) {
         let m = pow2i(self.bits - 1);
         let h = V::splat(0.5 * m);
-        // m_i is a power of two: × its reciprocal is ÷ it, bit for bit.
-        let w = x * V::splat(1.0 / pow2i(self.integer)) * h + h;
+        // m/2 and m_i are powers of two: (m/2)/m_i is exact.
+        let w = x * V::splat(0.5 * m / pow2i(self.integer)) + h;
         let c = lane::clip(w, V::splat(0.0), V::splat(m));
         (c.nearest(), V::select(c.eq(w), V::splat(0.5), V::splat(0.0)))
     }

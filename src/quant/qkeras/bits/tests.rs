@@ -77,6 +77,66 @@ fn auto_codes_by_an_exact_reciprocal_equal_the_division() {
     assert!(exact_reciprocal(0.75).is_none() && exact_reciprocal(1e-40).is_none());
 }
 
+/// The lean 'auto' op gives the general op's bits, value and gradient, on every 4099th float32
+/// bit pattern with |x| ≤ 2^20 (every one with `QSCOPE_EXHAUSTIVE=1` for the bench's 4-bit
+/// configuration at three steps, its own among them), at several widths and integer parts and
+/// for steps from the smallest it takes (2^−124) up, powers of two among them; it is offered
+/// for none of the other configurations, steps and tensors.
+#[test]
+fn the_lean_auto_op_equals_the_general_one_within_two_to_the_twenty() {
+    let base = QuantizedBits { alpha: Alpha::Auto, ..QuantizedBits::default() };
+    let configs = [
+        base.clone(),
+        QuantizedBits { bits: 4, ..base.clone() },
+        QuantizedBits { bits: 4, integer: 2, ..base.clone() },
+        QuantizedBits { bits: 2, integer: 1, keep_negative: false, ..base.clone() },
+        QuantizedBits { bits: 32, integer: 20, alpha: Alpha::AutoPo2, ..base.clone() },
+    ];
+    let steps = [
+        1.999_999_5 * 2.0 / 14.0,
+        4.0 / 3.0 / 7.0,
+        1.0 / 3.0,
+        0.3,
+        0.125,
+        pow2i(-124),
+        1.1 * pow2i(-124),
+        1e-20,
+        7e3,
+        1.7e5,
+    ];
+    for (i, b) in configs.iter().enumerate() {
+        for (j, s) in steps.into_iter().enumerate() {
+            let op = b.auto_op(s);
+            let lean = op.lean(1_048_576.0).expect("a lean op");
+            let every = if i == 1 && j < 3 { crate::quant::every_float_step() } else { 4099 };
+            for bits in (0..=u32::MAX).step_by(every) {
+                let x = f32::from_bits(bits);
+                if x.abs() > 1_048_576.0 || x.is_nan() {
+                    continue;
+                }
+                let (want, got) = (Step::<true>(&op).eval(x), lean.eval(x));
+                assert_eq!(
+                    [got.0.to_bits(), got.1.to_bits()],
+                    [want.0.to_bits(), want.1.to_bits()],
+                    "{b:?}, s {s:e} at {x:e}"
+                );
+            }
+        }
+    }
+    let op = base.auto_op(0.3);
+    assert!(op.lean(1_048_577.0).is_none() && op.lean(f32::NAN).is_none() && op.lean(f32::INFINITY).is_none());
+    let others = [
+        QuantizedBits { use_ste: false, ..base.clone() }.auto_op(0.3),
+        QuantizedBits { qnoise_factor: 0.5, ..base.clone() }.auto_op(0.3),
+        base.auto_op(0.99 * pow2i(-124)),
+        base.auto_op(0.0),
+        base.auto_op(f32::INFINITY),
+        base.auto_op(f32::NAN),
+        base.auto_op(f32::MAX),
+    ];
+    assert!(others.iter().all(|op| op.lean(1.0).is_none()));
+}
+
 /// The codes' shorter form (magnitude with v's sign) gives the product's bits — ±0, ±inf and
 /// NaN (payload and sign) included — for finite positive steps (normal, subnormal, the
 /// largest), every 65 521st float32 bit pattern (all with `QSCOPE_EXHAUSTIVE=1`) and the
