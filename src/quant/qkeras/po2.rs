@@ -4,11 +4,14 @@ use super::super::lane::{self, Lane};
 use super::super::random::Stream;
 use super::super::round::{EPS, no_ste_blend, rhe, sgn_plus, ste_blend};
 use super::super::schema::{Kind, Opaque, choice, quantizer};
-use super::super::simd::{self, Op};
+use super::super::simd::Op;
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{LN2, one_minus};
 use crate::quant::elementwise_facts;
+use lean::{Lean, LeanPo2, LeanReluPo2};
 use std::sync::OnceLock;
+
+mod lean;
 
 choice! {
     /// How the log2 of |x| becomes an exponent.
@@ -296,15 +299,7 @@ struct Po2Op<'a> {
 impl Op for Po2Op<'_> {
     #[inline(always)]
     fn eval<V: Lane>(&self, x: V) -> (V, V) {
-        let a = x.abs();
-        if self.use_ste && self.q == 1.0 {
-            // ste_blend(x, sgn_plus(x)·level, 1) with the sign by a select and the blend's
-            // select the other way round, so a NaN x takes x + (xq − x), a NaN, as sgn_plus gives.
-            let l = self.rule.level(a);
-            let xq = V::select(x.lt(V::splat(0.0)), -l, l);
-            return (V::select(a.gt(V::splat(1_048_576.0)), xq, x + (xq - x)), V::splat(1.0));
-        }
-        let xq = lane::sgn_plus(x) * self.rule.level(a);
+        let xq = lane::sgn_plus(x) * self.rule.level(x.abs());
         if self.use_ste {
             (lane::ste_blend(x, xq, self.q), V::splat(1.0))
         } else {
@@ -370,7 +365,11 @@ impl Kernel for QuantizedPo2 {
         let q = self.qnoise_factor as f32;
         let omq = one_minus(self.qnoise_factor);
         if rule.exact() {
-            simd::run(&Po2Op { rule: &rule, q, one_minus_q: omq, use_ste: self.use_ste }, x, y, dydx);
+            let op = Po2Op { rule: &rule, q, one_minus_q: omq, use_ste: self.use_ste };
+            match Lean::new(&rule).filter(|_| self.use_ste && q == 1.0) {
+                Some(lean) => lean::run(LeanPo2(lean), &op, x, y, dydx),
+                None => lean::run_exact(&op, x, y, dydx),
+            }
             return Report::default();
         }
         let g = if self.use_ste { 1.0 } else { omq };
@@ -530,8 +529,11 @@ impl Kernel for QuantizedReluPo2 {
     fn apply(&self, x: &[f32], y: &mut [f32], dydx: Option<&mut [f32]>, ctx: &mut Ctx) -> Report {
         let rule = self.rule(ctx.training);
         let op = ReluPo2Op { relu: self, rule: &rule };
-        if rule.exact() {
-            simd::run(&op, x, y, dydx);
+        let usual = self.negative_slope == 0.0 && self.use_ste && self.qnoise_factor == 1.0;
+        if let Some(lean) = Lean::new(&rule).filter(|_| usual && rule.exact()) {
+            lean::run(LeanReluPo2(lean), &op, x, y, dydx);
+        } else if rule.exact() {
+            lean::run_exact(&op, x, y, dydx);
         } else {
             let rng = &mut ctx.rng;
             elementwise(x, y, dydx, |v| op.eval_with(v, &mut Drawn(&rule, rng)));

@@ -1,5 +1,6 @@
 //! quantized_po2's exponent rules against the logarithm they stand for.
 
+use super::lean::LeanOp;
 use super::*;
 
 /// Every positive normal float of binade `e` (mantissa bits `lo..hi`, by `step`) gives
@@ -97,22 +98,130 @@ fn the_carried_power_of_two_equals_the_rounded_logarithm_for_every_float() {
     }
 }
 
-/// The fast forward of quantized_po2 (sign by a select, the blend turned round) gives the
-/// formula's bits (a NaN for a NaN), for every exponent range and max_value.
+/// A kernel over slices: input, output, gradient.
+type SliceKernel<'a> = dyn Fn(&[f32], &mut [f32], Option<&mut [f32]>) + 'a;
+type Lanes = Box<dyn Fn(f32) -> (f32, f32, f32) + Sync>;
+type Exact = Box<dyn Fn(f32) -> (f32, f32) + Sync>;
+
+/// The lean ops' configurations, both quantizers at every bit width whose rule runs on bits
+/// and ends at a finite power, each with the exact op it replaces: (name, constants, lean, exact).
+fn lean_configs() -> Vec<(String, Lean, Lanes, Exact)> {
+    let mut out: Vec<(String, Lean, Lanes, Exact)> = Vec::new();
+    for bits in 1..=16 {
+        let q = QuantizedPo2 { bits, ..QuantizedPo2::default() };
+        let rule = q.rule(false);
+        if let Some(lean) = Lean::new(&rule) {
+            let exact = move |v: f32| Po2Op { rule: &rule, q: 1.0, one_minus_q: 0.0, use_ste: true }.eval(v);
+            out.push((format!("{q:?}"), lean, Box::new(move |v| LeanPo2(lean).eval(v)), Box::new(exact)));
+        }
+        let r = QuantizedReluPo2 { bits, ..QuantizedReluPo2::default() };
+        let rule = r.rule(false);
+        if let Some(lean) = Lean::new(&rule) {
+            let name = format!("{r:?}");
+            let exact = move |v: f32| ReluPo2Op { relu: &r, rule: &rule }.eval(v);
+            out.push((name, lean, Box::new(move |v| LeanReluPo2(lean).eval(v)), Box::new(exact)));
+        }
+    }
+    out
+}
+
+/// Inputs around everything the lean ops treat apart: zeros, ε, 2^20, the top powers, the
+/// switches, infinities and NaNs of both signs (signalling ones too), and a stride of all bits.
+fn lean_inputs() -> Vec<f32> {
+    let mut x: Vec<f32> = (0..=u32::MAX).step_by(16_411).map(f32::from_bits).collect();
+    let (lo, hi) = (SWITCH_LO.to_bits() & 0x7f_ffff, SWITCH_HI.to_bits() & 0x7f_ffff);
+    for e in -126..=127 {
+        let at = |b: u32| f32::from_bits(((e + 127) as u32) << 23 | b);
+        x.extend((lo - 2..hi + 2).step_by(5).map(at).chain([0, 1, 0x7f_ffff].map(at)));
+    }
+    x.extend([0.0, 1e-40, EPS, f32::from_bits(EPS.to_bits() - 1), 1_048_576.0, 1_048_577.0, f32::MAX, f32::INFINITY]);
+    x.extend([f32::NAN, f32::from_bits(0x7f80_0001), f32::from_bits(0x7fff_ffff)]);
+    let negative: Vec<f32> = x.iter().map(|v| -v).collect();
+    x.extend(negative);
+    x
+}
+
+/// Whether the lean op's output and gradient are the exact op's bits at `v`, or its carried
+/// mantissa lies in the switch window (where the driver runs the exact op).
+fn lean_agrees(lean: &Lean, fast: &Lanes, exact: &Exact, v: f32) -> bool {
+    let ((y, g, flag), (want_y, want_g)) = (fast(v), exact(v));
+    flag.to_bits() > lean.outside.to_bits() || y.to_bits() == want_y.to_bits() && g.to_bits() == want_g.to_bits()
+}
+
 #[test]
-fn the_po2_kernel_equals_the_signed_blended_formula() {
-    let big = [1e6f32, 1_048_576.0, 1_048_577.0, 3e9, f32::MAX, f32::INFINITY, 0.0, 1e-8, 1e-40, f32::NAN];
-    let x: Vec<f32> = (0..=u32::MAX).step_by(16_411).map(f32::from_bits).chain(big).chain(big.map(|v| -v)).collect();
-    for bits in [1, 2, 4, 8, 12] {
-        for max_value in [None, Some(0.5), Some(3.0)] {
-            let q = QuantizedPo2 { bits, max_value, ..QuantizedPo2::default() };
-            let rule = q.rule(false);
-            let op = Po2Op { rule: &rule, q: 1.0, one_minus_q: 0.0, use_ste: true };
-            for &v in &x {
-                let want = ste_blend(v, sgn_plus(v) * rule.exponent_rnd(v.abs()).pow2(), 1.0);
-                let got = op.eval(v).0;
-                assert!(got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(), "{q:?} at {v:e}");
-            }
+fn the_lean_ops_give_the_exact_ops_bits_outside_the_switch_window() {
+    let x = lean_inputs();
+    let configs = lean_configs();
+    assert_eq!(configs.len(), 16, "quantized_po2(2..=9), quantized_relu_po2(1..=8)");
+    for (name, lean, fast, exact) in &configs {
+        for &v in &x {
+            assert!(lean_agrees(lean, fast, exact, v), "{name} at {v:e} ({:#x})", v.to_bits());
+        }
+    }
+}
+
+/// [`lean_agrees`] on every float32 bit pattern (every [`crate::quant::every_float_step`]th;
+/// all with `QSCOPE_EXHAUSTIVE=1 cargo test --release --lib lean_ops_on_every_float`) for
+/// the configurations of the benchmark and the library defaults, and a few more.
+#[test]
+fn the_lean_ops_on_every_float_give_the_exact_ops_bits_outside_the_switch_window() {
+    let step = crate::quant::every_float_step() as u64;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let wanted = ["bits: 8,", "bits: 4,", "bits: 2,", "bits: 1,", "bits: 9,"];
+    for (name, lean, fast, exact) in lean_configs().iter().filter(|c| wanted.iter().any(|w| c.0.contains(w))) {
+        let bad = std::thread::scope(|s| {
+            let jobs: Vec<_> = (0..threads)
+                .map(|k| {
+                    s.spawn(move || {
+                        (k * step..1 << 32)
+                            .step_by((threads * step) as usize)
+                            .map(|b| f32::from_bits(b as u32))
+                            .find(|&v| !lean_agrees(lean, fast, exact, v))
+                    })
+                })
+                .collect();
+            jobs.into_iter().find_map(|j| j.join().unwrap())
+        });
+        assert!(bad.is_none(), "{name} at {:?}", bad.map(f32::to_bits));
+    }
+}
+
+/// The block driver on one lane and on four, with a tail: a block with a mantissa in the
+/// switch window runs again through the exact op, so every element has its bits.
+#[test]
+fn the_lean_kernels_equal_the_exact_ops_on_whole_tensors() {
+    let x: Vec<f32> = lean_inputs().into_iter().chain([3.0]).collect();
+    assert_ne!(x.len() % 4, 0, "a tail to run");
+    let bits_of = |y: Vec<f32>| y.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+    let check = |name: String, run: &SliceKernel<'_>, exact: &SliceKernel<'_>| {
+        for four in [false, true] {
+            crate::quant::simd::tests::FOUR_LANES.set(four);
+            let [got, want] = [run, exact].map(|f| {
+                let (mut y, mut d, mut y_only) = (vec![0.0; x.len()], vec![0.0; x.len()], vec![0.0; x.len()]);
+                f(&x, &mut y, Some(&mut d));
+                f(&x, &mut y_only, None);
+                [bits_of(y), bits_of(d), bits_of(y_only)]
+            });
+            crate::quant::simd::tests::FOUR_LANES.set(false);
+            assert!(got == want, "{name} (four lanes: {four})");
+        }
+    };
+    for bits in [1, 2, 4, 8, 9, 16] {
+        let q = QuantizedPo2 { bits, ..QuantizedPo2::default() };
+        let rule = q.rule(false);
+        let op = Po2Op { rule: &rule, q: 1.0, one_minus_q: 0.0, use_ste: true };
+        if let Some(lean) = Lean::new(&rule) {
+            check(format!("{q:?}"), &|x, y, d| lean::run(LeanPo2(lean), &op, x, y, d), &|x, y, d| {
+                crate::quant::simd::run(&op, x, y, d)
+            });
+        }
+        let r = QuantizedReluPo2 { bits, ..QuantizedReluPo2::default() };
+        let rule = r.rule(false);
+        let op = ReluPo2Op { relu: &r, rule: &rule };
+        if let Some(lean) = Lean::new(&rule) {
+            check(format!("{r:?}"), &|x, y, d| lean::run(LeanReluPo2(lean), &op, x, y, d), &|x, y, d| {
+                crate::quant::simd::run(&op, x, y, d)
+            });
         }
     }
 }
