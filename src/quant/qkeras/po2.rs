@@ -2,7 +2,7 @@
 
 use super::super::lane::{self, Lane};
 use super::super::random::Stream;
-use super::super::round::{EPS, no_ste_blend, rhe, sgn_plus, ste_blend};
+use super::super::round::{EPS, no_ste_blend, sgn_plus, ste_blend};
 use super::super::schema::{Kind, Opaque, choice, quantizer};
 use super::super::simd::Op;
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
@@ -119,13 +119,6 @@ fn round_log2_reference<V: Lane>(t: V) -> V {
     (lane::log(t) / V::splat(LN2)).nearest()
 }
 
-/// The two exponents `stochastic_round_po2` draws between for `y = |x|`: `lo` and `lo + 1`,
-/// with `2^lo ≤ y < 2^(lo+1)` (unless y is below ε).
-fn po2_bracket(y: f32) -> (f32, f32) {
-    let e0 = rhe(lane::log(y + EPS) / LN2);
-    if exp2(e0) > y { (e0 - 1.0, e0) } else { (e0, e0 + 1.0) }
-}
-
 /// QKeras `stochastic_round_po2`: a random exponent `e` with `E[2^e] = |x|`.
 pub fn stochastic_round_po2(x: f32, rng: &mut Stream) -> f32 {
     po2_drawn(x, rng.uniform())
@@ -147,12 +140,11 @@ pub fn po2_drawn<V: Lane>(x: V, u: V) -> V {
     V::select(y.lt(a + (b - a) * u), lo, hi)
 }
 
-/// The largest exponent `stochastic_round_po2` can return for `y`: `hi` whenever
-/// `2^lo ≤ y`, as the draw `v ∈ [2^lo, 2^hi)` may fall at or below y (even at y = 2^lo,
-/// where v = 2^lo has probability 2^−24).
+/// The largest exponent `stochastic_round_po2` can return for `y`: its draw at `u = 0`,
+/// `lo + 1` whenever `2^lo ≤ y` (even at y = 2^lo, where the draw `v = 2^lo` has probability
+/// 2^−24), else `lo`.
 fn stochastic_po2_top(y: f32) -> f32 {
-    let (lo, hi) = po2_bracket(y);
-    if y >= exp2(lo) { hi } else { lo }
+    po2_drawn(y, 0.0)
 }
 
 /// Exponent range and rounding shared by both po2 quantizers (`_clip_power_of_two`).
