@@ -109,7 +109,7 @@ for h in explorer + trainer:
     write("explorer_hash", h)
 for h in trainer:
     write("trainer_hash", h)
-train_keys = re.findall(r'key: Some\("([a-z_0-9]+)"\)', open("src/explore/train/settings.rs").read())
+train_keys = re.findall(r'key: Some\("([a-z_0-9]+)"\)', open("crates/explore/src/train/settings.rs").read())
 hash_words = ["&", "=", "#", "%", ",", "!", "~"] + ["q=", "x=", "mode=", "infer=", "seed=", "sample=", "df=",
              "outliers=", "hide=", "sel=", "pin=", "block=", "lesson=", "step=", "embed=", "present=", "view=train"]
 dictionary("explorer_hash", hash_words + names + params + choices + [k + "=" for k in train_keys])

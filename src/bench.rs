@@ -1,234 +1,89 @@
-//! Benchmark workloads shared by the native CLI (`qscope bench`) and the WASM build
-//! (`scripts/dev bench`): the same kernels over the same inputs, next to a plain copy of
-//! the same bytes (the memory-bandwidth limit).
+//! `qscope bench`: native throughput of the benchmark kernels.
 
-use crate::quant::{Ctx, Quantizer, parse};
+use crate::args::{Command, Opt, list, number};
 
-/// Specs benched besides the catalogue's defaults: the configurations TensorFlow.js has too
-/// (tests/bench/harness.mjs `tfjsKernels`, named as there) and the data-dependent variants
-/// (least-squares and power-of-two 'auto' scales, ternary weight networks' threshold).
-pub const EXTRA: &[&str] = &[
-    "qkeras.quantized_bits(4,0,1)",
-    "qkeras.quantized_bits(4,0,1,alpha='auto')",
-    "qkeras.quantized_bits(4,0,1,alpha='auto_po2')",
-    "qkeras.quantized_po2(4)",
-    "qkeras.ternary()",
-    "qkeras.ternary(alpha='auto')",
-    "larq.ste_sign",
-    "larq.approx_sign",
-    "larq.SteTern(ternary_weight_networks=True)",
-    "qkeras.quantized_bits(4,0,1,use_stochastic_rounding=True)",
-    "qkeras.stochastic_ternary(alpha='auto')",
-];
+pub(crate) const USAGE: &[(&str, &str)] =
+    &[("bench [--n 1000000,4000000] [--reps 15]", "native throughput as JSON rows")];
 
-/// The kernels the benchmarks measure: every catalogue entry at its library defaults, in
-/// catalogue order, each followed by its [`EXTRA`] specs (an extra equal to the default
-/// stands for it), so a new quantizer gets a row of its own.
-pub fn kernels() -> Vec<String> {
-    let extras: Vec<Quantizer> = EXTRA.iter().map(|s| parse(s).expect("EXTRA specs parse")).collect();
-    let mut out = Vec::new();
-    for e in crate::quant::ENTRIES {
-        let default = (e.default)();
-        let mine = || EXTRA.iter().zip(&extras).filter(|(_, q)| std::ptr::eq(q.info(), e.info));
-        if !mine().any(|(_, q)| *q == default) {
-            out.push(default.to_string());
-        }
-        out.extend(mine().map(|(s, _)| s.to_string()));
-    }
-    out
+struct BenchOptions {
+    sizes: Vec<usize>,
+    reps: usize,
 }
 
-/// Whether `spec` draws random numbers in training (the bench marks those rows: the aims
-/// for a copy's time are the deterministic kernels').
-pub fn stochastic(spec: &str) -> bool {
-    parse(spec).is_ok_and(|q| q.is_stochastic(true))
-}
-
-/// Deterministic inputs spread over [−2, 2] (a fixed LCG, so every runtime sees the same).
-pub fn inputs(n: usize) -> Vec<f32> {
-    let mut s = 0x2545_f491_4f6c_dd1du64;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            ((s >> 40) as f32 / (1u64 << 24) as f32) * 4.0 - 2.0
-        })
-        .collect()
-}
-
-/// One workload: a quantizer and its buffers.
-pub struct Workload {
-    q: Quantizer,
-    x: Vec<f32>,
-    y: Vec<f32>,
-    g: Vec<f32>,
-    ctx: Ctx,
-}
-
-impl Workload {
-    pub fn new(spec: &str, n: usize) -> Result<Workload, String> {
-        let q = parse(spec).map_err(|e| e.message)?;
-        Ok(Workload { q, x: inputs(n), y: vec![0.0; n], g: vec![0.0; n], ctx: Ctx::training(0) })
-    }
-
-    /// `y = q(x)`.
-    pub fn forward(&mut self) {
-        self.q.apply(&self.x, &mut self.y, None, &mut self.ctx);
-    }
-
-    /// `y = q(x)` and `dydx`.
-    pub fn forward_backward(&mut self) {
-        self.q.apply(&self.x, &mut self.y, Some(&mut self.g), &mut self.ctx);
-    }
-
-    /// A plain copy of the input bytes to the output (the bandwidth limit).
-    pub fn copy(&mut self) {
-        self.y.copy_from_slice(&self.x);
-    }
-
-    /// A checksum of the outputs, so no work can be optimized away.
-    pub fn checksum(&self) -> f64 {
-        self.y.iter().chain(&self.g).map(|v| *v as f64).sum()
+fn command() -> Command<BenchOptions> {
+    Command {
+        name: "bench",
+        about: "\
+bench measures the benchmark kernels forward and forward + backward, and a plain copy, over
+tensors of each size, and prints the median elements per second as JSON rows (the rows of
+target/bench.json)."
+            .into(),
+        options: vec![
+            Opt::value("--n", "N,...", "tensor sizes (default 1000000,4000000)", |o: &mut BenchOptions, v| {
+                o.sizes = list("--n", v, |s| s.parse().map_err(|_| "expected sizes".to_string()))?;
+                Ok(())
+            }),
+            Opt::value(
+                "--reps",
+                "N",
+                "timed repetitions per row, the median is printed (default 15)",
+                |o: &mut BenchOptions, v| {
+                    o.reps = number("--reps", v, "a count")?;
+                    Ok(())
+                },
+            ),
+        ],
+        max_free: Some(0),
+        extra: "bench takes options only".into(),
     }
 }
 
-/// Median of a set of measurements.
-pub fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+pub(crate) fn help() -> String {
+    command().help()
 }
 
-// The JavaScript harness's exports: only in the kernels-only build it loads
-// (`--no-default-features`), never in the page (the `web` feature), which does not call them.
-#[cfg(all(target_arch = "wasm32", not(feature = "web")))]
-mod wasm {
-    use wasm_bindgen::prelude::*;
-
-    /// The benchmark kernels' specs ([`super::kernels`]), for the JavaScript harness.
-    #[wasm_bindgen]
-    pub fn bench_kernels() -> Vec<String> {
-        super::kernels()
-    }
-
-    /// Whether a benchmark kernel is stochastic in training ([`super::stochastic`]).
-    #[wasm_bindgen]
-    pub fn bench_stochastic(spec: &str) -> bool {
-        super::stochastic(spec)
-    }
-
-    /// A benchmark workload driven from JavaScript (timing happens there).
-    #[wasm_bindgen]
-    pub struct WasmWorkload(super::Workload);
-
-    #[wasm_bindgen]
-    impl WasmWorkload {
-        #[wasm_bindgen(constructor)]
-        pub fn new(spec: &str, n: usize) -> Result<WasmWorkload, JsError> {
-            super::Workload::new(spec, n).map(WasmWorkload).map_err(|e| JsError::new(&e))
-        }
-        pub fn forward(&mut self) {
-            self.0.forward()
-        }
-        pub fn forward_backward(&mut self) {
-            self.0.forward_backward()
-        }
-        pub fn copy(&mut self) {
-            self.0.copy()
-        }
-        pub fn checksum(&self) -> f64 {
-            self.0.checksum()
-        }
-    }
-
-    /// A benchmark training run ([`crate::nn::bench::trainer`]) driven from JavaScript.
-    #[wasm_bindgen]
-    pub struct WasmTrainer(crate::nn::Trainer);
-
-    #[wasm_bindgen]
-    impl WasmTrainer {
-        /// `arch` as widths from input to output, e.g. `"2-8-8-1"`; `quantized`: 4-bit
-        /// weights and activations in the hidden layers (the `:q4` rows).
-        #[wasm_bindgen(constructor)]
-        pub fn new(arch: &str, batch: usize, quantized: bool) -> Result<WasmTrainer, JsError> {
-            let widths: Vec<usize> = arch
-                .split('-')
-                .map(|w| w.trim().parse())
-                .collect::<Result<_, _>>()
-                .map_err(|_| JsError::new(&format!("architecture {arch}: expected widths like 2-8-8-1")))?;
-            crate::nn::bench::trainer(&widths, batch, quantized).map(WasmTrainer).map_err(|e| JsError::new(&e))
-        }
-
-        /// `n` training steps (forward, backward, update, re-quantize), without the
-        /// end-of-epoch evaluation, as [`crate::nn::bench::measure`] natively.
-        pub fn steps(&mut self, n: u32) -> Result<(), JsError> {
-            for _ in 0..n {
-                self.0.train_step().map_err(|e| JsError::new(&e))?;
+/// Native throughput of the benchmark kernels and of a plain copy, as JSON rows
+/// (the format of target/bench.json).
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    use qscope_bench::{Workload, kernels, median};
+    use std::time::Instant;
+    let mut o = BenchOptions { sizes: vec![1_000_000, 4_000_000], reps: 15 };
+    command().parse(args, &mut o)?;
+    let (sizes, reps) = (o.sizes, o.reps);
+    let mut rows = Vec::new();
+    let mut sink = 0.0;
+    for &n in &sizes {
+        let mut time = |w: &mut Workload, f: &dyn Fn(&mut Workload)| {
+            f(w);
+            f(w); // warm-up
+            let t: Vec<f64> = (0..reps)
+                .map(|_| {
+                    let s = Instant::now();
+                    f(w);
+                    n as f64 / s.elapsed().as_secs_f64()
+                })
+                .collect();
+            sink += w.checksum();
+            median(t)
+        };
+        let kernels = kernels();
+        let mut w = Workload::new(&kernels[0], n)?;
+        let copy = time(&mut w, &|w| w.copy());
+        rows.push(format!(r#"{{"kernel":"copy","pass":"forward","impl":"copy","runtime":"native","n":{n},"elements_per_s":{copy:.0}}}"#));
+        for spec in &kernels {
+            let mut w = Workload::new(spec, n)?;
+            for (pass, f) in [
+                ("forward", &(|w: &mut Workload| w.forward()) as &dyn Fn(&mut Workload)),
+                ("forward_backward", &|w: &mut Workload| w.forward_backward()),
+            ] {
+                let eps = time(&mut w, f);
+                rows.push(format!(r#"{{"kernel":"{spec}","pass":"{pass}","impl":"native","runtime":"native","n":{n},"elements_per_s":{eps:.0}}}"#));
             }
-            Ok(())
-        }
-
-        /// Mean loss of the last training batch.
-        pub fn loss(&self) -> f64 {
-            self.0.last_loss()
-        }
-
-        /// Σ of every latent weight and bias, so no work can be optimized away.
-        pub fn checksum(&self) -> f64 {
-            self.0.layers().iter().flat_map(|l| l.weights().iter().chain(l.bias())).map(|&v| v as f64).sum()
-        }
-
-        /// Hidden layers plus the output layer.
-        pub fn layers(&self) -> usize {
-            self.0.layers().len()
-        }
-
-        /// Latent weights of a layer, `n_in × n_out` row-major.
-        pub fn weights(&self, layer: usize) -> Vec<f32> {
-            self.0.layers().get(layer).map_or_else(Vec::new, |l| l.weights().to_vec())
-        }
-
-        pub fn bias(&self, layer: usize) -> Vec<f32> {
-            self.0.layers().get(layer).map_or_else(Vec::new, |l| l.bias().to_vec())
-        }
-
-        /// The training points' features, row-major (`points × inputs`).
-        pub fn train_x(&self) -> Vec<f32> {
-            crate::nn::data::feature_matrix(&self.0.config().features, &self.0.dataset().train)
-        }
-
-        /// The training points' labels (±1).
-        pub fn train_y(&self) -> Vec<f32> {
-            self.0.dataset().train.iter().map(|p| p.label).collect()
-        }
-
-        /// Forward and backward without an update on the given training rows: the mean
-        /// loss; [`WasmTrainer::grad_checksum`] then sums the gradients.
-        pub fn loss_and_gradients(&mut self, rows: Vec<u32>) -> Result<f64, JsError> {
-            let rows: Vec<usize> = rows.into_iter().map(|r| r as usize).collect();
-            self.0.loss_and_gradients(&rows).map_err(|e| JsError::new(&e))
-        }
-
-        /// Σ ∂L/∂W + Σ ∂L/∂b over every layer, of the last backward pass.
-        pub fn grad_checksum(&self) -> f64 {
-            self.0.layers().iter().flat_map(|l| l.weight_grad().iter().chain(l.bias_grad())).map(|&v| v as f64).sum()
         }
     }
-
-    /// Takes the scalar loop instead of SIMD (for the scalar figures of the same build).
-    #[wasm_bindgen]
-    pub fn set_scalar(on: bool) {
-        crate::quant::simd::force_scalar(on);
+    println!("[\n{}\n]", rows.join(",\n"));
+    if sink.is_nan() {
+        eprintln!("(checksum {sink})");
     }
-
-    /// Whether this build has the f32x4 path.
-    #[wasm_bindgen]
-    pub fn simd_enabled() -> bool {
-        crate::quant::simd::SIMD
-    }
+    Ok(())
 }

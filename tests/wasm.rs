@@ -3,32 +3,17 @@
 //! as the scalar path, and the reference vectors hold in the browser too.
 #![cfg(target_arch = "wasm32")]
 
+#[allow(dead_code)]
 mod common;
 
-use common::vectors::{Case, check_case, parse_cases, same_bits};
-use qscope::quant::simd::{self, force_scalar};
-use qscope::quant::{Ctx, ENTRIES, Quantizer, parse};
+use common::vectors::{Case, check_case, files::FILES, parse_cases, same_bits};
+use qscope_quant::simd::{self, force_scalar};
+use qscope_quant::{Ctx, ENTRIES, Quantizer, parse};
 use wasm_bindgen_test::wasm_bindgen_test;
 
-const QKERAS: &str = include_str!("conformance/qkeras.txt");
-const LARQ: &str = include_str!("conformance/larq.txt");
-const ML_DTYPES: &str = include_str!("conformance/ml_dtypes.txt");
-const TORCHAO: &str = include_str!("conformance/torchao.txt");
-const TORCHAO_AFFINE: &str = include_str!("conformance/torchao_affine.txt");
-const TORCHAO_MX: &str = include_str!("conformance/torchao_mx.txt");
-const BNB: &str = include_str!("conformance/bnb.txt");
-
+/// Every deterministic case of every conformance file (build.rs finds them).
 fn deterministic_cases() -> Vec<Case> {
-    parse_cases(QKERAS)
-        .into_iter()
-        .chain(parse_cases(LARQ))
-        .chain(parse_cases(ML_DTYPES))
-        .chain(parse_cases(TORCHAO))
-        .chain(parse_cases(TORCHAO_AFFINE))
-        .chain(parse_cases(TORCHAO_MX))
-        .chain(parse_cases(BNB))
-        .filter(|c| !c.stochastic)
-        .collect()
+    FILES.iter().flat_map(|(_, text)| parse_cases(text)).filter(|c| !c.stochastic).collect()
 }
 
 /// (y, dydx) on the SIMD path and on the scalar path.
@@ -100,8 +85,8 @@ fn simd_equals_scalar_for_every_quantizer_including_the_tail() {
 
 #[wasm_bindgen_test]
 fn the_random_stream_gives_the_native_numbers_on_both_paths() {
-    use qscope::quant::random::{Stream, unit};
-    // The first numbers of seed 0, as src/quant/random.rs pins them natively.
+    use qscope_quant::random::{Stream, unit};
+    // The first numbers of seed 0, as crates/quant/src/random.rs pins them natively.
     let pinned = [1179900579u32, 3397927179, 196233325, 2213036243, 1938959192, 945494525, 539297106, 1043665402];
     let mut s = Stream::new(0);
     assert_eq!(pinned.map(|_| s.next_u32()), pinned);
@@ -134,7 +119,7 @@ fn reference_vectors_hold_in_webassembly() {
 
 #[wasm_bindgen_test]
 fn dense_layer_loops_are_identical_on_both_paths() {
-    use qscope::nn::linalg::{Activation, affine, column_sums, matmul, matmul_at_b, transpose};
+    use qscope_nn::linalg::{Activation, affine, column_sums, matmul, matmul_at_b, transpose};
     let values = |len: usize, seed: usize| -> Vec<f32> {
         let mut v: Vec<f32> = (0..len).map(|i| (((i + seed) * 37 % 101) as f32 - 50.0) / 17.0).collect();
         // Signed zeros and a few large values, so sums cancel and round.
@@ -188,7 +173,7 @@ fn training_steps_are_identical_on_both_paths() {
     {
         let run = |scalar: bool| {
             force_scalar(scalar);
-            let mut t = qscope::nn::bench::trainer(arch, 10, quantized).unwrap();
+            let mut t = qscope_bench::train::trainer(arch, 10, quantized).unwrap();
             t.steps(60).unwrap();
             force_scalar(false);
             let weights: Vec<f32> =

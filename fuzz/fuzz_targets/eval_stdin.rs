@@ -4,10 +4,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qscope::explore::state::default_quantizer;
-use qscope::quant::numbers::{parse_number, parse_numbers};
-use qscope::quant::spec::fmt_f32;
-use qscope::quant::{Ctx, parse};
+use qscope_explore::state::default_quantizer;
+use qscope_quant::numbers::{parse_number, parse_numbers};
+use qscope_quant::spec::fmt_f32;
+use qscope_quant::{Ctx, parse};
 
 fn same(a: f32, b: f32) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())

@@ -5,9 +5,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qscope::explore::page::{Page, View};
-use qscope::explore::state::State;
-use qscope::explore::train::TrainParams;
+use qscope_explore::page::{Page, View};
+use qscope_explore::state::State;
+use qscope_explore::train::TrainParams;
 
 fuzz_target!(|hash: &str| {
     let (page, view_hash, _) = Page::split(hash);

@@ -5,10 +5,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qscope::explore::lesson::render::{render_lenient, safe_html};
-use qscope::explore::lesson::{Lesson, link};
-use qscope::explore::state::State;
-use qscope::explore::train::TrainParams;
+use qscope_explore::lesson::render::{render_lenient, safe_html};
+use qscope_explore::lesson::{Lesson, link};
+use qscope_explore::state::State;
+use qscope_explore::train::TrainParams;
 
 fn safe(md: &str) {
     let html = render_lenient(md);

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qscope::explore::lesson::{Lesson, link, load, source};
+use qscope_explore::lesson::{Lesson, link, load, source};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&how, rest)) = data.split_first() else { return };

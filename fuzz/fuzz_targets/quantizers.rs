@@ -9,7 +9,7 @@
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use qscope::quant::{Ctx, ENTRIES, Kind, Literal, Quantizer, parse};
+use qscope_quant::{Ctx, ENTRIES, Kind, Literal, Quantizer, parse};
 
 /// The most elements evaluated (a few blocks of every block format).
 const MAX_N: usize = 300;

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qscope::quant::parse;
+use qscope_quant::parse;
 
 fuzz_target!(|text: &str| {
     let q = match parse(text) {

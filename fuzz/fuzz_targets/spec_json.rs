@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qscope::quant::parse;
+use qscope_quant::parse;
 
 fuzz_target!(|text: &str| {
     let dict = format!("{{{text}");

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use qscope::explore::train::{Net, TrainParams};
+use qscope_explore::train::{Net, TrainParams};
 
 fuzz_target!(|hash: &str| {
     let (p, _) = TrainParams::parse(hash);

@@ -22,11 +22,11 @@
 export const MIN_RUN_MS = 20;
 export const TRAIN_ARCHS = ['2-8-8-1', '2-64-64-64-1'];
 export const TRAIN_BATCH = 10;
-export const TRAIN_LR = 0.01; // src/nn/bench.rs
+export const TRAIN_LR = 0.01; // crates/bench/src/train.rs
 export const TRAIN_RUN_MS = 50;
 export const TRAIN_WARM_MS = { qscope: 300, tfjs: 2000 };
 
-/** The benchmark kernels (src/bench.rs EXTRA) and their TensorFlow.js versions. */
+/** The benchmark kernels (crates/bench/src/lib.rs EXTRA) and their TensorFlow.js versions. */
 export function tfjsKernels(tf) {
   const one = () => tf.scalar(1);
   // Larq's sign: sign(sign(x) + 0.1), i.e. 0 ↦ +1.
@@ -83,7 +83,7 @@ export function withSte(tf, k) {
   });
 }
 
-/** src/bench.rs `inputs(n)`, bit for bit: a 64-bit LCG, top 24 bits → [−2, 2). */
+/** crates/quant/src/inputs.rs `spread(n)`, bit for bit: a 64-bit LCG, top 24 bits → [−2, 2). */
 export function inputs(n) {
   const out = new Float32Array(n);
   const M = (1n << 64n) - 1n;
@@ -178,7 +178,7 @@ export function checkAgreement(tf, qscope, n = 4099) {
 /**
  * The float network of `qscope.WasmTrainer(arch, batch, false)` in TensorFlow.js, from its
  * initial weights and on its 250 training points: dense layers with tanh (the output too:
- * loss ½(tanh z − t)², mean over the batch, as src/nn/loss.rs SquaredError), plain SGD.
+ * loss ½(tanh z − t)², mean over the batch, as crates/nn/src/loss.rs SquaredError), plain SGD.
  * Written the fast idiomatic way: tf.variable weights and optimizer.minimize under tf.tidy
  * (no loss read back), batches cycled through pre-made tensors. In Node that measured
  * ~1.5× the speed of the Layers API (tf.sequential + model.trainOnBatch, which is async and

@@ -12,7 +12,7 @@
 // (the copy always runs): a quick look at a few kernels.
 //
 // Needs (scripts/dev bench builds them): target/bench/node and target/bench/web (wasm-bindgen
-// output of the release qscope.wasm) and target/release/qscope. Progress goes to stderr, the
+// output of the release qscope_bench.wasm) and target/release/qscope. Progress goes to stderr, the
 // table to stdout, every measurement to target/bench.json.
 // Environment: CHROMIUM (default /usr/bin/chromium).
 
@@ -50,10 +50,10 @@ function options(argv) {
 }
 
 async function benchNode({ sizes, reps, parts, kernels }) {
-  const pkg = join(ROOT, 'target/bench/node/qscope.js');
+  const pkg = join(ROOT, 'target/bench/node/qscope_bench.js');
   if (!existsSync(pkg)) throw new Error(`${pkg} missing: run scripts/dev bench (it builds the bindings)`);
   const qscope = require(pkg);
-  const qscopeScalar = require(join(ROOT, 'target/bench/node-scalar/qscope.js'));
+  const qscopeScalar = require(join(ROOT, 'target/bench/node-scalar/qscope_bench.js'));
   // The same union package as the page (the wasm backend registers with its tfjs-core).
   const tf = require('@tensorflow/tfjs');
   const wasm = require('@tensorflow/tfjs-backend-wasm');
@@ -191,7 +191,7 @@ function table(all) {
 }
 
 // TensorFlow Playground's plain-JavaScript network, 2-8-8-1 at batch 10, forward+backward
-// (measured on this machine, /work/shared/TOOLCHAIN.md): the reference of the `vs Playground` column.
+// (measured on a 2-core Debian machine; CONTRIBUTING.md, "Toolchain"): the reference of the `vs Playground` column.
 const PLAYGROUND_S_PER_SAMPLE = 2.2e-6;
 const S = (v) => (v === undefined ? '—' : v >= 1e6 ? `${(v / 1e6).toFixed(2)}M` : `${(v / 1e3).toFixed(1)}k`);
 

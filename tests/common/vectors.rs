@@ -2,6 +2,18 @@
 //! float comparison, shared by the native conformance and snippet tests and the browser tests.
 #![allow(dead_code)]
 
+/// The conformance files, as build.rs finds them in `tests/conformance/`: `(name, text)`.
+pub mod files {
+    include!(concat!(env!("OUT_DIR"), "/conformance.rs"));
+}
+
+/// Whether a file's cases are compared bit for bit (`# compare: bits` in its header) rather than
+/// within the libraries' tolerances (transcendental functions: 1 ulp forward, 4 ulp or 5e−7
+/// for gradients; stochastic cases as means).
+pub fn bit_exact(text: &str) -> bool {
+    text.lines().take_while(|l| l.starts_with('#')).any(|l| l.starts_with("# compare: bits"))
+}
+
 #[derive(Debug, Default)]
 pub struct Case {
     pub spec: String,
@@ -114,8 +126,8 @@ pub fn forward_tolerance(spec: &str) -> u64 {
 /// - TensorFlow's float32 sigmoid is not the one qscope evaluates: with
 ///   `use_real_sigmoid=True` a rounding tie may fall one or two ulps of x away, so the
 ///   library's value must be qscope's value at a neighbouring float.
-pub fn check_case(q: &qscope::quant::Quantizer, c: &Case) -> Vec<String> {
-    use qscope::quant::Ctx;
+pub fn check_case(q: &qscope_quant::Quantizer, c: &Case) -> Vec<String> {
+    use qscope_quant::Ctx;
     let ctx = || if c.training { Ctx::training(1) } else { Ctx::inference(1) };
     let (y, g, _) = q.eval(&c.x, &mut ctx());
     let tol = forward_tolerance(&c.spec);
@@ -146,8 +158,8 @@ pub fn check_case(q: &qscope::quant::Quantizer, c: &Case) -> Vec<String> {
 /// Checks one stochastic case: qscope's means over at least 1000 draws (seed 7) of y, dydx
 /// and each parameter gradient (by qscope's name) within six standard errors of the library's
 /// means over `samples` draws; returns one message per disagreement.
-pub fn check_stochastic(q: &qscope::quant::Quantizer, c: &Case) -> Vec<String> {
-    use qscope::quant::Ctx;
+pub fn check_stochastic(q: &qscope_quant::Quantizer, c: &Case) -> Vec<String> {
+    use qscope_quant::Ctx;
     let mut ctx = if c.training { Ctx::training(7) } else { Ctx::inference(7) };
     let m = c.samples.max(1000);
     let n = c.x.len();

@@ -33,11 +33,11 @@ How to run (versions used for the committed file; the torch 2.10 venv gives the 
 PyPI's bitsandbytes wheel carries its CPU library; installed without dependencies it joins an
 existing torch venv without touching its torch:
 
-    python3 -m venv /work/venv-bnb
-    echo /work/venv-torch2150/lib/python3.11/site-packages \\
-        > /work/venv-bnb/lib/python3.11/site-packages/torch2150.pth   # torch 2.15, numpy, ml_dtypes
-    /work/venv-bnb/bin/pip install --no-deps bitsandbytes==0.50.2
-    /work/venv-bnb/bin/python tests/conformance/bnb_formats.py
+    python3 -m venv .venv/bnb
+    echo .venv/torch2150/lib/python3.11/site-packages \\
+        > .venv/bnb/lib/python3.11/site-packages/torch2150.pth   # torch 2.15, numpy, ml_dtypes
+    .venv/bnb/bin/pip install --no-deps bitsandbytes==0.50.2
+    .venv/bnb/bin/python tests/conformance/bnb_formats.py
 """
 
 import logging
@@ -145,6 +145,7 @@ def main():
     out = [
         "# qscope conformance vectors: bitsandbytes 4-bit (NF4, FP4), block-wise absmax, CPU",
         "# generator: tests/conformance/bnb_formats.py (see its docstring for how to re-run)",
+        "# compare: bits (every value and gradient to the bit; -0 is not +0, any NaN matches a NaN)",
         f"# python {platform.python_version()}, torch {torch.__version__}, bitsandbytes {bitsandbytes.__version__}, "
         f"numpy {np.__version__}, CPU capability {torch.backends.cpu.get_cpu_capability()}",
         "# y = dequantize_4bit(*quantize_4bit(x, blocksize=b, quant_type=t)) = get_4bit_type(t)[code] * absmax;"

@@ -22,8 +22,8 @@ tests/conformance.rs checks qscope's casts against them bit for bit (any NaN mat
 
 How to run (versions used for the committed file):
 
-    python3 -m venv /work/venv-mld && /work/venv-mld/bin/pip install ml_dtypes==0.6.0 numpy
-    /work/venv-mld/bin/python tests/conformance/formats.py
+    python3 -m venv .venv/mld && .venv/mld/bin/pip install ml_dtypes==0.6.0 numpy
+    .venv/mld/bin/python tests/conformance/formats.py
 """
 
 import fractions
@@ -126,6 +126,7 @@ def main():
     out = [
         "# qscope conformance vectors: ml_dtypes element casts",
         "# generator: tests/conformance/formats.py (see its docstring for how to re-run)",
+        "# compare: bits (every value and gradient to the bit; -0 is not +0, any NaN matches a NaN)",
         f"# python {platform.python_version()}, numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}",
         "# y = x.astype(dtype).astype(np.float32); dydx = 1 (qscope's straight-through gradient)",
     ]

@@ -36,16 +36,16 @@ infer, main grid and NaN case).
 
 How to run (versions used for the committed files):
 
-    pip install tensorflow-cpu==2.15.1 larq==0.14.0 numpy==1.26.4 \
-                tensorflow-model-optimization==0.7.5
+    python3 -m venv .venv/tf && .venv/tf/bin/pip install tensorflow-cpu==2.15.1 larq==0.14.0 \
+                numpy==1.26.4 tensorflow-model-optimization==0.7.5
     # QKeras from source (PyPI's release is outdated), commit 78ea90fc...:
-    mkdir -p /tmp/qkeras-src
+    mkdir -p .venv/qkeras-src
     git --git-dir=<path to a qkeras git dir> archive 78ea90fc381fef23faa4db0e1d88bd1173c1c644 \
-        | tar -x -C /tmp/qkeras-src
-    QKERAS_SRC=/tmp/qkeras-src QKERAS_COMMIT=78ea90fc381fef23faa4db0e1d88bd1173c1c644 \
-        python3 tests/conformance/generate.py [--samples 2000] [--only qkeras|larq]
+        | tar -x -C .venv/qkeras-src
+    QKERAS_SRC=.venv/qkeras-src QKERAS_COMMIT=78ea90fc381fef23faa4db0e1d88bd1173c1c644 \
+        .venv/tf/bin/python tests/conformance/generate.py [--samples 2000] [--only qkeras|larq]
 
-QKERAS_SRC defaults to /tmp/qkeras-src; QKERAS_COMMIT, if unset, is read with
+QKERAS_SRC defaults to .venv/qkeras-src; QKERAS_COMMIT, if unset, is read with
 `git -C $QKERAS_SRC rev-parse HEAD` when that works, else recorded as unknown.
 The run is deterministic (fixed seeds: numpy for the grids, tf.random.set_seed
 per case for the draws), single-threaded, and takes a few minutes on 2 cores.
@@ -72,7 +72,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 warnings.filterwarnings("ignore")
 
-QKERAS_SRC = os.environ.get("QKERAS_SRC", "/tmp/qkeras-src")
+QKERAS_SRC = os.environ.get("QKERAS_SRC", ".venv/qkeras-src")
 sys.path.insert(0, QKERAS_SRC)
 
 import numpy as np  # noqa: E402

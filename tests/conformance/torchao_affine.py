@@ -30,16 +30,16 @@ whose scale is a power of two with every code's tie (k + 1/2)·s and its float32
 Outputs: torchao_affine.txt beside this script (or the file named by the first argument), in
 tests/conformance's line format; tests/conformance.rs checks qscope against it bit for bit.
 
-What torch 2.10.0 gives differently (run with /work/venv-torch2100, output to another file and
+What torch 2.10.0 gives differently (run with .venv/torch2100, output to another file and
 diff): the forward is the same everywhere; the intx gradient is s·(1/s) instead of 0 where the
 rounded code lands exactly on quant_min or quant_max (torch 2.10's clamp passes the gradient on
 its bounds; 2.15's does not).
 
 How to run (versions used for the committed file):
 
-    python3 -m venv /work/venv-torch2150 && /work/venv-torch2150/bin/pip install \\
+    python3 -m venv .venv/torch2150 && .venv/torch2150/bin/pip install \\
         torch==2.15.0 torchao==0.18.0 ml_dtypes==0.6.0 numpy
-    /work/venv-torch2150/bin/python tests/conformance/torchao_affine.py
+    .venv/torch2150/bin/python tests/conformance/torchao_affine.py
 """
 
 import platform
@@ -242,6 +242,7 @@ def main():
     out = [
         "# qscope conformance vectors: torchao group-wise integers (affine quant primitives, IntxFakeQuantizer)",
         "# generator: tests/conformance/torchao_affine.py (see its docstring for how to re-run)",
+        "# compare: bits (every value and gradient to the bit; -0 is not +0, any NaN matches a NaN)",
         f"# python {platform.python_version()}, torch {torch.__version__}, torchao {torchao.__version__}, "
         f"numpy {np.__version__}, {platform.machine()}",
         "# each group (a shorter tail one of its own) is one torchao row; affine dydx = 1 (qscope's definition),",

@@ -24,9 +24,9 @@ tests/conformance.rs checks qscope against them bit for bit (any NaN matches NaN
 
 How to run (versions used for the committed file; torch 2.10.0 gives the same file):
 
-    python3 -m venv /work/venv-torch2150 && /work/venv-torch2150/bin/pip install \\
+    python3 -m venv .venv/torch2150 && .venv/torch2150/bin/pip install \\
         torch==2.15.0 torchao==0.18.0 ml_dtypes==0.6.0 numpy
-    /work/venv-torch2150/bin/python tests/conformance/torchao_formats.py
+    .venv/torch2150/bin/python tests/conformance/torchao_formats.py
 """
 
 import platform
@@ -103,6 +103,7 @@ def main():
     out = [
         "# qscope conformance vectors: torchao scaled FP8 (float8 training, tensorwise)",
         "# generator: tests/conformance/torchao_formats.py (see its docstring for how to re-run)",
+        "# compare: bits (every value and gradient to the bit; -0 is not +0, any NaN matches a NaN)",
         f"# python {platform.python_version()}, torch {torch.__version__}, torchao {torchao.__version__}, "
         f"numpy {np.__version__}",
         "# y = hp_tensor_to_float8_dynamic(x, dtype, LinearMMConfig(), round_scales_to_power_of_2=r)"

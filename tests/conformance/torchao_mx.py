@@ -34,9 +34,9 @@ tests/conformance.rs checks qscope against them bit for bit (any NaN matches NaN
 
 How to run (versions used for the committed file; torch 2.10.0 gives the same file):
 
-    python3 -m venv /work/venv-torch2150 && /work/venv-torch2150/bin/pip install \\
+    python3 -m venv .venv/torch2150 && .venv/torch2150/bin/pip install \\
         torch==2.15.0 torchao==0.18.0 ml_dtypes==0.6.0 numpy
-    /work/venv-torch2150/bin/python tests/conformance/torchao_mx.py
+    .venv/torch2150/bin/python tests/conformance/torchao_mx.py
 """
 
 import platform
@@ -197,6 +197,7 @@ def main():
     out = [
         "# qscope conformance vectors: torchao MX and NVFP4 block formats",
         "# generator: tests/conformance/torchao_mx.py (see its docstring for how to re-run)",
+        "# compare: bits (every value and gradient to the bit; -0 is not +0, any NaN matches a NaN)",
         f"# python {platform.python_version()}, torch {torch.__version__}, torchao {torchao.__version__}, "
         f"numpy {np.__version__}, ml_dtypes {ml_dtypes.__version__}",
         "# y = MXTensor.to_mx(x padded with zeros to whole blocks, elem_dtype, block_size, scaling_mode)"

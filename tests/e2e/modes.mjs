@@ -99,7 +99,7 @@ async function phones(context, url, errors) {
     check(`explorer at ${tag}: nothing scrolls sideways`, e.scrollWidth <= e.innerWidth, `scrollWidth ${e.scrollWidth}, innerWidth ${e.innerWidth} ${e.wide.join(' ')}`);
     check(`explorer at ${tag}: the forward plot starts above the fold`, e.top !== null && e.top < size.height, `top ${e.top?.toFixed(0)} px`);
     check(`explorer at ${tag}: the plot is as wide as the screen allows`, e.width >= size.width - 40, `${e.width?.toFixed(0)} px`);
-    // src/app/canvas.rs measures text in a span fixed below the viewport (class text-measure, its
+    // crates/app/src/canvas.rs measures text in a span fixed below the viewport (class text-measure, its
     // font set through CSSOM): wrapped at the screen's width it would measure a long entry short,
     // and the next entry would be drawn over it.
     const measured = await page.evaluate(() => {

@@ -34,24 +34,24 @@ exact rational arithmetic.  tests/snippets.rs checks qscope against these files.
 How to run (versions used for the committed files; about 3 minutes on 2 cores):
 
     cargo build --release --bin qscope
-    python3 -m venv /work/venv && /work/venv/bin/pip install tensorflow-cpu==2.15.1 \\
+    python3 -m venv .venv/tf && .venv/tf/bin/pip install tensorflow-cpu==2.15.1 \\
         larq==0.14.0 numpy==1.26.4 tensorflow-model-optimization==0.7.5 pyparsing networkx \\
-        scikit-learn tqdm      # + QKeras from source at /tmp/qkeras-src: see tests/conformance
-    python3 -m venv /work/venv-torch2150 && /work/venv-torch2150/bin/pip install \\
-        torch==2.15.0 torchao==0.18.0 shok==0.3.0 numpy   # likewise /work/venv-torch2100, torch==2.10.0
-    python3 -m venv /work/venv-bnb && echo /work/venv-torch2150/lib/python3.11/site-packages \\
-        > /work/venv-bnb/lib/python3.11/site-packages/torch2150.pth && /work/venv-bnb/bin/pip install \\
-        --no-deps bitsandbytes==0.50.2   # likewise /work/venv-bnb2100 over /work/venv-torch2100
-    QKERAS_COMMIT=78ea90fc381fef23faa4db0e1d88bd1173c1c644 /work/venv/bin/python tests/snippets/generate.py \\
-        --torch /work/venv-bnb/bin/python --torch /work/venv-bnb2100/bin/python \\
-        --tf /work/venv/bin/python [--samples 2000] [--only SUBSTRING]
+        scikit-learn tqdm      # + QKeras from source at .venv/qkeras-src: see tests/conformance
+    python3 -m venv .venv/torch2150 && .venv/torch2150/bin/pip install \\
+        torch==2.15.0 torchao==0.18.0 shok==0.3.0 numpy   # likewise .venv/torch2100, torch==2.10.0
+    python3 -m venv .venv/bnb && echo .venv/torch2150/lib/python3.11/site-packages \\
+        > .venv/bnb/lib/python3.11/site-packages/torch2150.pth && .venv/bnb/bin/pip install \\
+        --no-deps bitsandbytes==0.50.2   # likewise .venv/bnb2100 over .venv/torch2100
+    QKERAS_COMMIT=78ea90fc381fef23faa4db0e1d88bd1173c1c644 .venv/tf/bin/python tests/snippets/generate.py \\
+        --torch .venv/bnb/bin/python --torch .venv/bnb2100/bin/python \\
+        --tf .venv/tf/bin/python [--samples 2000] [--only SUBSTRING]
 
 The bnb venvs are the torch venvs plus bitsandbytes (its wheel carries its CPU library;
 --no-deps leaves torch as it is): the bitsandbytes snippets need it, the others run the same, and
 each bitsandbytes case records its version in a comment line.
 
 --only regenerates the cases whose spec contains SUBSTRING and keeps the others' committed
-outputs.  QKERAS_SRC (default /tmp/qkeras-src) and QKERAS_COMMIT as in tests/conformance.
+outputs.  QKERAS_SRC (default .venv/qkeras-src) and QKERAS_COMMIT as in tests/conformance.
 """
 
 import argparse
@@ -69,7 +69,7 @@ from runners import worker
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 QSCOPE = os.path.join(ROOT, "target", "release", "qscope")
-QKERAS_SRC = os.environ.get("QKERAS_SRC", "/tmp/qkeras-src")
+QKERAS_SRC = os.environ.get("QKERAS_SRC", ".venv/qkeras-src")
 LANGS = ("pytorch", "qkeras", "larq")
 
 # Configurations beyond each catalogue entry at its defaults.  Add a spec here and re-run;

@@ -66,7 +66,7 @@ class TensorFlow:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
         warnings.filterwarnings("ignore")
-        sys.path.insert(0, os.environ.get("QKERAS_SRC", "/tmp/qkeras-src"))
+        sys.path.insert(0, os.environ.get("QKERAS_SRC", ".venv/qkeras-src"))
         import tensorflow as tf
         tf.config.threading.set_intra_op_parallelism_threads(1)
         tf.config.threading.set_inter_op_parallelism_threads(1)
@@ -115,7 +115,7 @@ def qkeras_commit():
         return os.environ["QKERAS_COMMIT"]
     import subprocess
     try:
-        return subprocess.check_output(["git", "-C", os.environ.get("QKERAS_SRC", "/tmp/qkeras-src"),
+        return subprocess.check_output(["git", "-C", os.environ.get("QKERAS_SRC", ".venv/qkeras-src"),
                                         "rev-parse", "HEAD"], stderr=subprocess.DEVNULL, text=True).strip()
     except Exception:  # noqa: BLE001
         return "unknown"

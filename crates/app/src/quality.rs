@@ -1,0 +1,49 @@
+//! The error panel: what the selected quantizer loses on the sample tensor (SQNR, MSE, levels
+//! used — for a block format the median of the codes each block uses —, clipped inputs).
+
+use leptos::prelude::*;
+
+use super::figure::fmt_number;
+use super::model::Model;
+use qscope_explore::blocks::median_codes;
+
+/// A dB figure with one decimal (∞ for a lossless quantizer).
+fn db(v: f64) -> String {
+    if v.is_infinite() && v > 0.0 {
+        "∞ dB (lossless)".into()
+    } else {
+        format!("{} dB", fmt_number((v * 10.0).round() / 10.0))
+    }
+}
+
+#[component]
+pub fn Quality(model: Model) -> impl IntoView {
+    let metrics = Memo::new(move |_| model.sample_run.with(|r| r.metrics.clone()));
+    let total = Memo::new(move |_| model.sample_run.with(|r| r.levels.count()));
+    // A block format's levels differ from block to block: counted per block (see explore::blocks).
+    let per_block = Memo::new(move |_| model.blocks.with(|rows| median_codes(rows)));
+    let sample = move || model.state.with(|s| format!("{}, seed {}", s.sample.describe(fmt_number), s.seed));
+    view! {
+        <section class="card side" aria-labelledby="quality-h">
+            <h2 id="quality-h">"Error on the sample"</h2>
+            <dl class="facts" data-testid="sqnr">
+                <dt>"SQNR"</dt>
+                <dd class="num big">{move || db(metrics.get().sqnr_db)}</dd>
+                <dt>"MSE"</dt>
+                <dd class="num">{move || fmt_number(metrics.get().mse)}</dd>
+                <dt>{move || if per_block.get().is_some() { "codes used per block" } else { "levels used" }}</dt>
+                <dd class="num" data-testid="levels-used">
+                    {move || match (per_block.get(), total.get()) {
+                        (Some((median, Some(of))), _) => format!("median {median} of {of}"),
+                        (Some((median, None)), _) => format!("median {median}"),
+                        (None, Some(t)) => format!("{} of {t}", metrics.get().levels_used),
+                        (None, None) => metrics.get().levels_used.to_string(),
+                    }}
+                </dd>
+                <dt>"clipped"</dt>
+                <dd class="num">{move || format!("{} %", fmt_number(metrics.get().clip_fraction * 100.0))}</dd>
+            </dl>
+            <p class="muted small">{sample}</p>
+        </section>
+    }
+}

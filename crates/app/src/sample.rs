@@ -1,0 +1,286 @@
+//! The sample tensor: the weight-like values a data-dependent quantizer (`alpha='auto'`, TWN,
+//! magnitude-aware signs, DoReFa weights, LSQ's initial step…) takes its scale or threshold
+//! from, with its distribution and spread, the numbers the selected quantizer computed from it,
+//! and a histogram of the values before and after quantization.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+use super::dom::observed_size;
+use super::figure::{self, fmt_number};
+use super::model::Model;
+use qscope_explore::sample::settings::{DF_RANGE, OUTLIERS_RANGE, setting};
+use qscope_explore::sample::{Dist, Outputs, histogram, largest_magnitude, outputs};
+use qscope_explore::slider::Scale;
+use qscope_explore::state::MAX_SPREAD;
+use qscope_explore::train::settings::Bounds;
+
+/// Bins of the input histogram.
+const BINS: usize = 60;
+/// Distinct outputs drawn as one stem each; more are binned like the input.
+const STEMS: usize = 64;
+/// The spread slider: 0.01 to 10 on a log scale.
+const SPREAD_SCALE: Scale = Scale::log(0.01, 10.0);
+
+#[component]
+pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
+    let dependent = Memo::new(move |_| model.current.with(|q| q.is_data_dependent()));
+    let block = Memo::new(move |_| model.current.with(|q| q.block_size().is_some()));
+    let spread = Memo::new(move |_| model.sample_spec.get().spread);
+    let dist = Memo::new(move |_| model.sample_spec.get().dist);
+    let spread_error = RwSignal::new(None::<String>);
+    let set_spread = move |v: f32| {
+        if v.is_finite() && v > 0.0 && v <= MAX_SPREAD {
+            spread_error.set(None);
+            model.update(|s| s.sample.spread = v);
+        } else {
+            spread_error.set(Some(format!("spread: expected a number above 0, at most {MAX_SPREAD}")));
+        }
+    };
+    let numbers = move || {
+        model.sample_run.with(|r| {
+            let mut parts = Vec::new();
+            if let Some(s) = r.report.scale {
+                parts.push(format!("scale {}", fmt_number(s as f64)));
+            }
+            if let Some(t) = r.report.threshold {
+                parts.push(format!("threshold {}", fmt_number(t as f64)));
+            }
+            parts.join(" · ")
+        })
+    };
+    view! {
+        <section class="card sample" aria-labelledby="sample-h" data-testid="sample-panel">
+            <div class="sample-controls">
+                <h2 id="sample-h">"Sample tensor"</h2>
+                <p class="small">
+                    {move || if block.get() {
+                        "The selected block format's curve is drawn at the block chosen under Blocks of the sample; the sample feeds the error figures and the block view."
+                    } else if dependent.get() {
+                        "The selected quantizer takes its scale or threshold from this tensor; the curves are drawn for it."
+                    } else {
+                        "The selected quantizer does not depend on the tensor; the sample feeds the error figures."
+                    }}
+                </p>
+                <label class="field-label" for="dist">"distribution"</label>
+                <select id="dist" class="select" data-testid="sample-dist" on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    if let Some(d) = Dist::ALL.into_iter().find(|d| d.name() == v) {
+                        model.update(|s| s.sample.dist = d);
+                    }
+                }>
+                    {Dist::ALL.into_iter().map(|d| view! {
+                        <option value=d.name() prop:selected=move || dist.get() == d>{d.name()}</option>
+                    }).collect_view()}
+                </select>
+                <label class="field-label" for="spread">{move || format!("spread ({})", dist.get().spread_name())}</label>
+                <div class="slider-row">
+                    <input
+                        id="spread"
+                        type="range"
+                        min=SPREAD_SCALE.position(SPREAD_SCALE.lo).to_string()
+                        max=SPREAD_SCALE.position(SPREAD_SCALE.hi).to_string()
+                        step=SPREAD_SCALE.step_attr()
+                        data-testid="sample-spread"
+                        prop:value=move || {
+                            SPREAD_SCALE.position((spread.get() as f64).clamp(SPREAD_SCALE.lo, SPREAD_SCALE.hi)).to_string()
+                        }
+                        aria-valuetext=move || format!("{} = {} (log scale)", dist.get().spread_name(), fmt_number(spread.get() as f64))
+                        on:input=move |ev| {
+                            if let Ok(p) = event_target_value(&ev).parse::<f64>() {
+                                set_spread(SPREAD_SCALE.value(p) as f32);
+                            }
+                        }
+                    />
+                    <input
+                        type="number"
+                        class="num-input"
+                        step="any"
+                        aria-label="spread, exact value"
+                        prop:value=move || spread.get().to_string()
+                        on:change=move |ev| set_spread(event_target_value(&ev).trim().parse::<f32>().unwrap_or(f32::NAN))
+                    />
+                </div>
+                <div class="sample-extra">
+                    <SampleField model=model key="df" label="degrees of freedom ν" bounds=DF_RANGE step="any"
+                        hidden=Signal::derive(move || dist.get() != Dist::StudentT) error=spread_error />
+                    <SampleField model=model key="outliers" label="outliers (share)" bounds=OUTLIERS_RANGE step="0.005"
+                        hidden=Signal::derive(|| false) error=spread_error />
+                </div>
+                <p class="tool-error" role="alert" class:hidden=move || spread_error.with(Option::is_none)>{move || spread_error.get()}</p>
+                <p class="num" data-testid="sample-numbers">{numbers}</p>
+            </div>
+            <Histogram model=model resized=resized />
+        </section>
+    }
+}
+
+/// A number field of the sample settings table: the row with hash key `key` reads what is
+/// typed (or says in `error` what it expected) and shows the value.
+#[component]
+fn SampleField(
+    model: Model,
+    key: &'static str,
+    label: &'static str,
+    bounds: Bounds<f32>,
+    step: &'static str,
+    hidden: Signal<bool>,
+    error: RwSignal<Option<String>>,
+) -> impl IntoView {
+    setting(key).map(|row| {
+        let set = move |text: String| {
+            let mut sample = model.state.with_untracked(|s| s.sample);
+            match (row.read)(&mut sample, &text) {
+                Ok(()) => {
+                    error.set(None);
+                    model.update(|s| s.sample = sample);
+                }
+                Err(e) => error.set(Some(format!("{}: {e}", row.key))),
+            }
+        };
+        view! {
+            <label class="field-label" class:hidden=move || hidden.get() title=row.help>
+                {format!("{label} ")}
+                <input
+                    type="number"
+                    class="num-input"
+                    data-testid=format!("sample-{key}")
+                    min=bounds.min.to_string()
+                    max=bounds.max.to_string()
+                    step=step
+                    prop:value=move || model.state.with(|s| (row.show)(&s.sample))
+                    on:change=move |ev| set(event_target_value(&ev))
+                />
+            </label>
+        }
+    })
+}
+
+/// The histogram canvas: input bins as light bars, outputs as stems (one per level) in the
+/// selected curve's colour, each scaled to its own tallest bar, the threshold as dashed lines.
+#[component]
+fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
+    let node = NodeRef::<leptos::html::Canvas>::new();
+    let size = observed_size(node);
+    Effect::new(move |_| {
+        resized.track();
+        let dark = model.dark.get();
+        let colour = figure::colour(model.selected.get(), dark);
+        let (Some(canvas), Some(css)) = (node.get(), size.get()) else { return };
+        model.sample.with(|x| {
+            model.sample_run.with(|run| draw(&canvas, css, x, &run.y, run.report.threshold, &colour, dark));
+        });
+    });
+    view! {
+        <figure class="histogram">
+            <canvas
+                node_ref=node
+                data-testid="histogram"
+                role="img"
+                aria-label="Histogram of the sample tensor before quantization (light bars) and after (stems at the output levels)"
+            ></canvas>
+            <figcaption class="legend small">
+                <span><span class="key input"></span>"before"</span>
+                <span>
+                    <span class="key" style:background=move || figure::colour(model.selected.get(), model.dark.get())></span>
+                    "after (per output value)"
+                </span>
+            </figcaption>
+        </figure>
+    }
+}
+
+fn draw(
+    canvas: &HtmlCanvasElement,
+    (w, h): (f64, f64),
+    x: &[f32],
+    y: &[f32],
+    threshold: Option<f32>,
+    colour: &str,
+    dark: bool,
+) {
+    let dpr = figure::fit_canvas(canvas, (w, h));
+    let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    let theme = figure::theme(dark);
+    let (bg, ink, muted, bars) =
+        (figure::css(theme.background), figure::css(theme.text), figure::css(theme.muted), figure::css(theme.bars));
+    ctx.set_fill_style_str(&bg);
+    ctx.fill_rect(0.0, 0.0, w, h);
+    let m = largest_magnitude(x.iter().chain(y));
+    let m = if m > 0.0 { m * 1.05 } else { 1.0 };
+    let (left, right, top, bottom) = (8.0, w - 8.0, 8.0, h - 22.0);
+    let px = |v: f32| left + (v + m) as f64 / (2.0 * m) as f64 * (right - left);
+    let ht = |c: u32, max: u32| (bottom - top) * c as f64 / max.max(1) as f64;
+
+    // Before: the input in equal bins.
+    let hist = histogram(x, -m, m, BINS);
+    let max_in = hist.counts.iter().copied().max().unwrap_or(1);
+    let edges = hist.edges();
+    ctx.set_fill_style_str(&bars);
+    for (i, &c) in hist.counts.iter().enumerate() {
+        let (a, b) = (px(edges[i]), px(edges[i + 1]));
+        ctx.fill_rect(a + 0.5, bottom - ht(c, max_in), (b - a - 1.0).max(0.5), ht(c, max_in));
+    }
+    // After: one stem per distinct output, or bins when the output is nearly continuous.
+    ctx.set_stroke_style_str(colour);
+    ctx.set_fill_style_str(colour);
+    match outputs(y, STEMS, -m, m, BINS) {
+        Outputs::Stems(stems) => {
+            let max_out = stems.iter().map(|s| s.1).max().unwrap_or(1);
+            ctx.set_line_width(2.0);
+            for (v, c) in &stems {
+                let (sx, sy) = (px(*v), bottom - ht(*c, max_out));
+                ctx.begin_path();
+                ctx.move_to(sx, bottom);
+                ctx.line_to(sx, sy);
+                ctx.stroke();
+                ctx.begin_path();
+                let _ = ctx.arc(sx, sy, 3.0, 0.0, std::f64::consts::TAU);
+                ctx.fill();
+            }
+        }
+        Outputs::Bins(out) => {
+            let max_out = out.counts.iter().copied().max().unwrap_or(1);
+            ctx.set_line_width(1.5);
+            ctx.begin_path();
+            ctx.move_to(px(edges[0]), bottom);
+            for (i, &c) in out.counts.iter().enumerate() {
+                ctx.line_to(px(edges[i]), bottom - ht(c, max_out));
+                ctx.line_to(px(edges[i + 1]), bottom - ht(c, max_out));
+            }
+            ctx.line_to(px(edges[BINS]), bottom);
+            ctx.stroke();
+        }
+    }
+    // The threshold, dashed, and the axis.
+    ctx.set_stroke_style_str(&muted);
+    ctx.set_line_width(1.0);
+    if let Some(t) = threshold.filter(|t| t.is_finite() && t.abs() < m) {
+        let dash = js_sys::Array::of2(&4.0.into(), &3.0.into());
+        let _ = ctx.set_line_dash(&dash);
+        for v in [-t, t] {
+            ctx.begin_path();
+            ctx.move_to(px(v), top);
+            ctx.line_to(px(v), bottom);
+            ctx.stroke();
+        }
+        let _ = ctx.set_line_dash(&js_sys::Array::new());
+    }
+    ctx.set_stroke_style_str(&ink);
+    ctx.begin_path();
+    ctx.move_to(left, bottom + 0.5);
+    ctx.line_to(right, bottom + 0.5);
+    ctx.stroke();
+    ctx.set_fill_style_str(&muted);
+    ctx.set_font("11px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif");
+    ctx.set_text_baseline("top");
+    for (v, align) in [(-m, "left"), (0.0, "center"), (m, "right")] {
+        ctx.set_text_align(align);
+        let _ = ctx.fill_text(&fmt_number(v as f64), px(v), bottom + 5.0);
+    }
+}

@@ -1,0 +1,141 @@
+//! The weights of the quantized net: latent or quantized (one toggle for the diagram and the
+//! histograms — "why are my weights not binary?": the optimizer updates the latent floats, the
+//! forward pass sees their quantization), per-layer histograms with the quantizer's levels and
+//! the flips of the last step, and the flip ratio per layer over epochs. Redrawn at most ten
+//! times a second while training.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+
+use super::panels::colours;
+use super::{Train, draw_weights, now};
+use qscope_nn::Layer;
+
+/// Redraw interval while playing, in ms.
+const INTERVAL: f64 = 100.0;
+
+/// A redraw effect on the view's tick, at most every [`INTERVAL`] while playing.
+fn throttled(train: Train, draw: impl Fn() + 'static) {
+    let last = StoredValue::new(f64::NEG_INFINITY);
+    Effect::new(move |_| {
+        train.tick.track();
+        let playing = train.playing.get();
+        let t = now();
+        if playing && t - last.get_value() < INTERVAL {
+            return;
+        }
+        last.set_value(t);
+        draw();
+    });
+}
+
+fn layer_name(l: usize, count: usize) -> String {
+    if l + 1 == count { "output".into() } else { format!("hidden {}", l + 1) }
+}
+
+fn shown_weights(layer: &Layer, latent: bool) -> &[f32] {
+    if latent { layer.weights() } else { layer.quantized() }
+}
+
+#[component]
+pub fn Weights(train: Train) -> impl IntoView {
+    let latent = train.latent;
+    let layers = Memo::new(move |_| train.params.with(|p| p.hidden.len() + 1));
+    view! {
+        <div class="histograms-head">
+            <strong>"Weights of the quantized net"</strong>
+            <div class="segmented" role="group" aria-label="weights shown">
+                <button type="button" class="button" data-testid="train-show-quantized" aria-pressed=move || (!latent.get()).to_string()
+                    on:click=move |_| latent.set(false)>"quantized"</button>
+                <button type="button" class="button" data-testid="train-show-latent" aria-pressed=move || latent.get().to_string()
+                    on:click=move |_| latent.set(true)>"latent"</button>
+            </div>
+        </div>
+        <p class="muted small">{move || if latent.get() {
+            "Latent: the float weights the optimizer updates (they drift between levels)."
+        } else {
+            "Quantized: what the forward pass uses — only the quantizer's levels (ticks under each histogram)."
+        }}</p>
+        <Diagram train=train />
+        <div class="histograms">
+            {move || { let n = layers.get(); (0..n).map(|l| view! { <LayerHistogram train=train layer=l count=n /> }).collect_view() }}
+        </div>
+        <FlipChart train=train />
+    }
+}
+
+#[component]
+fn Diagram(train: Train) -> impl IntoView {
+    let canvas = NodeRef::<Canvas>::new();
+    throttled(train, move || {
+        let latent = train.latent.get();
+        let Some(c) = canvas.get() else { return };
+        let colours = colours();
+        train.runs.with_value(|r| {
+            let Some(r) = r else { return };
+            let layers: Vec<(usize, usize, &[f32])> =
+                r.q.layers()
+                    .iter()
+                    .map(|l| {
+                        let (i, o) = l.shape();
+                        (i, o, shown_weights(l, latent))
+                    })
+                    .collect();
+            draw_weights::diagram(&c, &layers, &colours);
+        });
+    });
+    view! {
+        <figure class="diagram">
+            <canvas node_ref=canvas data-testid="train-diagram" aria-label="the quantized network: edges are weights, blue positive, orange negative"></canvas>
+        </figure>
+    }
+}
+
+#[component]
+fn LayerHistogram(train: Train, layer: usize, count: usize) -> impl IntoView {
+    let canvas = NodeRef::<Canvas>::new();
+    let flips = RwSignal::new(None::<(usize, usize)>);
+    throttled(train, move || {
+        let latent = train.latent.get();
+        let Some(c) = canvas.get() else { return };
+        let colours = colours();
+        train.runs.with_value(|r| {
+            let Some(l) = r.as_ref().and_then(|r| r.q.layers().get(layer)) else { return };
+            let levels = l.weight_levels().and_then(|lv| lv.list(64));
+            draw_weights::histogram(&c, shown_weights(l, latent), levels.as_deref(), &colours);
+            flips.set(l.weight_levels().map(|_| (l.flips(), l.weights().len())));
+        });
+    });
+    let caption = move || match flips.get() {
+        Some((f, n)) => format!("{f} of {n} flipped in the last step"),
+        None => "float weights".into(),
+    };
+    view! {
+        <figure class="histogram">
+            <figcaption>{layer_name(layer, count)}" "<span class="muted" data-testid="train-flips">{caption}</span></figcaption>
+            <canvas node_ref=canvas data-testid="train-histogram"></canvas>
+        </figure>
+    }
+}
+
+#[component]
+fn FlipChart(train: Train) -> impl IntoView {
+    let canvas = NodeRef::<Canvas>::new();
+    throttled(train, move || {
+        let Some(c) = canvas.get() else { return };
+        let colours = colours();
+        train.runs.with_value(|r| {
+            let Some(r) = r else { return };
+            let layers = r.q.layers();
+            let shown: Vec<usize> = (0..layers.len()).filter(|&l| layers[l].weight_levels().is_some()).collect();
+            let names: Vec<String> = shown.iter().map(|&l| layer_name(l, layers.len())).collect();
+            draw_weights::flips(&c, (r.q.flip_history(), r.q.flip_epochs()), &shown, &names, &colours);
+        });
+    });
+    view! {
+        <figure class="flip-chart">
+            <figcaption>"Flip ratio per layer: share of the quantized weights that change level per step, per epoch"</figcaption>
+            <canvas node_ref=canvas data-testid="train-flip-chart"></canvas>
+        </figure>
+    }
+}

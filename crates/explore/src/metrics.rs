@@ -1,0 +1,82 @@
+//! How much a quantizer loses on a sample: error, signal-to-quantization-noise ratio, the
+//! levels it actually uses and how much of the input falls outside its range.
+
+use qscope_quant::Levels;
+
+/// Quality figures of `y = q(x)` against `x`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quality {
+    /// Mean squared error `Σ(x − y)²/N`.
+    pub mse: f64,
+    /// `10·log10(Σx² / Σ(x − y)²)` in dB; `+inf` when y = x exactly.
+    pub sqnr_db: f64,
+    /// Distinct output values that occur (−0 and +0 count as one).
+    pub levels_used: usize,
+    /// Fraction of inputs outside `[min level, max level]`; 0 when the levels are unbounded.
+    pub clip_fraction: f64,
+    /// Pairs counted (those where both x and y are finite).
+    pub count: usize,
+}
+
+/// Measures `y` (the quantized `x`) with the quantizer's `levels` (for the clip range).
+/// Pairs with a non-finite x or y are left out of every figure.
+pub fn measure(x: &[f32], y: &[f32], levels: &Levels) -> Quality {
+    assert_eq!(x.len(), y.len(), "x and y differ in length");
+    let pairs: Vec<(f32, f32)> =
+        x.iter().zip(y).map(|(&a, &b)| (a, b)).filter(|(a, b)| a.is_finite() && b.is_finite()).collect();
+    let (mut signal, mut noise) = (0.0f64, 0.0f64);
+    for &(a, b) in &pairs {
+        signal += (a as f64) * (a as f64);
+        noise += (a as f64 - b as f64).powi(2);
+    }
+    let n = pairs.len();
+    let sqnr_db = if noise == 0.0 { f64::INFINITY } else { 10.0 * (signal / noise).log10() };
+    let mut outs: Vec<f32> = pairs.iter().map(|&(_, b)| if b == 0.0 { 0.0 } else { b }).collect();
+    outs.sort_by(f32::total_cmp);
+    outs.dedup();
+    let clipped = match levels.bounds() {
+        Some((lo, hi)) => pairs.iter().filter(|&&(a, _)| a < lo || a > hi).count(),
+        None => 0,
+    };
+    let frac = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
+    Quality {
+        mse: if n == 0 { 0.0 } else { noise / n as f64 },
+        sqnr_db,
+        levels_used: outs.len(),
+        clip_fraction: frac(clipped),
+        count: n,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exact_quantization_has_infinite_sqnr_and_zero_mse() {
+        let m = measure(&[0.5, -0.25], &[0.5, -0.25], &Levels::Continuous);
+        assert_eq!(m.sqnr_db, f64::INFINITY);
+        assert_eq!(m.mse, 0.0);
+    }
+
+    #[test]
+    fn non_finite_pairs_are_left_out() {
+        let m = measure(&[1.0, f32::NAN, f32::INFINITY], &[1.0, 0.0, 1.0], &Levels::Continuous);
+        assert_eq!(m.count, 1);
+        assert_eq!(m.levels_used, 1);
+    }
+
+    #[test]
+    fn mse_and_sqnr_come_from_the_quantization_error() {
+        // Error only at −1 → −0.75: Σe² = 0.0625, Σx² = 2.25.
+        let m = measure(&[1.0, -1.0, 0.5, 0.0], &[1.0, -0.75, 0.5, 0.0], &Levels::Continuous);
+        assert_eq!(m.mse, 0.015625);
+        assert!((m.sqnr_db - 10.0 * 36f64.log10()).abs() < 1e-12, "{}", m.sqnr_db);
+    }
+
+    #[test]
+    fn levels_used_counts_distinct_outputs_with_both_zeros_as_one() {
+        let m = measure(&[0.1, 0.2, -0.1, 0.9, -0.01], &[0.0, 0.25, -0.0, 0.875, 0.0], &Levels::Continuous);
+        assert_eq!(m.levels_used, 3);
+    }
+}

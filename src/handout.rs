@@ -1,0 +1,194 @@
+//! `qscope lesson export`: a lesson as one static, printable HTML page — no script, nothing
+//! fetched, inline CSS. Each step: its title, its text (formulas as MathML, which the browser
+//! renders itself), its task as "Try it: …", its figure as inline SVG drawn by `qscope-plot` (the
+//! code behind `qscope plot` and the page's canvases), and its state as a link hash.
+//!
+//! An explorer step's figure is the explorer's: every compared quantizer evaluated as the page
+//! evaluates it ([`qscope_explore::figure`]: a data-dependent one frozen on the sample tensor),
+//! over the step's x range, in its mode and seed, with the pinned x as the crosshair, and the
+//! step's explorer link embedded. A trainer step's figure is the decision
+//! boundary of the step's quantized net after [`EPOCHS`] epochs of training.
+
+use qscope_explore::figure::{Setting, curves, evaluate_all};
+use qscope_explore::lesson::render::{escape, render_lenient};
+use qscope_explore::lesson::{BUILTIN, Lesson, Step, link};
+use qscope_explore::state::State;
+use qscope_explore::train::boundary::boundary;
+use qscope_explore::train::{Net, TrainParams};
+use qscope_nn::Trainer;
+use qscope_plot::boundary::{RES, boundary_svg};
+use qscope_plot::export::{Figure, software};
+use qscope_plot::svg::Scheme;
+use qscope_plot::{Crosshair, Theme, Viewport, read_at};
+use qscope_quant::spec::fmt_f32;
+
+/// Epochs a trainer step's net trains before its boundary is drawn.
+pub const EPOCHS: usize = 200;
+
+/// The explorer figure's size in layout pixels, and the boundary's side.
+const FIGURE: (u32, u32) = (640, 560);
+const BOUNDARY: u32 = 420;
+
+/// Light, print-friendly, no external font.
+const CSS: &str = "\
+:root { color: #1f2328; background: #fff; font: 16px/1.55 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; }
+body { max-width: 46rem; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.8rem; margin: 0 0 .5rem; }
+h2 { font-size: 1.3rem; margin: 0 0 .5rem; }
+.summary { color: #3a3f45; }
+.step { border-top: 1px solid #d0d4d9; padding-top: 1.2rem; margin-top: 1.6rem; }
+.task { border-left: 4px solid #0072b2; background: #f2f7fb; padding: .4rem .8rem; }
+figure { margin: 1rem 0; break-inside: avoid; page-break-inside: avoid; }
+figure svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
+figcaption { font-size: .9rem; color: #3a3f45; margin-top: .4rem; }
+code, pre { font-family: ui-monospace, 'SF Mono', Menlo, Consolas, monospace; font-size: .9em; }
+code { background: #f3f4f6; padding: 0 .2em; border-radius: 3px; }
+pre { background: #f3f4f6; padding: .6rem .8rem; overflow-x: auto; }
+pre code { padding: 0; }
+math[display=block] { margin: .6rem 0; }
+.link { font-size: .85rem; color: #5c636e; overflow-wrap: anywhere; }
+.link code { background: none; }
+footer { margin-top: 2rem; font-size: .8rem; color: #5c636e; }
+@media print {
+  :root { font-size: 11pt; }
+  body { margin: 0; max-width: none; }
+  .step { break-before: auto; }
+  h2 { break-after: avoid; }
+  .task { background: none; }
+  footer .link { display: none; }
+}
+";
+
+/// The handout of `lesson`, whose file is `text` (for the lesson's own link).
+pub(crate) fn html(lesson: &Lesson, text: &str) -> Result<String, String> {
+    let title = escape(&lesson.title);
+    let mut page = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"generator\" content=\"{}\">\n<title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n\
+         <header>\n<h1>{title}</h1>\n",
+        escape(&software())
+    );
+    if !lesson.summary.is_empty() {
+        page += &format!("<div class=\"summary\">\n{}</div>\n", render_lenient(&lesson.summary));
+    }
+    page += "</header>\n";
+    for (k, step) in lesson.steps.iter().enumerate() {
+        page += &section(k + 1, step).map_err(|e| format!("step {} \"{}\": {e}", k + 1, step.title))?;
+    }
+    page += &format!(
+        "<footer>\n<p>Made with {} (<code>qscope lesson export</code>).</p>\n\
+         <p class=\"link\">The whole lesson, live in qscope (add <code>&amp;step=K</code> to open step K): \
+         <code>{}</code></p>\n</footer>\n</body>\n</html>\n",
+        escape(&software()),
+        escape(&lesson_hash(text))
+    );
+    Ok(page)
+}
+
+/// `#lesson=NAME` for a built-in lesson's text, else `#lesson=~…` carrying the text.
+fn lesson_hash(text: &str) -> String {
+    match BUILTIN.iter().find(|(_, t)| *t == text) {
+        Some((name, _)) => format!("#lesson={name}"),
+        None => format!("#lesson={}", link::encode(text)),
+    }
+}
+
+/// One step's section.
+fn section(k: usize, step: &Step) -> Result<String, String> {
+    let mut s = format!("<section class=\"step\" id=\"step-{k}\">\n<h2>{k}. {}</h2>\n", escape(&step.title));
+    s += &render_lenient(&step.text);
+    if let Some(task) = &step.settings.task {
+        s += &format!("<p class=\"task\"><strong>Try it:</strong> {}</p>\n", escape(&task.text));
+    }
+    let (svg, caption) = match (step.explorer(), step.trainer()) {
+        (Some(state), _) => explorer_figure(&state)?,
+        (None, Some(params)) => trainer_figure(&params)?,
+        (None, None) => return Err("the step has neither an explorer nor a trainer state".into()),
+    };
+    s += &format!("<figure>\n{svg}\n<figcaption>{}</figcaption>\n</figure>\n", escape(&caption));
+    s += &format!("<p class=\"link\">Open live: <code>{}</code></p>\n</section>\n", escape(&step.hash()));
+    Ok(s)
+}
+
+/// The explorer's figure of `state` as SVG, and its caption.
+fn explorer_figure(state: &State) -> Result<(String, String), String> {
+    let training = state.mode.training();
+    let (lo, hi) = state.x;
+    let setting = Setting::of(state);
+    let evaluated = evaluate_all(&state.slots, &setting, &setting.sample.generate(), &[]);
+    let fig = Figure {
+        specs: state.slots.iter().map(|s| s.quantizer.to_string()).collect(),
+        curves: curves(&state.slots, &evaluated),
+        view: Viewport { x: Some(state.x), crosshair: state.pin.map(|x| Crosshair { x }), ..Viewport::default() },
+        infer: !training,
+        seed: state.seed,
+        link: state.to_hash(),
+        size: FIGURE,
+        theme: Theme::LIGHT,
+        scheme: Scheme::Fixed,
+    };
+    let svg = fig.svg()?;
+    let shown: Vec<&str> =
+        state.slots.iter().zip(&fig.specs).filter(|(s, _)| !s.hidden).map(|(_, spec)| spec.as_str()).collect();
+    let mode = if training { "training" } else { "inference" };
+    let mut caption = format!(
+        "Forward y = q(x) (top) and the gradient dy/dx sent back (bottom) of {} for x from {} to {} ({mode} mode, seed {}).",
+        shown.join("; "),
+        fmt_f32(lo),
+        fmt_f32(hi),
+        state.seed
+    );
+    if let Some(x) = state.pin {
+        let readings: Vec<String> = read_at(&fig.curves, x)
+            .iter()
+            .map(|r| format!("{}: y = {}, dy/dx = {}", fig.specs[r.index], fmt_f32(r.y), fmt_f32(r.dydx)))
+            .collect();
+        caption += &format!(" At x = {}: {}.", fmt_f32(x), readings.join("; "));
+    }
+    Ok((svg, caption))
+}
+
+/// The decision boundary of the step's quantized net after [`EPOCHS`] epochs, and its caption.
+fn trainer_figure(params: &TrainParams) -> Result<(String, String), String> {
+    let config = params.config(Net::Quantized)?;
+    let arch: Vec<String> = config.widths().iter().map(usize::to_string).collect();
+    let quantizers = match config.hidden.first() {
+        Some(h) => {
+            let q = |q: &Option<qscope_quant::Quantizer>| q.as_ref().map_or("float".to_string(), |q| q.to_string());
+            format!(", weights {}, activations {}", q(&h.weights), q(&h.output))
+        }
+        None => String::new(),
+    };
+    let what = format!("{} {}{quantizers}", config.dataset.name(), arch.join("-"));
+    let mut trainer = Trainer::new(config)?;
+    let mut outcome = format!("after {EPOCHS} epochs of training");
+    let mut last = None;
+    for _ in 0..EPOCHS {
+        match trainer.step_epoch() {
+            Ok(m) => last = Some(m),
+            Err(e) => {
+                outcome = format!("when training stopped at epoch {}: {e}", trainer.epoch());
+                break;
+            }
+        }
+    }
+    let boundary = boundary(&mut trainer, RES);
+    let svg = boundary_svg(&boundary, BOUNDARY)?;
+    let score = match last {
+        Some(m) => match m.test_acc {
+            Some(acc) => format!("test accuracy {:.1} %", 100.0 * acc),
+            None => format!("test loss {:.4}", m.test_loss),
+        },
+        None => "not trained".into(),
+    };
+    let reading = if boundary.two_d {
+        format!(
+            "the net's answer on a {RES} × {RES} grid (blue +1, orange −1); filled dots: training points, rings: test points"
+        )
+    } else {
+        "the net's output along x1 (line) over the training and test points".to_string()
+    };
+    let caption = format!("The step's net ({what}) {outcome}: {score}. Shown: {reading}.");
+    Ok((svg, caption))
+}

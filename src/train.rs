@@ -1,0 +1,264 @@
+//! `qscope train`: train a small quantized MLP and print per-epoch metrics, or measure
+//! training throughput (`--bench`).
+
+use std::io::{self, BufWriter, Write};
+
+use qscope_explore::train::settings::{LayerKey, Range, SETTINGS, Setting};
+use qscope_explore::train::{Net, TrainParams};
+use qscope_nn::Config;
+
+use crate::args::{Command, Opt, list, number};
+
+pub(crate) const USAGE: &[(&str, &str)] = &[
+    ("train [options] [--json]", "train a small quantized MLP, per-epoch metrics"),
+    ("train --bench [--arch 2-8-8-1,...]", "training throughput as JSON rows"),
+];
+
+/// What `qscope train` was asked for.
+struct TrainOptions {
+    params: TrainParams,
+    /// The settings' flags given (a default may depend on whether one was).
+    given: Vec<&'static str>,
+    /// Per-layer quantizers as given (`--wq2`), set once the widths are known.
+    layers: Vec<(String, LayerKey, String)>,
+    epochs: usize,
+    json: bool,
+    /// `--bench`: architectures, seconds per row, 4-bit rows too.
+    bench: bool,
+    archs: Vec<Vec<usize>>,
+    seconds: f64,
+    quantized: bool,
+}
+
+/// A setting's option: `--lr X   learning rate [0.00001 to 10] (default 0.03)`.
+fn setting_option(s: &'static Setting, defaults: &TrainParams) -> Option<Opt<TrainOptions>> {
+    let flag = s.flag?;
+    let default = match (s.show)(defaults) {
+        d if d.is_empty() => "float".to_string(),
+        d => d,
+    };
+    let (arg, help) = match s.range {
+        Range::Switch => (None, s.help.to_string()),
+        _ => (s.arg, format!("{} [{}] (default {default})", s.help, s.range.describe())),
+    };
+    let mut opt = Opt::value(flag, "", help, move |o: &mut TrainOptions, v: &str| {
+        o.given.push(flag);
+        // A switch is on when given.
+        o.params.set_flag(flag, if arg.is_none() { "1" } else { v })
+    });
+    opt.arg = arg;
+    Some(opt)
+}
+
+/// `--wqN` / `--aqN`: one hidden layer's quantizer, named by [`LayerKey`] as the hash does.
+fn layer_option() -> Opt<TrainOptions> {
+    let flags: Vec<String> =
+        SETTINGS.iter().filter(|s| s.per_layer.is_some()).filter_map(|s| s.flag).map(|f| format!("{f}N")).collect();
+    let mut opt = Opt::value(
+        &flags.join(", "),
+        "SPEC",
+        "hidden layer N's (from 1) quantizer instead of the global one, '' for float, e.g. --wq1 'larq.ste_sign'",
+        |_: &mut TrainOptions, _| Ok(()),
+    );
+    opt.family = Some(|name| name.strip_prefix("--").and_then(LayerKey::parse).is_some());
+    opt.apply = Box::new(|o, name, v| {
+        if let Some(key) = name.strip_prefix("--").and_then(LayerKey::parse) {
+            o.layers.push((name.to_string(), key, v.to_string()));
+        }
+        Ok(())
+    });
+    opt
+}
+
+fn command() -> Command<TrainOptions> {
+    let defaults = TrainParams::playground();
+    let last_global = SETTINGS.iter().rposition(|s| s.per_layer.is_some());
+    let mut options = Vec::new();
+    for (i, s) in SETTINGS.iter().enumerate() {
+        options.extend(setting_option(s, &defaults));
+        if Some(i) == last_global {
+            options.push(layer_option());
+        }
+    }
+    options.extend([
+        Opt::value("--epochs", "N", "epochs to train (default 100)", |o: &mut TrainOptions, v| {
+            o.epochs = number("--epochs", v, "a non-negative integer")?;
+            Ok(())
+        }),
+        Opt::switch(
+            "--json",
+            "one JSON object per epoch: epoch, train_loss, test_loss, train_acc, test_acc",
+            |o: &mut TrainOptions| o.json = true,
+        ),
+        Opt::switch(
+            "--bench",
+            "instead, measure training throughput (samples/s) of --arch networks at --batch for --seconds each",
+            |o: &mut TrainOptions| o.bench = true,
+        ),
+        Opt::value(
+            "--arch",
+            "A-B-...,...",
+            "--bench's networks (default 2-8-8-1,2-64-64-64-1)",
+            |o: &mut TrainOptions, v| {
+                o.archs = list("--arch", v, |a| {
+                    a.split('-').map(|w| number("--arch", w, "widths joined by '-', e.g. 2-8-8-1")).collect()
+                })?;
+                Ok(())
+            },
+        ),
+        Opt::value("--seconds", "S", "--bench's time per row (default 1)", |o: &mut TrainOptions, v| {
+            o.seconds = number::<f64>("--seconds", v, "a positive number of seconds")?;
+            if !(o.seconds.is_finite() && o.seconds > 0.0) {
+                return Err(format!("--seconds {v}: expected a positive number of seconds"));
+            }
+            Ok(())
+        }),
+        Opt::switch("--quantized", "--bench adds 4-bit rows", |o: &mut TrainOptions| o.quantized = true),
+    ]);
+    Command {
+        name: "train",
+        about: "\
+train trains an MLP on a generated 2-D dataset (TF Playground's) and prints, per epoch, the
+train and test loss and accuracy (evaluation mode); the same options give the same numbers.
+The settings are the Train view's: its hash keys and its `qscope train` command name them."
+            .into(),
+        options,
+        max_free: Some(0),
+        extra: "train takes options only, which start with --".into(),
+    }
+}
+
+pub(crate) fn help() -> String {
+    command().help()
+}
+
+/// The options, the per-layer quantizers set and the config checked (but for `--bench`, which
+/// builds its own networks).
+fn train_options(args: &[String]) -> Result<TrainOptions, String> {
+    let mut o = TrainOptions {
+        params: TrainParams::playground(),
+        given: Vec::new(),
+        layers: Vec::new(),
+        epochs: 100,
+        json: false,
+        bench: false,
+        archs: vec![vec![2, 8, 8, 1], vec![2, 64, 64, 64, 1]],
+        seconds: 1.0,
+        quantized: false,
+    };
+    command().parse(args, &mut o)?;
+    let p = &mut o.params;
+    if !o.given.contains(&"--features") {
+        p.features = Config::new(p.dataset).features;
+    }
+    if p.quantize_output && p.wq.trim().is_empty() {
+        return Err("--quantize-output needs --wq SPEC (the weight quantizer to use)".into());
+    }
+    for (name, key, spec) in std::mem::take(&mut o.layers) {
+        p.set_layer(key, &spec).map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(o)
+}
+
+/// A float for output: shortest text that reads back the same, `null` for None.
+fn json_num(v: Option<f64>) -> String {
+    match v {
+        Some(x) if x.is_finite() => format!("{x}"),
+        _ => "null".into(),
+    }
+}
+
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    use qscope_nn::Trainer;
+    let o = train_options(args)?;
+    if o.bench {
+        return bench(&o);
+    }
+    let mut t = Trainer::new(o.params.config(Net::Quantized)?)?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    let w = |e: io::Error| e.to_string();
+    if !o.json {
+        let c = t.config();
+        let arch: Vec<String> = c.widths().iter().map(usize::to_string).collect();
+        let feats: Vec<&str> = c.features.iter().map(|f| f.name()).collect();
+        writeln!(
+            out,
+            "# {} {} ({}), {} train / {} test points",
+            c.dataset.name(),
+            arch.join("-"),
+            feats.join(","),
+            t.dataset().train.len(),
+            t.dataset().test.len()
+        )
+        .map_err(w)?;
+        if let Some(h) = c.hidden.first() {
+            let q = |q: &Option<qscope_quant::Quantizer>| q.as_ref().map_or("float".to_string(), |q| q.to_string());
+            writeln!(
+                out,
+                "# activation {}, weights {}, activations {}, output layer {}",
+                h.activation,
+                q(&h.weights),
+                q(&h.output),
+                q(&c.output_weights)
+            )
+            .map_err(w)?;
+        }
+    }
+    for _ in 0..o.epochs {
+        let m = match t.step_epoch() {
+            Ok(m) => m,
+            Err(e) => {
+                out.flush().map_err(w)?;
+                return Err(e);
+            }
+        };
+        if o.json {
+            writeln!(
+                out,
+                r#"{{"epoch":{},"train_loss":{},"test_loss":{},"train_acc":{},"test_acc":{}}}"#,
+                m.epoch,
+                json_num(Some(m.train_loss)),
+                json_num(Some(m.test_loss)),
+                json_num(m.train_acc),
+                json_num(m.test_acc)
+            )
+            .map_err(w)?;
+        } else {
+            let pct = |a: Option<f64>| a.map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a));
+            writeln!(
+                out,
+                "epoch {:>4}  train loss {:.6}  test loss {:.6}  train acc {:>6}  test acc {:>6}",
+                m.epoch,
+                m.train_loss,
+                m.test_loss,
+                pct(m.train_acc),
+                pct(m.test_acc)
+            )
+            .map_err(w)?;
+        }
+    }
+    out.flush().map_err(w)
+}
+
+/// `--bench`: samples per second of each `--arch` network, float (and 4-bit with `--quantized`).
+fn bench(o: &TrainOptions) -> Result<(), String> {
+    use qscope_bench::train::{measure, native_clock, trainer};
+    let batch = o.params.batch;
+    let mut rows = Vec::new();
+    for arch in &o.archs {
+        let name: Vec<String> = arch.iter().map(usize::to_string).collect();
+        for quantized in [false, true].into_iter().filter(|&q| !q || o.quantized) {
+            let mut t = trainer(arch, batch, quantized).map_err(|e| format!("--arch {}: {e}", name.join("-")))?;
+            measure(&mut t, o.seconds / 10.0, native_clock())?; // warm-up
+            let r = measure(&mut t, o.seconds, native_clock())?;
+            let kernel = format!("mlp:{}{}", name.join("-"), if quantized { ":q4" } else { "" });
+            rows.push(format!(
+                r#"{{"kernel":"{kernel}","pass":"train","impl":"native","runtime":"native","n":{},"batch":{batch},"elements_per_s":{:.0}}}"#,
+                r.samples,
+                r.per_second()
+            ));
+        }
+    }
+    println!("[\n{}\n]", rows.join(",\n"));
+    Ok(())
+}

@@ -1,0 +1,10 @@
+//! The command line: every subcommand, its figures, and its limits on hostile input.
+
+#[allow(dead_code)]
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cli;
+mod limits;
+#[cfg(not(target_arch = "wasm32"))]
+mod plot_cli;

@@ -1,0 +1,9 @@
+//! The trainer: the MLP engine, the Train view's settings and link, and block formats in training.
+
+#[allow(dead_code)]
+#[path = "../common/mod.rs"]
+mod common;
+
+mod block_training;
+mod nn;
+mod train_state;
