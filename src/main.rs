@@ -14,6 +14,8 @@ mod code;
 #[cfg(not(target_arch = "wasm32"))]
 mod compare;
 #[cfg(not(target_arch = "wasm32"))]
+mod docs;
+#[cfg(not(target_arch = "wasm32"))]
 mod eval;
 #[cfg(not(target_arch = "wasm32"))]
 mod gallery;
@@ -41,7 +43,7 @@ struct Subcommand {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-const SUBCOMMANDS: [Subcommand; 9] = [
+const SUBCOMMANDS: [Subcommand; 10] = [
     Subcommand { name: "eval", run: eval::run, usage: eval::USAGE, help: eval::help },
     Subcommand { name: "list", run: list::run, usage: list::USAGE, help: list::help },
     Subcommand { name: "code", run: code::run, usage: code::USAGE, help: code::help },
@@ -51,6 +53,7 @@ const SUBCOMMANDS: [Subcommand; 9] = [
     Subcommand { name: "bench", run: bench::run, usage: bench::USAGE, help: bench::help },
     Subcommand { name: "train", run: train::run, usage: train::USAGE, help: train::help },
     Subcommand { name: "lesson", run: lesson::run, usage: lesson::USAGE, help: lesson::help },
+    Subcommand { name: "docs", run: docs::run, usage: docs::USAGE, help: docs::help },
 ];
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -13,7 +13,8 @@
 //
 // Needs (scripts/dev bench builds them): target/bench/node and target/bench/web (wasm-bindgen
 // output of the release qscope_bench.wasm) and target/release/qscope. Progress goes to stderr, the
-// table to stdout, every measurement to target/bench.json.
+// table to stdout, every measurement to target/bench.json with the run's date, machine and commit
+// (copy it to docs/bench.json and run `scripts/dev docs` to put it in the book: tests/bench/book.mjs).
 // Environment: CHROMIUM (default /usr/bin/chromium).
 
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -22,7 +23,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { benchPage, pageTable } from './page.mjs';
+import { benchPage } from './page.mjs';
+import { report, metadata } from './tables.mjs';
 import { runBench, TRAIN_ARCHS, TRAIN_BATCH } from './harness.mjs';
 import { serve } from '../../scripts/static-server.mjs';
 
@@ -129,102 +131,12 @@ function benchNative({ sizes, reps, parts, kernels }) {
   return rows;
 }
 
-// ── the table ────────────────────────────────────────────────────────
-const G = (v) => (v === undefined ? '—' : (v / 1e9).toFixed(3));
-const R = (v) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(2));
-
-// One row per kernel and size: for each pass the SIMD throughput, its time over the copy's,
-// SIMD over scalar and over TF.js; then the native throughputs. Stochastic kernels are marked *.
-function table(all) {
-  const rows = all.filter((r) => r.pass !== 'train' && r.pass !== 'ui');
-  if (!rows.length) return '';
-  const get = (kernel, pass, impl, runtime, n) =>
-    rows.find((r) => r.kernel === kernel && r.pass === pass && r.impl === impl && r.runtime === runtime && r.n === n)
-      ?.elements_per_s;
-  const kernels = [...new Set(rows.filter((r) => r.kernel !== 'copy').map((r) => r.kernel))];
-  const stochastic = new Set(rows.filter((r) => r.stochastic).map((r) => r.kernel));
-  const name = (k) => (stochastic.has(k) ? `${k} *` : k);
-  const sizes = [...new Set(rows.map((r) => r.n))].sort((a, b) => a - b);
-  const passes = [['forward', 'fwd'], ['forward_backward', 'f+g']];
-  const out = [];
-  const head = ['kernel', 'n', ...passes.flatMap(([, p]) => [`${p} G/s`, `${p} t÷copy`, `${p} ÷scalar`, `${p} ÷tfjs`]), 'native fwd', 'native f+g'];
-  const grid = (h, body, left) => {
-    const widths = h.map((c, i) => Math.max(c.length, ...body.map((b) => b[i].length)));
-    const fmt = (cells) => cells.map((c, i) => (i < left ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-    return [fmt(h), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt)];
-  };
-  for (const runtime of ['chromium', 'node']) {
-    if (!rows.some((r) => r.runtime === runtime)) continue;
-    out.push(`\n${runtime}: SIMD G elements/s; t÷copy = SIMD time over a copy's (aims: fwd ≤ 2, f+g ≤ 3); ÷scalar, ÷tfjs = throughput ratios; ` +
-      `native = target/release/qscope bench G/s; * = stochastic`);
-    const body = [];
-    const slow = [];
-    for (const n of sizes) {
-      const copy = get('copy', 'forward', 'copy', runtime, n);
-      const size = n >= 1e6 ? `${n / 1e6}M` : String(n);
-      for (const k of kernels) {
-        const cells = [name(k), size];
-        for (const [pass] of passes) {
-          const [simd, scalar, tfjs] = ['simd', 'scalar', 'tfjs-wasm'].map((impl) => get(k, pass, impl, runtime, n));
-          cells.push(G(simd), R(copy / simd), R(simd / scalar), R(simd / tfjs));
-          if (!stochastic.has(k) && simd) slow.push({ k, n: size, pass, ratio: copy / simd });
-        }
-        body.push([...cells, ...passes.map(([pass]) => G(get(k, pass, 'native', 'native', n)))]);
-      }
-      body.push([`copy = ${G(copy)} G/s`, size, ...head.slice(2).map(() => '')]);
-    }
-    out.push(...grid(head, body, 1));
-    // The worst five deterministic kernels by time over a copy's, per pass and size.
-    for (const n of sizes.map((v) => (v >= 1e6 ? `${v / 1e6}M` : String(v)))) {
-      for (const [pass, p] of passes) {
-        const worst = slow.filter((r) => r.n === n && r.pass === pass).sort((a, b) => b.ratio - a.ratio).slice(0, 5);
-        out.push(`${runtime} n=${n} worst five ${p} t÷copy: ${worst.map((r) => `${r.k} ${R(r.ratio)}`).join(', ')}`);
-      }
-      // How many deterministic kernels meet both aims (fwd ≤ 2 and f+g ≤ 3 times a copy's time).
-      const at = (k, pass) => slow.find((r) => r.n === n && r.k === k && r.pass === pass)?.ratio;
-      const measured = kernels.filter((k) => at(k, 'forward') !== undefined && at(k, 'forward_backward') !== undefined);
-      const within = measured.filter((k) => at(k, 'forward') <= 2 && at(k, 'forward_backward') <= 3);
-      out.push(`${runtime} n=${n} within both aims: ${within.length} of ${measured.length} deterministic kernels`);
-    }
-  }
-  return out.join('\n');
-}
-
-// TensorFlow Playground's plain-JavaScript network, 2-8-8-1 at batch 10, forward+backward
-// (measured on a 2-core Debian machine; CONTRIBUTING.md, "Toolchain"): the reference of the `vs Playground` column.
-const PLAYGROUND_S_PER_SAMPLE = 2.2e-6;
-const S = (v) => (v === undefined ? '—' : v >= 1e6 ? `${(v / 1e6).toFixed(2)}M` : `${(v / 1e3).toFixed(1)}k`);
-
-function trainTable(rows) {
-  const train = rows.filter((r) => r.pass === 'train');
-  if (!train.length) return '';
-  const get = (kernel, impl, runtime) =>
-    train.find((r) => r.kernel === kernel && r.impl === impl && r.runtime === runtime)?.elements_per_s;
-  const kernels = [...new Set(train.map((r) => r.kernel))];
-  const batch = train[0].batch;
-  const out = [];
-  const head = ['network', 'simd', 'scalar', 'native', 'tfjs-wasm', 'SIMD/scalar', 'SIMD/tfjs', 'µs/sample (simd)', 'vs Playground'];
-  for (const runtime of ['chromium', 'node']) {
-    if (!train.some((r) => r.runtime === runtime)) continue;
-    out.push(`\n${runtime}: training (samples/s, batch ${batch}: forward, backward, SGD update); native = target/release/qscope train --bench; ` +
-      `vs Playground = SIMD samples/s × ${PLAYGROUND_S_PER_SAMPLE * 1e6} µs (TF Playground's plain-JS 2-8-8-1); ratios use this runtime's figures`);
-    const body = kernels.map((k) => {
-      const [simd, scalar, tfjs] = [get(k, 'simd', runtime), get(k, 'scalar', runtime), get(k, 'tfjs-wasm', runtime)];
-      return [k, S(simd), S(scalar), S(get(k, 'native', 'native')), S(tfjs), R(simd / scalar), R(simd / tfjs),
-        simd ? (1e6 / simd).toFixed(3) : '—', k === 'mlp:2-8-8-1' ? R(simd * PLAYGROUND_S_PER_SAMPLE) : '—'];
-    });
-    const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-    const fmt = (cells) => cells.map((c, i) => (i < 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-    out.push(fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt));
-  }
-  return out.join('\n');
-}
-
 // ── main ─────────────────────────────────────────────────────────────
 const o = options(process.argv.slice(2));
 const start = performance.now();
 const load = () => loadavg().map((v) => v.toFixed(2)).join(' ');
-log(`${cpus().length} × ${cpus()[0]?.model}; load average ${load()}`);
+const startLoad = load();
+log(`${cpus().length} × ${cpus()[0]?.model}; load average ${startLoad}`);
 if (loadavg()[0] > 0.8) log('WARNING: the machine is busy (1-minute load average > 0.8): figures will be low and noisy');
 const rows = [];
 for (const runtime of o.runtimes) {
@@ -248,6 +160,7 @@ const outFile = join(ROOT, 'target/bench.json');
 // stochastic kernels', `ms` only on the explorer's.
 const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'batch', 'fps', 'stochastic', 'elements_per_s', 'ms'];
 const pick = (r) => Object.fromEntries(keys.filter((k) => r[k] !== undefined).map((k) => [k, r[k]]));
-writeFileSync(outFile, JSON.stringify(rows.map(pick), null, 1) + '\n');
-console.log([table(rows), trainTable(rows), pageTable(rows)].filter(Boolean).join('\n'));
+const meta = metadata({ root: ROOT, chromium: CHROMIUM, options: o, loadBefore: startLoad, loadAfter: load() });
+writeFileSync(outFile, JSON.stringify({ meta, rows: rows.map(pick) }, null, 1) + '\n');
+console.log(report(rows));
 log(`\nwrote ${outFile} (${rows.length} rows) in ${((performance.now() - start) / 1000).toFixed(1)} s; load average ${load()}`);

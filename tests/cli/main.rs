@@ -5,6 +5,7 @@
 mod common;
 
 mod cli;
+mod docs;
 mod limits;
 #[cfg(not(target_arch = "wasm32"))]
 mod plot_cli;

@@ -74,6 +74,18 @@ fn Views(router: Router, train: bool) -> impl IntoView {
     }
 }
 
+/// The rest of the site, served beside the app (`scripts/dev serve`): the book and the quantizer
+/// reference, as plain links (they are pages of their own, offline like the app).
+#[component]
+fn SiteLinks() -> impl IntoView {
+    view! {
+        <nav class="views site" aria-label="Documentation">
+            <a class="view" href="docs/" data-testid="link-docs">"Guide"</a>
+            <a class="view" href="reference/" data-testid="link-reference">"Reference"</a>
+        </nav>
+    }
+}
+
 /// Copies the permalink of the current state, saying so in `status` (or showing the link when
 /// the clipboard refuses).
 fn share_link(status: RwSignal<String>) {
@@ -90,6 +102,7 @@ fn TrainHeader(router: Router) -> impl IntoView {
         <header class="bar">
             <h1 class="brand">"qscope"</h1>
             <Views router=router train=true />
+            <SiteLinks />
             <span class="tagline">"a small quantized MLP, trained live beside its float twin"</span>
             <span class="status muted" role="status" data-testid="status">{move || status.get()}</span>
             <div class="actions">
@@ -181,6 +194,7 @@ fn Header(router: Router, model: Model) -> impl IntoView {
         <header class="bar">
             <h1 class="brand">"qscope"</h1>
             <Views router=router train=false />
+            <SiteLinks />
             <span class="tagline">"what a quantizer computes, forward and backward"</span>
             <span class="status muted" role="status" data-testid="status">{move || status.get()}</span>
             <div class="actions">

@@ -21,6 +21,7 @@
 //!   values and special codes, for the Selected panel.
 //! - [`formats`] — the format comparison, "which format?": MSE and SQNR on the sample against
 //!   bits per element (scales included), and the preset that fills the comparison.
+//! - [`keys`] — what each key of a link means, declared once, and the book's page of them.
 //! - [`lesson`] — classroom lessons: Markdown steps, each a state of a view, with "try it"
 //!   tasks checked live, opened from a file, a built-in name or a link carrying the lesson.
 //! - [`one_batch`] — "show one batch": one training step told from one weight's side.
@@ -43,6 +44,7 @@ pub mod explain;
 pub mod figure;
 pub mod formats;
 pub mod hardware;
+pub mod keys;
 pub mod layout;
 pub mod lesson;
 pub mod metrics;

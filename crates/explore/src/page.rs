@@ -7,17 +7,13 @@
 //!  └──────── page ──────────┘ └──────── the view's ─────┘
 //! ```
 //!
-//! | key | value | default |
-//! |---|---|---|
-//! | `lesson` | a built-in lesson's name, or `~` and the lesson's text packed (see `lesson::link`) | none |
-//! | `step` | the lesson's step, from 1 | `1` |
-//! | `embed` | `1`: only the figure, sized to its frame (for an `<iframe>`) | `0` |
-//! | `present` | `1`: presenter mode (large type, thick lines, high contrast) | `0` |
+//! The keys are [`KEYS`].
 //!
 //! [`Page::split`] takes them out of a hash and leaves the view's keys in their order;
 //! [`Page::compose`] puts them back in front of a view's hash. Bad values are named, as the
 //! views do, and take their defaults.
 
+use super::keys::Key;
 use super::state::{cap_problems, decode, encode};
 
 /// The most steps a lesson may have (so `step` has a bound before a lesson is read).
@@ -48,9 +44,27 @@ impl View {
     }
 }
 
+/// The page's keys.
+pub const KEYS: &[Key] = &[
+    Key {
+        key: "lesson",
+        takes: "a built-in lesson's name, or `~` and the lesson's text packed",
+        default: "",
+        doc: "the lesson open beside the view",
+    },
+    Key { key: "step", takes: "1 to 40", default: "1", doc: "the lesson's step" },
+    Key { key: "embed", takes: "1 or 0", default: "0", doc: "only the figure, sized to its frame (for an `<iframe>`)" },
+    Key {
+        key: "present",
+        takes: "1 or 0",
+        default: "0",
+        doc: "presenter mode: large type, thick lines, high contrast",
+    },
+];
+
 /// Whether `key` is one of the page's.
 pub fn is_page_key(key: &str) -> bool {
-    matches!(key, "lesson" | "step" | "embed" | "present")
+    KEYS.iter().any(|k| k.key == key)
 }
 
 fn flag(key: &str, value: &str, problems: &mut Vec<String>) -> bool {

@@ -6,19 +6,7 @@
 //!  &sample=laplace,0.2&hide=alpha,symmetric&sel=1
 //! ```
 //!
-//! | key | value | default |
-//! |---|---|---|
-//! | `q` | a spec (any form [`parse`] accepts); repeated, up to [`MAX_QUANTIZERS`], in order; `q=!spec` is compared but hidden | `qkeras.quantized_bits(4,0,1)` |
-//! | `x` | `lo,hi`: the x range, two finite numbers `lo < hi` | `-2,2` |
-//! | `mode` | `train` or `infer` (`infer=1`, as `qscope plot` links once wrote it, is accepted too) | `train` |
-//! | `seed` | the seed of random draws and of the sample tensor, `0` to `2^64 − 1` | `0` |
-//! | `sample` | `dist,spread`: the sample tensor of data-dependent quantizers and the error figures (`normal`, `uniform`, `laplace`, `student_t`) | `normal,0.5` |
-//! | `df` | Student-t's degrees of freedom, 1 to 100 | `3` |
-//! | `outliers` | the share of the sample replaced by outliers, 0 to 0.5 | `0` |
-//! | `hide` | parameter names whose controls a lesson hides, and the sections `picker`, `spec`, `code` | none |
-//! | `sel` | the index (from 0) of the selected quantizer | `0` |
-//! | `pin` | the pinned x of the crosshair, readout and Explain panel: finite, within ±[`X_LIMIT`] | none |
-//! | `block` | the sample's block `k` (from 1) that block formats are drawn at, up to the most blocks a compared block format cuts the sample into; `sweep` is the default | the sweep's own block |
+//! The keys are [`KEYS`] and the sample tensor's ([`sample::settings`](crate::sample::settings)).
 //!
 //! Printing writes the canonical spec of each quantizer with the spaces after commas dropped,
 //! and only the keys that differ from their defaults (`q` and `x` always). Percent-encoding is
@@ -32,6 +20,7 @@
 use std::sync::OnceLock;
 
 use crate::blocks;
+use crate::keys::Key;
 use crate::sample::SampleSpec;
 pub use crate::sample::settings::Sample;
 use crate::sample::settings::{SETTINGS as SAMPLE_SETTINGS, setting as sample_setting};
@@ -405,15 +394,55 @@ impl State {
 }
 
 /// Whether `key` is one the hash knows.
+/// The explorer's own keys (the sample tensor's are its settings table's).
+pub const KEYS: &[Key] = &[
+    Key {
+        key: "q",
+        takes: "a spec, in any form the parser accepts; repeated, up to 6, in order; `q=!spec` is compared but hidden",
+        default: "qkeras.quantized_bits(4,0,1)",
+        doc: "the compared quantizers",
+    },
+    Key { key: "x", takes: "`lo,hi`: two finite numbers, lo < hi", default: "-2,2", doc: "the x range" },
+    Key {
+        key: "mode",
+        takes: "train or infer (`infer=1`, as older links wrote it, too)",
+        default: "train",
+        doc: "the libraries' training or inference behaviour",
+    },
+    Key {
+        key: "seed",
+        takes: "a whole number from 0 to 2^64 − 1",
+        default: "0",
+        doc: "the seed of random draws and of the sample tensor",
+    },
+    Key {
+        key: "hide",
+        takes: "parameter names, and the sections picker, spec, code; comma-separated",
+        default: "",
+        doc: "controls a lesson hides",
+    },
+    Key { key: "sel", takes: "an index from 0", default: "0", doc: "the selected quantizer" },
+    Key {
+        key: "pin",
+        takes: "a finite x within ±1e6",
+        default: "",
+        doc: "the pinned x of the crosshair, the readout and the Explain panel",
+    },
+    Key {
+        key: "block",
+        takes: "a block number from 1, or sweep",
+        default: "sweep",
+        doc: "the sample block every block format's curve is drawn at (its own k-th block)",
+    },
+];
+
 fn known_key(key: &str) -> bool {
-    matches!(key, "q" | "x" | "mode" | "infer" | "seed" | "hide" | "sel" | "pin" | "block")
-        || sample_setting(key).is_some()
+    key == "infer" || KEYS.iter().any(|k| k.key == key) || sample_setting(key).is_some()
 }
 
 fn unknown_key(key: &str) -> String {
-    let mut keys = vec!["q", "x", "mode", "seed"];
+    let mut keys: Vec<&str> = KEYS.iter().map(|k| k.key).collect();
     keys.extend(SAMPLE_SETTINGS.iter().map(|row| row.key));
-    keys.extend(["hide", "sel", "pin", "block"]);
     let hint = match did_you_mean(key, keys.iter().copied()) {
         Some(k) if key.len() > 1 => format!("; did you mean '{k}'?"),
         _ => String::new(),
