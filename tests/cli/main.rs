@@ -6,6 +6,7 @@ mod common;
 
 mod cli;
 mod docs;
+mod examples;
 mod limits;
 #[cfg(not(target_arch = "wasm32"))]
 mod plot_cli;
