@@ -19,7 +19,7 @@ pub(crate) const USAGE: &[(&str, &str)] = &[
 
 const ABOUT: &str = "\
 lesson works on a classroom lesson (Markdown: `# Title`, `## Step` sections, a ```qscope block
-of key=value settings per step; see the README).
+of key=value settings per step; see the book, Teaching with qscope).
   check    prints `ok: N steps`, or one line per problem, `FILE:LINE: step K \"title\": message`
            (settings, quantizers, tasks, formulas), and fails
   link     prints `#lesson=~…` (the lesson's text, DEFLATE, base64url); --step K adds `&step=K`

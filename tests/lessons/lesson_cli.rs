@@ -260,9 +260,9 @@ fn every_built_in_lesson_passes_check() {
 }
 
 #[test]
-fn the_readme_example_lesson_passes_check() {
-    let readme = read("README.md");
-    let start = readme.find("````markdown\n").expect("README has a lesson example") + "````markdown\n".len();
+fn the_books_example_lesson_passes_check() {
+    let readme = read("docs/src/teaching.md");
+    let start = readme.find("````markdown\n").expect("the book has a lesson example") + "````markdown\n".len();
     let end = start + readme[start..].find("````\n").expect("the example is closed");
     let out = qscope(&["lesson", "check", "-"], &readme[start..end]);
     assert!(out.status.success(), "{}", stderr(&out));

@@ -23,7 +23,7 @@
 //! {0, 0.0625, 2, 3, 4, 6, 8, 12}/12 and their negatives, not OCP E2M1. FP4 has two codes for 0
 //! (0b0000 and 0b1000): quantization picks 0b1000 for 0 < scaled ≤ 0.0026; the table and the
 //! AVX-512 and torch dequantizers give +0 for it, the scalar C++ kernel (no AVX-512, or a length
-//! not a multiple of 16) −0. qscope gives +0 (README, "deliberately differs").
+//! not a multiple of 16) −0. qscope gives +0 (README, "Where qscope deliberately differs").
 //!
 //! Gradient: bitsandbytes' 4-bit functions have no autograd; qscope's is the identity
 //! (straight-through), as QLoRA never differentiates through the quantization of its weights.

@@ -5,7 +5,7 @@
 //!
 //! A 1-D tensor is one row cut into groups of `group_size` along its length; where the length
 //! is not a multiple of the group torchao asserts, and qscope makes the tail a shorter group of
-//! its own (README, "deliberately differs").
+//! its own (README, "Where qscope deliberately differs").
 //!
 //! Per group (torchao/quantization/quant_primitives.py, every step in float32):
 //! 1. `min_val = amin(x)`, `max_val = amax(x)` (NaN if any element is NaN) — [`min_max`], through
