@@ -20,6 +20,18 @@ pub struct Key {
     pub doc: &'static str,
 }
 
+/// An on/off value, read by one rule for every key of every link: `1` or `true` is on, `0`, `false`
+/// or nothing is off (`true`/`false` in any case: Python's `True` too); anything else is named.
+pub fn switch(text: &str) -> Result<bool, String> {
+    match text.trim() {
+        "1" => Ok(true),
+        "0" | "" => Ok(false),
+        t if t.eq_ignore_ascii_case("true") => Ok(true),
+        t if t.eq_ignore_ascii_case("false") => Ok(false),
+        _ => Err("expected 1 or 0".into()),
+    }
+}
+
 /// Escapes a table cell's `|`.
 fn cell(text: &str) -> String {
     text.replace('|', "\\|")
@@ -80,6 +92,35 @@ mod tests {
     fn every_table_row_has_a_key_and_a_meaning() {
         for k in crate::state::KEYS.iter().chain(crate::page::KEYS) {
             assert!(!k.key.is_empty() && !k.takes.is_empty() && !k.doc.is_empty(), "{k:?}");
+        }
+    }
+
+    #[test]
+    fn a_switch_is_one_zero_true_or_false_in_any_case() {
+        for on in ["1", "true", "True", " TRUE "] {
+            assert_eq!(switch(on), Ok(true), "{on}");
+        }
+        for off in ["0", "false", "False", ""] {
+            assert_eq!(switch(off), Ok(false), "{off}");
+        }
+        assert_eq!(switch("yes"), Err("expected 1 or 0".into()));
+    }
+
+    #[test]
+    fn every_links_switches_follow_the_one_rule() {
+        use crate::state::{Mode, State};
+        assert_eq!(State::parse("#infer=True").0.mode, Mode::Infer);
+        assert_eq!(State::parse("#infer=0").0.mode, Mode::Train);
+        assert!(crate::page::Page::split("#present=True&embed=TRUE").0.present);
+        let (p, problems) = TrainParams::parse("#view=train&play=True&qo=true");
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(p.play);
+        for (name, problems) in [
+            ("infer", State::parse("#infer=yes").1),
+            ("present", crate::page::Page::split("#present=yes").2),
+            ("play", TrainParams::parse("#view=train&play=yes").1),
+        ] {
+            assert_eq!(problems, [format!("{name}=yes: expected 1 or 0")]);
         }
     }
 

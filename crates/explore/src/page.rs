@@ -68,14 +68,10 @@ pub fn is_page_key(key: &str) -> bool {
 }
 
 fn flag(key: &str, value: &str, problems: &mut Vec<String>) -> bool {
-    match value.trim() {
-        "1" | "true" => true,
-        "0" | "false" | "" => false,
-        other => {
-            problems.push(format!("{key}={}: expected 1 or 0", short(other)));
-            false
-        }
-    }
+    super::keys::switch(value).unwrap_or_else(|e| {
+        problems.push(format!("{key}={}: {e}", short(value.trim())));
+        false
+    })
 }
 
 fn short(s: &str) -> String {

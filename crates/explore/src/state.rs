@@ -200,10 +200,9 @@ impl State {
                     Some(m) => st.mode = m,
                     None => problems.push(format!("mode={}: expected train or infer", shorten(&value))),
                 },
-                "infer" => match value.trim() {
-                    "1" | "true" | "True" => st.mode = Mode::Infer,
-                    "0" | "false" | "False" => st.mode = Mode::Train,
-                    _ => problems.push(format!("infer={}: expected 1 or 0", shorten(&value))),
+                "infer" => match crate::keys::switch(&value) {
+                    Ok(infer) => st.mode = if infer { Mode::Infer } else { Mode::Train },
+                    Err(e) => problems.push(format!("infer={}: {e}", shorten(&value))),
                 },
                 "seed" => match value.trim().parse::<u64>() {
                     Ok(s) => st.seed = s,

@@ -11,6 +11,7 @@
 //! architecture's limits are the trainer's own ([`MAX_WIDTH`], [`MAX_HIDDEN_LAYERS`]).
 
 use super::{HiddenActivation, TrainParams, parse_features, parse_hidden, parse_quantizer};
+use crate::keys::switch;
 use crate::pace::{Pace, StepBy};
 use qscope_nn::config::{MAX_HIDDEN_LAYERS, MAX_WIDTH};
 use qscope_nn::named::or_list;
@@ -128,14 +129,6 @@ fn feature_names() -> String {
 /// A [`Named`] value, or `expected sgd or adam`.
 fn choice<T: Named>(text: &str) -> Result<T, String> {
     T::parse(text).map_err(|_| T::expected())
-}
-
-fn switch(text: &str) -> Result<bool, String> {
-    match text {
-        "1" | "true" => Ok(true),
-        "0" | "false" | "" => Ok(false),
-        _ => Err("expected 1 or 0".into()),
-    }
 }
 
 /// A quantizer spec as written (trimmed), once the trainer accepts it.
