@@ -27,7 +27,7 @@ kernels have +0. The file records the table's +0 and a comment counts those zero
 
 Outputs (next to this script): bnb.txt in tests/conformance's line format: `case <spec>`,
 `mode train`, `kind exact`, x, y, dydx; a comment line before each case names it and lists the
-absmax bitsandbytes stored per block. tests/conformance.rs checks qscope bit for bit.
+absmax bitsandbytes stored per block. tests/quantizers/conformance.rs checks qscope bit for bit.
 
 How to run (versions used for the committed file; the torch 2.10 venv gives the same file).
 PyPI's bitsandbytes wheel carries its CPU library; installed without dependencies it joins an

@@ -18,7 +18,7 @@ Outputs (next to this script): ml_dtypes.txt, in tests/conformance's line format
 generate.py's docstring): one `case ml_dtypes.<dtype>` per dtype, `mode train`, `kind exact`,
 x, y, and dydx = 1 everywhere (qscope's straight-through gradient: ml_dtypes defines none).
 Numbers are float32 in shortest round-trip form, checked with exact rational arithmetic;
-tests/conformance.rs checks qscope's casts against them bit for bit (any NaN matches NaN).
+tests/quantizers/conformance.rs checks qscope's casts against them bit for bit (any NaN matches NaN).
 
 How to run (versions used for the committed file):
 

@@ -28,7 +28,7 @@ inside, -inf inside, both infinities, float32 subnormals, values near float32's 
 whose scale is a power of two with every code's tie (k + 1/2)·s and its float32 neighbours.
 
 Outputs: torchao_affine.txt beside this script (or the file named by the first argument), in
-tests/conformance's line format; tests/conformance.rs checks qscope against it bit for bit.
+tests/conformance's line format; tests/quantizers/conformance.rs checks qscope against it bit for bit.
 
 What torch 2.10.0 gives differently (run with .venv/torch2100, output to another file and
 diff): the forward is the same everywhere; the intx gradient is s·(1/s) instead of 0 where the

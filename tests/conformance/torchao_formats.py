@@ -20,7 +20,7 @@ Outputs (next to this script): torchao.txt in tests/conformance's line format (s
 generate.py's docstring): `case <spec>`, `mode train`, `kind exact`, x, y, dydx; a comment
 line before each case records the scale torchao used.  Numbers are float32 in shortest
 round-trip form, checked with exact rational arithmetic (formats.py's `line`).
-tests/conformance.rs checks qscope against them bit for bit (any NaN matches NaN).
+tests/quantizers/conformance.rs checks qscope against them bit for bit (any NaN matches NaN).
 
 How to run (versions used for the committed file; torch 2.10.0 gives the same file):
 

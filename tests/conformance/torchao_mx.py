@@ -30,7 +30,7 @@ Outputs (next to this script): torchao_mx.txt in tests/conformance's line format
 generate.py's docstring): `case <spec>`, `mode train`, `kind exact`, x, y, dydx; the comment
 before each case lists the block scale codes torchao stored.  Floats are float32 in
 shortest round-trip form, checked with exact rational arithmetic (formats.py's `line`).
-tests/conformance.rs checks qscope against them bit for bit (any NaN matches NaN).
+tests/quantizers/conformance.rs checks qscope against them bit for bit (any NaN matches NaN).
 
 How to run (versions used for the committed file; torch 2.10.0 gives the same file):
 

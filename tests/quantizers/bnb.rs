@@ -1,6 +1,6 @@
 //! Laws of bitsandbytes' 4-bit formats (`bnb.nf4`, `bnb.fp4`) on random tensors of every
 //! magnitude and length; the bit-for-bit agreement with bitsandbytes itself is in
-//! tests/conformance.rs (bnb.txt).
+//! tests/quantizers/conformance.rs (bnb.txt).
 
 use crate::common::cli;
 

@@ -1,6 +1,6 @@
 //! Laws of ml_dtypes' element casts (`ml_dtypes.float8_e4m3fn` …), on random float32 inputs
 //! across the whole exponent range; bit-for-bit agreement with the package itself is in
-//! tests/conformance.rs.
+//! tests/quantizers/conformance.rs.
 
 use crate::common::cli;
 

@@ -88,7 +88,7 @@ proptest! {
 
     #[test]
     fn outputs_lie_on_the_reported_levels(index in 0usize..1000, seed in any::<u64>(), training in any::<bool>()) {
-        // ml_dtypes' casts output NaN and ±inf by their formats' rules: tests/casts.rs.
+        // ml_dtypes' casts output NaN and ±inf by their formats' rules: tests/quantizers/casts.rs.
         if let Some(q) = random_instance(index, seed).filter(|q| q.info().family != Family::MlDtypes) {
             let x = inputs(seed, within_a_block(&q, 64));
             let mut ctx = if training { Ctx::training(seed) } else { Ctx::inference(seed) };
@@ -109,7 +109,7 @@ proptest! {
             // hswish dips below zero; stochastic_round_po2 returns an exponent of |x|; QKeras'
             // quadratic po2 maps |x| < ε to 2^min_exp but small |x| to 2^(2·min_exp).
             prop_assume!(!q.is_stochastic(false) && name != "quantized_hswish" && name != "stochastic_round_po2");
-            // E8M0 is NaN for x ≤ 0; the casts' own laws are in tests/casts.rs.
+            // E8M0 is NaN for x ≤ 0; the casts' own laws are in tests/quantizers/casts.rs.
             prop_assume!(q.info().family != Family::MlDtypes);
             prop_assume!(q.get("quadratic_approximation") != Some(Literal::Bool(true)));
             let mut x = inputs(seed, within_a_block(&q, 128));

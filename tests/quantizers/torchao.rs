@@ -1,5 +1,5 @@
 //! Laws of torchao's scaled FP8 (`torchao.float8`) on random tensors of every magnitude; the
-//! bit-for-bit agreement with torchao itself is in tests/conformance.rs (torchao.txt).
+//! bit-for-bit agreement with torchao itself is in tests/quantizers/conformance.rs (torchao.txt).
 
 use crate::common::cli;
 

@@ -1,6 +1,6 @@
 //! Laws of torchao's block formats (`torchao.mx`, `torchao.nvfp4`): blocks, their reported
 //! scales and codes, the tail block, the frozen form at one block, storage bits, the CLI and the
-//! explanation. The bit-for-bit agreement with torchao itself is in tests/conformance.rs
+//! explanation. The bit-for-bit agreement with torchao itself is in tests/quantizers/conformance.rs
 //! (torchao_mx.txt).
 
 use crate::common::cli;

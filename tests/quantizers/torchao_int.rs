@@ -1,5 +1,5 @@
 //! Laws of torchao's group-wise integers (`torchao.affine`, `torchao.intx_fake_quantize`) on
-//! random tensors; the bit-for-bit agreement with torchao itself is in tests/conformance.rs
+//! random tensors; the bit-for-bit agreement with torchao itself is in tests/quantizers/conformance.rs
 //! (torchao_affine.txt).
 
 use crate::common::cli;

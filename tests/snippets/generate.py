@@ -29,7 +29,7 @@ tests/conformance's line format plus, per case, `lang`, `version` (framework and
 `hash fnv1a64:<16 hex>` (FNV-1a 64 of the snippet's UTF-8 text, qscope code's output without
 its final newline), `grad <name> <values>` per parameter, and `error <message>` for a snippet
 that raised.  Floats are float32 in shortest round-trip form (str(np.float32)), checked with
-exact rational arithmetic.  tests/snippets.rs checks qscope against these files.
+exact rational arithmetic.  tests/explorer/snippets.rs checks qscope against these files.
 
 How to run (versions used for the committed files; about 3 minutes on 2 cores):
 
@@ -73,7 +73,7 @@ QKERAS_SRC = os.environ.get("QKERAS_SRC", ".venv/qkeras-src")
 LANGS = ("pytorch", "qkeras", "larq")
 
 # Configurations beyond each catalogue entry at its defaults.  Add a spec here and re-run;
-# tests/snippets.rs then checks every language qscope offers for it.
+# tests/explorer/snippets.rs then checks every language qscope offers for it.
 CONFIGS = [
     "qkeras.quantized_bits(4,0,1)", "qkeras.quantized_bits(4,0,1,alpha=1)",
     "qkeras.quantized_bits(4,2,1)", "qkeras.quantized_bits(3,0,0)", "qkeras.quantized_bits(1,0,1)",
