@@ -5,7 +5,7 @@
 // reader's colour scheme is compared twice: light against the reference in the light theme,
 // and under `prefers-color-scheme: dark` against the reference drawn in the dark theme.
 //
-// The pairs come from `cargo test --locked --test svg writes_the_render_comparison_pairs`,
+// The pairs come from `cargo test --locked --test explorer svg::writes_the_render_comparison_pairs`,
 // which this script runs itself (into target/svg-render), so they cannot be stale; if cargo,
 // the pairs or the browser fail, the test fails. Each new SVG is also parsed by Chromium's XML
 // parser (DOMParser, image/svg+xml). No network: the pairs are served from 127.0.0.1 and every
@@ -83,12 +83,12 @@ async function wellFormed(page, src) {
 }
 
 async function run() {
-  const made = spawnSync('cargo', ['test', '--locked', '--test', 'svg', '--', '--exact', 'writes_the_render_comparison_pairs'], {
+  const made = spawnSync('cargo', ['test', '--locked', '--test', 'explorer', '--', '--exact', 'svg::writes_the_render_comparison_pairs'], {
     cwd: ROOT,
     env: { ...process.env, QSCOPE_SVG_PAIRS: PAIRS },
     encoding: 'utf8',
   });
-  if (!check('the pairs were written (cargo test --test svg)', made.status === 0, (made.stderr ?? '').slice(-600))) return;
+  if (!check('the pairs were written (cargo test --test explorer svg::)', made.status === 0, (made.stderr ?? '').slice(-600))) return;
   const pairs = JSON.parse(readFileSync(join(PAIRS, 'pairs.json'), 'utf8'));
   check('there are pairs to compare', pairs.length >= 40, `${pairs.length}`);
   writeFileSync(join(PAIRS, 'index.html'), '<!doctype html><html><head><title>svg</title></head><body></body></html>\n');
