@@ -1,6 +1,11 @@
 //! The one argument parser: each subcommand is a table of options ([`Command`]), each option
 //! its name, the name its value goes by in --help, its help and what it does; the table parses the
 //! arguments (`--opt value`, `--opt=value`, switches, free arguments) and writes `--help`.
+//! An option that is also a link's key comes from that key's settings row ([`setting`]): the
+//! same words, range, default and message as the link's.
+
+use qscope_explore::settings::{Range, Setting};
+use qscope_explore::state::{self, Mode, State};
 
 /// What an option does: with the name as given and its value ("" for a switch).
 pub(crate) type Apply<T> = Box<dyn Fn(&mut T, &str, &str) -> Result<(), String>>;
@@ -169,18 +174,49 @@ pub(crate) fn list<T>(opt: &str, v: &str, f: impl Fn(&str) -> Result<T, String>)
     v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| f(s).map_err(|e| format!("{opt} {v}: {e}"))).collect()
 }
 
-/// `--seed N`, `--infer` and `--train`: how `eval` and `plot` evaluate a quantizer.
-pub(crate) fn evaluation<T: 'static>(seed: fn(&mut T) -> &mut u64, infer: fn(&mut T) -> &mut bool) -> [Opt<T>; 3] {
-    [
-        Opt::value("--seed", "N", "seed of the random stream of stochastic quantizers (default 0)", move |o, v| {
-            *seed(o) = number("--seed", v, "a non-negative integer")?;
+/// A settings row's option: its flag, its value's name, its `--help` (what it takes, its default
+/// in `defaults`), and `apply`, which reads a value with the row (`Setting::read_flag`).
+pub(crate) fn setting<T, S: Default>(
+    row: &'static Setting<S>,
+    defaults: &S,
+    apply: impl Fn(&mut T, &str) -> Result<(), String> + 'static,
+) -> Option<Opt<T>> {
+    let flag = row.flag?;
+    let arg = match row.range {
+        Range::Switch => None,
+        _ => Some(row.arg),
+    };
+    // A switch is on when given.
+    let apply: Apply<T> = Box::new(move |o: &mut T, _: &str, v: &str| apply(o, if arg.is_none() { "1" } else { v }));
+    Some(Opt { name: flag.into(), alias: None, arg, help: row.cli_help(defaults), family: None, apply })
+}
+
+/// `--seed N`, `--infer` (the explorer's rows) and `--train`: how `eval`, `plot` and `compare`
+/// evaluate a quantizer.
+pub(crate) fn evaluation<T: 'static>(seed: fn(&mut T) -> &mut u64, infer: fn(&mut T) -> &mut bool) -> Vec<Opt<T>> {
+    let read = move |row: &'static Setting<State>| {
+        move |o: &mut T, v: &str| {
+            let mut st = State { seed: *seed(o), mode: Mode::from_training(!*infer(o)), ..State::default() };
+            row.read_flag(&mut st, v)?;
+            (*seed(o), *infer(o)) = (st.seed, !st.mode.training());
             Ok(())
-        }),
-        Opt::switch("--infer", "inference behaviour (Keras learning phase 0); training is the default", move |o| {
-            *infer(o) = true
-        }),
-        Opt::switch("--train", "training behaviour (the default)", move |o| *infer(o) = false),
-    ]
+        }
+    };
+    let defaults = State::default();
+    let mut options: Vec<Opt<T>> =
+        [&state::SEED, &state::INFER].into_iter().filter_map(|row| setting(row, &defaults, read(row))).collect();
+    options.push(Opt::switch("--train", "training behaviour (the default)", move |o| *infer(o) = false));
+    options
+}
+
+/// `--x LO,HI`, the explorer's row, into `x`.
+pub(crate) fn x_range<T: 'static>(x: fn(&mut T) -> &mut (f32, f32)) -> Option<Opt<T>> {
+    setting(&state::X, &State::default(), move |o: &mut T, v: &str| {
+        let mut st = State { x: *x(o), ..State::default() };
+        state::X.read_flag(&mut st, v)?;
+        *x(o) = st.x;
+        Ok(())
+    })
 }
 
 /// `--width W`, `--height H` (whole pixels from 200 to 4000; `default` in the help) and

@@ -12,7 +12,7 @@ use qscope_plot::svg::Scheme;
 use qscope_plot::{Theme, fmt_number};
 use qscope_quant::parse;
 
-use crate::args::{Command, Opt, evaluation, extension, figure_options};
+use crate::args::{Command, Opt, evaluation, extension, figure_options, setting};
 
 pub(crate) const USAGE: &[(&str, &str)] =
     &[("compare [SPEC...] [-o FILE.svg|FILE.png] [options]", "SQNR and MSE against bits per element")];
@@ -40,11 +40,9 @@ fn command() -> Command<CompareOptions> {
         )
         .alias("-o"),
     ];
-    for row in &SETTINGS {
-        let flag = row.flag;
-        options.push(Opt::value(flag, row.arg, row.help, move |o: &mut CompareOptions, v| {
-            (row.read)(&mut o.sample, v).map_err(|e| format!("{flag} {v}: {e}"))
-        }));
+    let defaults = Sample::default();
+    for row in SETTINGS {
+        options.extend(setting(row, &defaults, move |o: &mut CompareOptions, v| row.read_flag(&mut o.sample, v)));
     }
     options.extend(figure_options((720, 440), |o: &mut CompareOptions| &mut o.size, |o| &mut o.dark));
     options.extend(evaluation(|o: &mut CompareOptions| &mut o.seed, |o| &mut o.infer));

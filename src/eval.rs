@@ -19,7 +19,7 @@ struct EvalOptions {
 }
 
 fn command() -> Command<EvalOptions> {
-    let mut options = Vec::from(evaluation(|o: &mut EvalOptions| &mut o.seed, |o| &mut o.infer));
+    let mut options = evaluation(|o: &mut EvalOptions| &mut o.seed, |o| &mut o.infer);
     options.push(Opt::switch(
         "--report",
         "print data-dependent numbers (scale, threshold, parameter gradients) to stderr",

@@ -4,7 +4,7 @@ use std::io::{self, BufWriter, Write};
 
 use qscope_quant::spec::fmt_f32;
 
-use crate::args::{Command, Opt, evaluation, extension, figure_options, finite};
+use crate::args::{Command, Opt, evaluation, extension, figure_options, finite, x_range};
 
 pub(crate) const USAGE: &[(&str, &str)] =
     &[("plot SPEC... -o FILE.svg|FILE.png [options]", "forward + backward figure, up to 6 specs")];
@@ -28,14 +28,6 @@ fn command() -> Command<PlotOptions> {
             Ok(())
         })
         .alias("-o"),
-        Opt::value("--x", "LO,HI", "x range (default -2,2)", |o: &mut PlotOptions, v| {
-            let (lo, hi) = v.split_once(',').ok_or_else(|| format!("--x {v}: expected LO,HI, e.g. -2,2"))?;
-            o.x = (finite("--x", lo)?, finite("--x", hi)?);
-            if o.x.0 >= o.x.1 {
-                return Err(format!("--x {v}: LO must be less than HI"));
-            }
-            Ok(())
-        }),
         Opt::value(
             "--crosshair",
             "X",
@@ -47,6 +39,7 @@ fn command() -> Command<PlotOptions> {
         ),
         Opt::switch("--identity", "draw y = x faintly in the forward panel", |o: &mut PlotOptions| o.identity = true),
     ];
+    options.extend(x_range(|o: &mut PlotOptions| &mut o.x));
     options.extend(figure_options((720, 640), |o: &mut PlotOptions| &mut o.size, |o| &mut o.dark));
     options.extend(evaluation(|o: &mut PlotOptions| &mut o.seed, |o| &mut o.infer));
     Command {

@@ -3,11 +3,12 @@
 
 use std::io::{self, BufWriter, Write};
 
-use qscope_explore::train::settings::{LayerKey, Range, SETTINGS, Setting};
+use qscope_explore::settings::Setting;
+use qscope_explore::train::settings::{LayerKey, PER_LAYER, SETTINGS, per_layer};
 use qscope_explore::train::{Net, TrainParams};
 use qscope_nn::Config;
 
-use crate::args::{Command, Opt, list, number};
+use crate::args::{Command, Opt, list, number, setting};
 
 pub(crate) const USAGE: &[(&str, &str)] = &[
     ("train [options] [--json]", "train a small quantized MLP, per-epoch metrics"),
@@ -31,29 +32,17 @@ struct TrainOptions {
 }
 
 /// A setting's option: `--lr X   learning rate [0.00001 to 10] (default 0.03)`.
-fn setting_option(s: &'static Setting, defaults: &TrainParams) -> Option<Opt<TrainOptions>> {
+fn setting_option(s: &'static Setting<TrainParams>, defaults: &TrainParams) -> Option<Opt<TrainOptions>> {
     let flag = s.flag?;
-    let default = match (s.show)(defaults) {
-        d if d.is_empty() => "float".to_string(),
-        d => d,
-    };
-    let (arg, help) = match s.range {
-        Range::Switch => (None, s.help.to_string()),
-        _ => (s.arg, format!("{} [{}] (default {default})", s.help, s.range.describe())),
-    };
-    let mut opt = Opt::value(flag, "", help, move |o: &mut TrainOptions, v: &str| {
+    setting(s, defaults, move |o: &mut TrainOptions, v: &str| {
         o.given.push(flag);
-        // A switch is on when given.
-        o.params.set_flag(flag, if arg.is_none() { "1" } else { v })
-    });
-    opt.arg = arg;
-    Some(opt)
+        o.params.set_flag(flag, v)
+    })
 }
 
 /// `--wqN` / `--aqN`: one hidden layer's quantizer, named by [`LayerKey`] as the hash does.
 fn layer_option() -> Opt<TrainOptions> {
-    let flags: Vec<String> =
-        SETTINGS.iter().filter(|s| s.per_layer.is_some()).filter_map(|s| s.flag).map(|f| format!("{f}N")).collect();
+    let flags: Vec<String> = PER_LAYER.iter().filter_map(|(s, _)| s.flag).map(|f| format!("{f}N")).collect();
     let mut opt = Opt::value(
         &flags.join(", "),
         "SPEC",
@@ -72,7 +61,7 @@ fn layer_option() -> Opt<TrainOptions> {
 
 fn command() -> Command<TrainOptions> {
     let defaults = TrainParams::playground();
-    let last_global = SETTINGS.iter().rposition(|s| s.per_layer.is_some());
+    let last_global = SETTINGS.iter().rposition(|s| per_layer(s).is_some());
     let mut options = Vec::new();
     for (i, s) in SETTINGS.iter().enumerate() {
         options.extend(setting_option(s, &defaults));

@@ -5,10 +5,11 @@
 use crate::common::cli;
 
 use cli::{qscope, stderr, stdout};
+use qscope_explore::hash::MAX_PROBLEMS;
 use qscope_explore::lesson::render::{render_lenient, safe_html};
 use qscope_explore::lesson::{Lesson, MAX_BYTES, MAX_ENTRIES, MAX_ERRORS, link};
 use qscope_explore::page::Page;
-use qscope_explore::state::{MAX_PROBLEMS, State};
+use qscope_explore::state::State;
 use qscope_explore::train::TrainParams;
 use qscope_quant::{Ctx, ENTRIES, Kind, Literal, Quantizer, parse};
 

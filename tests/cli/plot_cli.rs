@@ -204,7 +204,7 @@ fn bad_arguments_fail_with_one_line() {
         (vec!["plot", "-o", svg], "needs a SPEC"),
         (vec!["plot", SPEC, "-o", "out.pdf"], ".svg or .png"),
         (vec!["plot", "qkeras.quantized_bit", "-o", svg], "did you mean"),
-        (vec!["plot", SPEC, "--x", "2,-2", "-o", svg], "LO must be less than HI"),
+        (vec!["plot", SPEC, "--x", "2,-2", "-o", svg], "--x 2,-2: expected lo < hi"),
         (vec!["plot", SPEC, "--x", "a,b", "-o", svg], "--x a"),
         (vec!["plot", SPEC, "--width", "10", "-o", svg], "200 to 4000"),
         (vec!["plot", SPEC, "--wat", "-o", svg], "unknown option '--wat'"),

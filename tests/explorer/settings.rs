@@ -6,8 +6,9 @@
 use crate::common::cli;
 
 use cli::{qscope, stderr, stdout};
-use qscope_explore::state::encode;
-use qscope_explore::train::settings::{LayerKey, Range, SETTINGS};
+use qscope_explore::hash::encode;
+use qscope_explore::settings::Range;
+use qscope_explore::train::settings::{LayerKey, SETTINGS};
 use qscope_explore::train::{MAX_HIDDEN_LAYERS, MAX_WIDTH, Net, TrainParams, parse_hidden};
 use qscope_nn::{Config, DatasetKind, QuantizedTensor};
 
@@ -20,11 +21,11 @@ fn both_defaults() -> [TrainParams; 2] {
 fn every_default_reads_back_through_the_hash() {
     for defaults in both_defaults() {
         for s in SETTINGS.iter().filter(|s| s.key.is_some()) {
-            let (key, value) = (s.key.unwrap(), (s.show)(&defaults));
+            let (key, value) = (s.key.unwrap(), s.value(&defaults));
             let hash = format!("#view=train&{key}={}", encode(&value));
             let (read, problems) = TrainParams::parse(&hash);
             assert!(problems.is_empty(), "{hash}: {problems:?}");
-            assert_eq!((s.show)(&read), value, "{hash}");
+            assert_eq!(s.value(&read), value, "{hash}");
         }
     }
 }
@@ -43,7 +44,7 @@ fn a_flag_reads_a_value_exactly_as_its_key_does() {
     let samples = ["", "0", "1", "0.5", "250", "x", "-1", "adam", "bce", "relu", "x1,x2", "8,8", "larq.ste_sign"];
     for s in SETTINGS.iter().filter(|s| s.key.is_some() && s.flag.is_some()) {
         let (key, flag) = (s.key.unwrap(), s.flag.unwrap());
-        let defaults = both_defaults().map(|d| (s.show)(&d));
+        let defaults = both_defaults().map(|d| s.value(&d));
         for value in samples.iter().copied().chain(defaults.iter().map(String::as_str)) {
             let (mut by_key, mut by_flag) = (TrainParams::playground(), TrainParams::playground());
             let (k, f) = (by_key.set_key(key, value), by_flag.set_flag(flag, value));
@@ -77,11 +78,13 @@ fn help_lists_every_setting_with_its_range_and_default() {
             continue;
         }
         let range = s.range.describe().split_whitespace().collect::<Vec<_>>().join(" ");
-        let default = match (s.show)(&cli) {
+        let default = match s.value(&cli) {
             d if d.is_empty() => "float".to_string(),
             d => d,
         };
         assert!(help.contains(&format!("[{range}] (default {default})")), "{flag}: [{range}] (default {default})");
+        let line = s.cli_help(&cli).split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(help.contains(&line), "{flag}: {line}");
     }
     assert!(help.contains("--wqN, --aqN SPEC"));
 }

@@ -2,10 +2,10 @@
 //! round trips, every kind of bad part, and arbitrary text never panicking.
 
 use proptest::prelude::*;
+use qscope_explore::hash::{decode, encode};
 use qscope_explore::sample::Dist;
-use qscope_explore::state::{
-    DEFAULT_X, MAX_QUANTIZERS, Mode, Sample, Slot, State, compact, decode, default_quantizer, encode, pan, zoom,
-};
+use qscope_explore::sample::settings::Sample;
+use qscope_explore::state::{DEFAULT_X, MAX_QUANTIZERS, Mode, Slot, State, compact, default_quantizer, pan, zoom};
 use qscope_quant::{ENTRIES, Literal, Quantizer, parse};
 
 fn q(spec: &str) -> Quantizer {

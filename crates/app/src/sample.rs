@@ -10,11 +10,10 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use super::dom::observed_size;
 use super::figure::{self, fmt_number};
 use super::model::Model;
-use qscope_explore::sample::settings::{DF_RANGE, OUTLIERS_RANGE, setting};
-use qscope_explore::sample::{Dist, Outputs, histogram, largest_magnitude, outputs};
+use qscope_explore::sample::settings::{DF, OUTLIERS, SAMPLE, Sample};
+use qscope_explore::sample::{Dist, MAX_SPREAD, Outputs, histogram, largest_magnitude, outputs};
+use qscope_explore::settings::{Range, Setting};
 use qscope_explore::slider::Scale;
-use qscope_explore::state::MAX_SPREAD;
-use qscope_explore::train::settings::Bounds;
 
 /// Bins of the input histogram.
 const BINS: usize = 60;
@@ -63,7 +62,7 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                         "The selected quantizer does not depend on the tensor; the sample feeds the error figures."
                     }}
                 </p>
-                <label class="field-label" for="dist">"distribution"</label>
+                <label class="field-label" for="dist" title=SAMPLE.doc>{SAMPLE.label}</label>
                 <select id="dist" class="select" data-testid="sample-dist" on:change=move |ev| {
                     let v = event_target_value(&ev);
                     if let Some(d) = Dist::ALL.into_iter().find(|d| d.name() == v) {
@@ -103,9 +102,9 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                     />
                 </div>
                 <div class="sample-extra">
-                    <SampleField model=model key="df" label="degrees of freedom ν" bounds=DF_RANGE step="any"
+                    <SampleField model=model row=&DF step="any"
                         hidden=Signal::derive(move || dist.get() != Dist::StudentT) error=spread_error />
-                    <SampleField model=model key="outliers" label="outliers (share)" bounds=OUTLIERS_RANGE step="0.005"
+                    <SampleField model=model row=&OUTLIERS step="0.005"
                         hidden=Signal::derive(|| false) error=spread_error />
                 </div>
                 <p class="tool-error" role="alert" class:hidden=move || spread_error.with(Option::is_none)>{move || spread_error.get()}</p>
@@ -116,45 +115,45 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
     }
 }
 
-/// A number field of the sample settings table: the row with hash key `key` reads what is
-/// typed (or says in `error` what it expected) and shows the value.
+/// A number field of a row of the sample settings table: its label, doc and limits are the
+/// row's; the row reads what is typed (or `error` says what it expected) and shows the value.
 #[component]
 fn SampleField(
     model: Model,
-    key: &'static str,
-    label: &'static str,
-    bounds: Bounds<f32>,
+    row: &'static Setting<Sample>,
     step: &'static str,
     hidden: Signal<bool>,
     error: RwSignal<Option<String>>,
 ) -> impl IntoView {
-    setting(key).map(|row| {
-        let set = move |text: String| {
-            let mut sample = model.state.with_untracked(|s| s.sample);
-            match (row.read)(&mut sample, &text) {
-                Ok(()) => {
-                    error.set(None);
-                    model.update(|s| s.sample = sample);
-                }
-                Err(e) => error.set(Some(format!("{}: {e}", row.key))),
+    let set = move |text: String| {
+        let mut sample = model.state.with_untracked(|s| s.sample);
+        match (row.read)(&mut sample, &text) {
+            Ok(()) => {
+                error.set(None);
+                model.update(|s| s.sample = sample);
             }
-        };
-        view! {
-            <label class="field-label" class:hidden=move || hidden.get() title=row.help>
-                {format!("{label} ")}
-                <input
-                    type="number"
-                    class="num-input"
-                    data-testid=format!("sample-{key}")
-                    min=bounds.min.to_string()
-                    max=bounds.max.to_string()
-                    step=step
-                    prop:value=move || model.state.with(|s| (row.show)(&s.sample))
-                    on:change=move |ev| set(event_target_value(&ev))
-                />
-            </label>
+            Err(e) => error.set(Some(format!("{}: {e}", row.name()))),
         }
-    })
+    };
+    let (min, max) = match row.range {
+        Range::Real(b) => (b.min.to_string(), b.max.to_string()),
+        _ => (String::new(), String::new()),
+    };
+    view! {
+        <label class="field-label" class:hidden=move || hidden.get() title=row.doc>
+            {format!("{} ", row.label)}
+            <input
+                type="number"
+                class="num-input"
+                data-testid=format!("sample-{}", row.name())
+                min=min
+                max=max
+                step=step
+                prop:value=move || model.state.with(|s| row.value(&s.sample))
+                on:change=move |ev| set(event_target_value(&ev))
+            />
+        </label>
+    }
 }
 
 /// The histogram canvas: input bins as light bars, outputs as stems (one per level) in the

@@ -60,8 +60,9 @@ pub mod task;
 use std::fmt;
 
 use self::task::Condition;
+use super::hash::encode;
 use super::page::View;
-use super::state::{State, encode, parameter_names};
+use super::state::{State, parameter_names};
 use super::train::TrainParams;
 use super::train::settings::{LayerKey, hash_keys};
 use qscope_quant::spec::did_you_mean;

@@ -21,7 +21,10 @@
 //!   values and special codes, for the Selected panel.
 //! - [`formats`] — the format comparison, "which format?": MSE and SQNR on the sample against
 //!   bits per element (scales included), and the preset that fills the comparison.
-//! - [`keys`] — what each key of a link means, declared once, and the book's page of them.
+//! - [`hash`] — how a link's hash is written: parts, encoding, switches, bounded messages.
+//! - [`settings`] — one table per set of settings (key, flag, range, label, doc, read, show),
+//!   driving hashes, messages, controls, the CLI's options and the book; [`keys`] writes the
+//!   book's page of every table.
 //! - [`lesson`] — classroom lessons: Markdown steps, each a state of a view, with "try it"
 //!   tasks checked live, opened from a file, a built-in name or a link carrying the lesson.
 //! - [`one_batch`] — "show one batch": one training step told from one weight's side.
@@ -44,6 +47,7 @@ pub mod explain;
 pub mod figure;
 pub mod formats;
 pub mod hardware;
+pub mod hash;
 pub mod keys;
 pub mod layout;
 pub mod lesson;
@@ -55,6 +59,7 @@ pub mod page;
 pub mod reference;
 pub mod runs;
 pub mod sample;
+pub mod settings;
 pub mod slider;
 pub mod state;
 pub mod train;

@@ -7,20 +7,20 @@
 //!  └──────── page ──────────┘ └──────── the view's ─────┘
 //! ```
 //!
-//! The keys are [`KEYS`].
+//! The keys are [`SETTINGS`].
 //!
 //! [`Page::split`] takes them out of a hash and leaves the view's keys in their order;
 //! [`Page::compose`] puts them back in front of a view's hash. Bad values are named, as the
 //! views do, and take their defaults.
 
-use super::keys::Key;
-use super::state::{cap_problems, decode, encode};
+use crate::hash::{cap_problems, parts, switch};
+use crate::settings::{Range, Setting, Write, keys, on_off, one, read_hash};
 
 /// The most steps a lesson may have (so `step` has a bound before a lesson is read).
 pub const MAX_STEPS: usize = 40;
 
 /// The page keys of a hash.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Page {
     /// `lesson=` as written (decoded): a built-in name or `~` + packed text.
     pub lesson: Option<String>,
@@ -44,87 +44,106 @@ impl View {
     }
 }
 
-/// The page's keys.
-pub const KEYS: &[Key] = &[
-    Key {
-        key: "lesson",
-        takes: "a built-in lesson's name, or `~` and the lesson's text packed",
-        default: "",
-        doc: "the lesson open beside the view",
+impl Default for Page {
+    /// No lesson, step 1, neither embedded nor presenting.
+    fn default() -> Page {
+        Page { lesson: None, step: 1, embed: false, present: false }
+    }
+}
+
+pub static LESSON: Setting<Page> = Setting {
+    key: Some("lesson"),
+    flag: None,
+    arg: "NAME",
+    range: Range::Words(|| "a built-in lesson's name, or `~` and the lesson's text packed".into()),
+    label: "lesson",
+    doc: "the lesson open beside the view",
+    write: Write::Changed,
+    read: |p, v| match v.trim() {
+        "" => Err("expected a lesson's name".into()),
+        name => {
+            p.lesson = Some(name.to_string());
+            Ok(())
+        }
     },
-    Key { key: "step", takes: "1 to 40", default: "1", doc: "the lesson's step" },
-    Key { key: "embed", takes: "1 or 0", default: "0", doc: "only the figure, sized to its frame (for an `<iframe>`)" },
-    Key {
-        key: "present",
-        takes: "1 or 0",
-        default: "0",
-        doc: "presenter mode: large type, thick lines, high contrast",
+    show: |p| p.lesson.iter().cloned().collect(),
+};
+
+pub static STEP: Setting<Page> = Setting {
+    key: Some("step"),
+    flag: None,
+    arg: "N",
+    range: Range::Words(|| format!("1 to {MAX_STEPS}")),
+    label: "step",
+    doc: "the lesson's step",
+    write: Write::Changed,
+    read: |p, v| {
+        let k = v.trim().parse::<usize>().ok().filter(|k| (1..=MAX_STEPS).contains(k));
+        k.map(|k| p.step = k).ok_or_else(|| format!("expected a step number from 1 to {MAX_STEPS}"))
     },
-];
+    // Without a lesson, no step.
+    show: |p| if p.lesson.is_some() { one(p.step) } else { one(1) },
+};
+
+pub static EMBED: Setting<Page> = Setting {
+    key: Some("embed"),
+    flag: None,
+    arg: "",
+    range: Range::Switch,
+    label: "embed",
+    doc: "only the figure, sized to its frame (for an `<iframe>`)",
+    write: Write::Changed,
+    read: |p, v| switch(v).map(|on| p.embed = on),
+    show: |p| on_off(p.embed),
+};
+
+pub static PRESENT: Setting<Page> = Setting {
+    key: Some("present"),
+    flag: None,
+    arg: "",
+    range: Range::Switch,
+    label: "presenter mode",
+    doc: "presenter mode: large type, thick lines, high contrast",
+    write: Write::Changed,
+    read: |p, v| switch(v).map(|on| p.present = on),
+    show: |p| on_off(p.present),
+};
+
+/// The page's settings, in the hash's order.
+pub static SETTINGS: [&Setting<Page>; 4] = [&LESSON, &STEP, &EMBED, &PRESENT];
+
+/// The page's row with hash key `key`.
+pub fn setting(key: &str) -> Option<&'static Setting<Page>> {
+    crate::settings::by_key(&SETTINGS, key)
+}
 
 /// Whether `key` is one of the page's.
 pub fn is_page_key(key: &str) -> bool {
-    KEYS.iter().any(|k| k.key == key)
-}
-
-fn flag(key: &str, value: &str, problems: &mut Vec<String>) -> bool {
-    super::keys::switch(value).unwrap_or_else(|e| {
-        problems.push(format!("{key}={}: {e}", short(value.trim())));
-        false
-    })
-}
-
-fn short(s: &str) -> String {
-    const MAX: usize = 40;
-    if s.chars().count() <= MAX { s.to_string() } else { format!("{}…", s.chars().take(MAX).collect::<String>()) }
+    setting(key).is_some()
 }
 
 impl Page {
     /// Splits a hash (with or without `#`) into the page keys, the view's own hash (`#…`, its
     /// parts in their order, untouched) and the problems met in the page keys.
     pub fn split(hash: &str) -> (Page, String, Vec<String>) {
-        let mut page = Page { step: 1, ..Page::default() };
+        let mut page = Page::default();
         let mut problems = Vec::new();
-        let mut rest = Vec::new();
-        for part in hash.trim_start_matches('#').split('&').filter(|p| !p.is_empty()) {
-            let (raw_key, raw_value) = part.split_once('=').unwrap_or((part, ""));
-            let key = decode(raw_key).trim().to_ascii_lowercase();
-            if !is_page_key(&key) {
-                rest.push(part);
-                continue;
-            }
-            let value = decode(raw_value);
-            match key.as_str() {
-                "lesson" if value.trim().is_empty() => problems.push("lesson= has no value".into()),
-                "lesson" => page.lesson = Some(value.trim().to_string()),
-                "step" => match value.trim().parse::<usize>() {
-                    Ok(k) if (1..=MAX_STEPS).contains(&k) => page.step = k,
-                    _ => problems.push(format!("step={}: expected a step number from 1 to {MAX_STEPS}", short(&value))),
-                },
-                "embed" => page.embed = flag("embed", &value, &mut problems),
-                _ => page.present = flag("present", &value, &mut problems),
-            }
-        }
+        let (ours, rest): (Vec<_>, Vec<_>) = parts(hash).partition(|p| is_page_key(&p.key));
+        let apply = |page: &mut Page, key: &str, value: &str, problems: &mut Vec<String>| {
+            setting(key).into_iter().for_each(|row| row.apply(page, value, problems))
+        };
+        let names: Vec<&str> = keys(&SETTINGS).collect();
+        read_hash(ours, &mut page, is_page_key, apply, &names, &mut problems);
         cap_problems(&mut problems);
+        let rest: Vec<&str> = rest.iter().map(|p| p.raw).collect();
         (page, format!("#{}", rest.join("&")), problems)
     }
 
     /// The page keys that differ from their defaults, then the view's hash: what
     /// [`Page::split`] reads back as `(self, view_hash)`.
     pub fn compose(&self, view_hash: &str) -> String {
-        let mut parts = Vec::new();
-        if let Some(lesson) = &self.lesson {
-            parts.push(format!("lesson={}", encode(lesson)));
-            if self.step != 1 {
-                parts.push(format!("step={}", self.step));
-            }
-        }
-        if self.embed {
-            parts.push("embed=1".to_string());
-        }
-        if self.present {
-            parts.push("present=1".to_string());
-        }
+        let default = Page::default();
+        let mut parts: Vec<String> = SETTINGS.iter().flat_map(|row| row.parts(self, &default)).collect();
         let view = view_hash.trim_start_matches('#');
         if !view.is_empty() {
             parts.push(view.to_string());

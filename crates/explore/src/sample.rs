@@ -15,6 +15,12 @@
 
 pub mod settings;
 
+/// The explorer's sample tensor's size.
+pub const SAMPLE_N: usize = 1000;
+
+/// The largest sample spread accepted.
+pub const MAX_SPREAD: f32 = 1e3;
+
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 

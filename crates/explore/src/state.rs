@@ -6,24 +6,24 @@
 //!  &sample=laplace,0.2&hide=alpha,symmetric&sel=1
 //! ```
 //!
-//! The keys are [`KEYS`] and the sample tensor's ([`sample::settings`](crate::sample::settings)).
+//! The keys are [`SETTINGS`] and the sample tensor's
+//! ([`sample::settings`](crate::sample::settings)).
 //!
 //! Printing writes the canonical spec of each quantizer with the spaces after commas dropped,
-//! and only the keys that differ from their defaults (`q` and `x` always). Percent-encoding is
-//! kept to what a URL fragment needs (space, `"`, `#`, `%`, `&`, `<`, `>`, `` ` ``, `{`, `|`,
-//! `}`, `\`, `^`, controls and non-ASCII), so a spec stays readable; `+` is a plus, not a space.
+//! and only the keys that differ from their defaults (`q` and `x` always), encoded as
+//! [`hash`](crate::hash) says.
 //!
 //! [`State::parse`] never fails as a whole: each bad part takes its default and adds a message
 //! naming the problem (a bad spec gives its parser's message, with "did you mean"); past
-//! [`MAX_PROBLEMS`] messages, one more counts the rest.
+//! [`MAX_PROBLEMS`](crate::hash::MAX_PROBLEMS) messages, one more counts the rest.
 
 use std::sync::OnceLock;
 
 use crate::blocks;
-use crate::keys::Key;
-use crate::sample::SampleSpec;
-pub use crate::sample::settings::Sample;
-use crate::sample::settings::{SETTINGS as SAMPLE_SETTINGS, setting as sample_setting};
+use crate::hash::{cap_problems, number, parts, quote, switch};
+use crate::sample::settings::{self as sample_settings, Sample};
+use crate::sample::{SAMPLE_N, SampleSpec};
+use crate::settings::{Range, Setting, Write, keys, one, read_hash};
 use qscope_quant::spec::did_you_mean;
 use qscope_quant::{ENTRIES, Quantizer, parse};
 
@@ -42,16 +42,6 @@ pub const X_LIMIT: f32 = 1e6;
 /// The narrowest x range, relative to its magnitude (at least 1e-4 wide around 0): a sweep of
 /// 2001 float32 samples needs room between them.
 pub const MIN_RELATIVE_SPAN: f32 = 1e-4;
-
-/// The sample tensor's size.
-pub const SAMPLE_N: usize = 1000;
-
-/// The largest sample spread accepted.
-pub const MAX_SPREAD: f32 = 1e3;
-
-/// The most problems a hash reports one by one; the rest are counted in one more message (a
-/// 100 KB link of bad parts gives a readable banner).
-pub const MAX_PROBLEMS: usize = 20;
 
 /// Sections of the page a lesson link may hide with `hide=`, besides parameter controls.
 pub const SECTIONS: [&str; 3] = ["picker", "spec", "code"];
@@ -96,7 +86,8 @@ impl Mode {
         if training { Mode::Train } else { Mode::Infer }
     }
 
-    fn from_name(s: &str) -> Option<Mode> {
+    /// `train` or `infer` (or `training`, `inference`), in any case.
+    pub fn from_name(s: &str) -> Option<Mode> {
         match s.trim().to_ascii_lowercase().as_str() {
             "train" | "training" => Some(Mode::Train),
             "infer" | "inference" => Some(Mode::Infer),
@@ -154,161 +145,60 @@ impl State {
     /// Reads a hash (with or without the leading `#`). Bad parts take their defaults; the
     /// messages name each problem, in the order met.
     pub fn parse(hash: &str) -> (State, Vec<String>) {
-        let mut st = State::default();
+        let mut st = State { slots: Vec::new(), ..State::default() };
         let mut problems = Vec::new();
-        let mut slots = Vec::new();
-        let mut dropped = 0usize;
-        let mut selected: Option<(String, usize)> = None;
-        let mut block: Option<(String, usize)> = None;
-        let text = hash.strip_prefix('#').unwrap_or(hash);
-        for part in text.split('&').filter(|p| !p.trim().is_empty()) {
-            let (raw_key, raw_value) = match part.split_once('=') {
-                Some((k, v)) => (k, Some(v)),
-                None => (part, None),
-            };
-            let key = decode(raw_key).trim().to_ascii_lowercase();
-            let Some(value) = raw_value.map(decode) else {
-                problems.push(match known_key(&key) {
-                    true => format!("'{}' has no value; expected {key}=…", shorten(&key)),
-                    false => unknown_key(&key),
-                });
-                continue;
-            };
-            if let Some(row) = sample_setting(&key) {
-                if let Err(e) = (row.read)(&mut st.sample, &value) {
-                    problems.push(format!("{key}={}: {e}", shorten(&value)));
-                }
-                continue;
+        let known = |key: &str| setting(key).is_some() || sample_settings::setting(key).is_some();
+        let apply = |st: &mut State, key: &str, value: &str, problems: &mut Vec<String>| match setting(key) {
+            Some(row) => row.apply(st, value, problems),
+            None => {
+                sample_settings::setting(key).into_iter().for_each(|row| row.apply(&mut st.sample, value, problems))
             }
-            match key.as_str() {
-                "q" => {
-                    let (hidden, spec) = match value.trim_start().strip_prefix('!') {
-                        Some(rest) => (true, rest),
-                        None => (false, value.as_str()),
-                    };
-                    match parse(spec) {
-                        Ok(_) if slots.len() >= MAX_QUANTIZERS => dropped += 1,
-                        Ok(quantizer) => slots.push(Slot { quantizer, hidden }),
-                        Err(e) => problems.push(format!("q={}: {}", shorten(spec), e.message)),
-                    }
-                }
-                "x" => match parse_x(&value) {
-                    Ok(x) => st.x = x,
-                    Err(e) => problems.push(format!("x={}: {e}", shorten(&value))),
-                },
-                "mode" => match Mode::from_name(&value) {
-                    Some(m) => st.mode = m,
-                    None => problems.push(format!("mode={}: expected train or infer", shorten(&value))),
-                },
-                "infer" => match crate::keys::switch(&value) {
-                    Ok(infer) => st.mode = if infer { Mode::Infer } else { Mode::Train },
-                    Err(e) => problems.push(format!("infer={}: {e}", shorten(&value))),
-                },
-                "seed" => match value.trim().parse::<u64>() {
-                    Ok(s) => st.seed = s,
-                    Err(_) => problems.push(format!(
-                        "seed={}: expected a whole number from 0 to {}",
-                        shorten(&value),
-                        u64::MAX
-                    )),
-                },
-                "hide" => {
-                    for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                        match check_hide(name) {
-                            Ok(()) if !st.hide.iter().any(|h| h == name) => st.hide.push(name.to_string()),
-                            Ok(()) => {}
-                            Err(e) => problems.push(format!("hide={}: {e}", shorten(name))),
-                        }
-                    }
-                }
-                "pin" => match number(&value) {
-                    Some(p) if p.is_finite() && p.abs() <= X_LIMIT => st.pin = Some(p),
-                    _ => problems
-                        .push(format!("pin={}: expected a finite x from -{X_LIMIT} to {X_LIMIT}", shorten(&value))),
-                },
-                "block" => match value.trim().parse::<usize>() {
-                    _ if value.trim().eq_ignore_ascii_case("sweep") => {}
-                    Ok(k) => block = Some((value.clone(), k)),
-                    Err(_) => problems.push(format!(
-                        "block={}: expected sweep or the number of a sample block (1, 2, …)",
-                        shorten(&value)
-                    )),
-                },
-                "sel" => match value.trim().parse::<usize>() {
-                    Ok(i) => selected = Some((value.clone(), i)),
-                    Err(_) => {
-                        problems.push(format!("sel={}: expected the index of a quantizer (0, 1, …)", shorten(&value)))
-                    }
-                },
-                _ => problems.push(unknown_key(&key)),
-            }
-        }
+        };
+        let names: Vec<&str> = keys(&SETTINGS).chain(keys(&sample_settings::SETTINGS)).collect();
+        read_hash(parts(hash), &mut st, known, apply, &names, &mut problems);
+        st.finish(&mut problems);
+        cap_problems(&mut problems);
+        (st, problems)
+    }
+
+    /// What a row cannot check alone: at most [`MAX_QUANTIZERS`] slots (at least the default
+    /// one), a selection and a block that exist.
+    fn finish(&mut self, problems: &mut Vec<String>) {
+        let dropped = self.slots.len().saturating_sub(MAX_QUANTIZERS);
         if dropped > 0 {
+            self.slots.truncate(MAX_QUANTIZERS);
             problems.push(format!(
                 "{} quantizers given: at most {MAX_QUANTIZERS} are compared; the last {dropped} were left out",
                 MAX_QUANTIZERS + dropped
             ));
         }
-        if !slots.is_empty() {
-            st.slots = slots;
+        if self.slots.is_empty() {
+            self.slots = State::default().slots;
         }
-        if let Some((text, k)) = block {
-            match st.block_count() {
-                0 => problems.push(format!("block={}: no block format is compared", shorten(&text))),
-                n if k == 0 || k > n => {
-                    problems.push(format!("block={}: the sample has blocks 1 to {n}", shorten(&text)))
-                }
-                _ => st.block = Some(k),
+        if let Some(k) = self.block {
+            match self.block_count() {
+                0 => problems.push(format!("block={k}: no block format is compared")),
+                n if k == 0 || k > n => problems.push(format!("block={k}: the sample has blocks 1 to {n}")),
+                _ => {}
             }
+            self.block = self.drawn_block();
         }
-        if let Some((text, i)) = selected {
-            if i < st.slots.len() {
-                st.selected = i;
-            } else {
-                problems.push(format!(
-                    "sel={}: there {} only {} quantizer{} (0 to {})",
-                    shorten(&text),
-                    if st.slots.len() == 1 { "is" } else { "are" },
-                    st.slots.len(),
-                    if st.slots.len() == 1 { "" } else { "s" },
-                    st.slots.len() - 1
-                ));
-            }
+        if self.selected >= self.slots.len() {
+            let n = self.slots.len();
+            let (is, s) = if n == 1 { ("is", "") } else { ("are", "s") };
+            problems.push(format!("sel={}: there {is} only {n} quantizer{s} (0 to {})", self.selected, n - 1));
+            self.selected = 0;
         }
-        cap_problems(&mut problems);
-        (st, problems)
     }
 
     /// The hash that [`State::parse`] reads back as this state: `#q=…&x=lo,hi` and the keys
-    /// that differ from their defaults.
+    /// that differ from their defaults, the sample's after the seed.
     pub fn to_hash(&self) -> String {
-        let mut parts: Vec<String> = self
-            .slots
-            .iter()
-            .map(|s| format!("q={}{}", if s.hidden { "!" } else { "" }, encode(&compact(&s.quantizer.to_string()))))
-            .collect();
-        parts.push(format!("x={},{}", self.x.0, self.x.1));
-        if self.mode != Mode::Train {
-            parts.push(format!("mode={}", self.mode.name()));
-        }
-        if self.seed != 0 {
-            parts.push(format!("seed={}", self.seed));
-        }
-        for row in SAMPLE_SETTINGS.iter().filter(|row| !row.is_default(&self.sample)) {
-            parts.push(format!("{}={}", row.key, encode(&(row.show)(&self.sample))));
-        }
-        if !self.hide.is_empty() {
-            parts.push(format!("hide={}", encode(&self.hide.join(","))));
-        }
-        if self.selected != 0 {
-            parts.push(format!("sel={}", self.selected));
-        }
-        if let Some(p) = self.pin {
-            parts.push(format!("pin={p}"));
-        }
-        if let Some(k) = self.drawn_block() {
-            parts.push(format!("block={k}"));
-        }
+        let default = State::default();
+        let (before, after) = SETTINGS.split_at(SAMPLE_AFTER);
+        let mut parts: Vec<String> = before.iter().flat_map(|row| row.parts(self, &default)).collect();
+        parts.extend(sample_settings::SETTINGS.iter().flat_map(|row| row.parts(&self.sample, &default.sample)));
+        parts.extend(after.iter().flat_map(|row| row.parts(self, &default)));
         format!("#{}", parts.join("&"))
     }
 
@@ -392,81 +282,165 @@ impl State {
     }
 }
 
-/// Whether `key` is one the hash knows.
-/// The explorer's own keys (the sample tensor's are its settings table's).
-pub const KEYS: &[Key] = &[
-    Key {
-        key: "q",
-        takes: "a spec, in any form the parser accepts; repeated, up to 6, in order; `q=!spec` is compared but hidden",
-        default: "qkeras.quantized_bits(4,0,1)",
-        doc: "the compared quantizers",
+pub static Q: Setting<State> = Setting {
+    key: Some("q"),
+    flag: None,
+    arg: "SPEC",
+    range: Range::Words(|| {
+        format!(
+            "a spec, in any form the parser accepts; repeated, up to {MAX_QUANTIZERS}, in order; `q=!spec` is \
+             compared but hidden"
+        )
+    }),
+    label: "quantizer",
+    doc: "the compared quantizers",
+    write: Write::Always,
+    read: |st, v| {
+        let (hidden, spec) = match v.trim_start().strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, v),
+        };
+        parse(spec).map(|quantizer| st.slots.push(Slot { quantizer, hidden })).map_err(|e| e.message)
     },
-    Key { key: "x", takes: "`lo,hi`: two finite numbers, lo < hi", default: "-2,2", doc: "the x range" },
-    Key {
-        key: "mode",
-        takes: "train or infer (`infer=1`, as older links wrote it, too)",
-        default: "train",
-        doc: "the libraries' training or inference behaviour",
+    show: |st| {
+        let spec = |s: &Slot| format!("{}{}", if s.hidden { "!" } else { "" }, compact(&s.quantizer.to_string()));
+        st.slots.iter().map(spec).collect()
     },
-    Key {
-        key: "seed",
-        takes: "a whole number from 0 to 2^64 − 1",
-        default: "0",
-        doc: "the seed of random draws and of the sample tensor",
-    },
-    Key {
-        key: "hide",
-        takes: "parameter names, and the sections picker, spec, code; comma-separated",
-        default: "",
-        doc: "controls a lesson hides",
-    },
-    Key { key: "sel", takes: "an index from 0", default: "0", doc: "the selected quantizer" },
-    Key {
-        key: "pin",
-        takes: "a finite x within ±1e6",
-        default: "",
-        doc: "the pinned x of the crosshair, the readout and the Explain panel",
-    },
-    Key {
-        key: "block",
-        takes: "a block number from 1, or sweep",
-        default: "sweep",
-        doc: "the sample block every block format's curve is drawn at (its own k-th block)",
-    },
-];
+};
 
-fn known_key(key: &str) -> bool {
-    key == "infer" || KEYS.iter().any(|k| k.key == key) || sample_setting(key).is_some()
-}
+pub static X: Setting<State> = Setting {
+    key: Some("x"),
+    flag: Some("--x"),
+    arg: "LO,HI",
+    range: Range::Words(|| format!("`lo,hi`: two finite numbers within ±{X_LIMIT:e}, lo < hi")),
+    label: "x range",
+    doc: "the x range",
+    write: Write::Always,
+    read: |st, v| parse_x(v).map(|x| st.x = x),
+    show: |st| one(format!("{},{}", st.x.0, st.x.1)),
+};
 
-fn unknown_key(key: &str) -> String {
-    let mut keys: Vec<&str> = KEYS.iter().map(|k| k.key).collect();
-    keys.extend(SAMPLE_SETTINGS.iter().map(|row| row.key));
-    let hint = match did_you_mean(key, keys.iter().copied()) {
-        Some(k) if key.len() > 1 => format!("; did you mean '{k}'?"),
-        _ => String::new(),
-    };
-    format!("unknown key '{}'{hint} (keys: {})", shorten(key), keys.join(", "))
-}
+pub static MODE: Setting<State> = Setting {
+    key: Some("mode"),
+    flag: None,
+    arg: "MODE",
+    range: Range::Words(|| "train or infer (`infer=1`, as older links wrote it, too)".into()),
+    label: "mode",
+    doc: "the libraries' training or inference behaviour",
+    write: Write::Changed,
+    read: |st, v| Mode::from_name(v).map(|m| st.mode = m).ok_or_else(|| "expected train or infer".into()),
+    show: |st| one(st.mode.name()),
+};
 
-/// Keeps the first [`MAX_PROBLEMS`] problems and counts the others in one more.
-pub fn cap_problems(problems: &mut Vec<String>) {
-    if problems.len() > MAX_PROBLEMS {
-        let more = problems.len() - MAX_PROBLEMS;
-        problems.truncate(MAX_PROBLEMS);
-        problems.push(format!("{more} more problem{} not listed", if more == 1 { " is" } else { "s are" }));
-    }
-}
+/// `infer=1`, as older links wrote `mode=infer`; the CLI's `--infer`.
+pub static INFER: Setting<State> = Setting {
+    key: Some("infer"),
+    flag: Some("--infer"),
+    arg: "",
+    range: Range::Switch,
+    label: "inference",
+    doc: "inference behaviour (Keras learning phase 0); training is the default",
+    write: Write::Never,
+    read: |st, v| switch(v).map(|infer| st.mode = Mode::from_training(!infer)),
+    show: |st| crate::settings::on_off(!st.mode.training()),
+};
 
-/// At most 60 characters of user text in a message.
-pub(crate) fn shorten(s: &str) -> String {
-    const MAX: usize = 60;
-    if s.chars().count() <= MAX { s.to_string() } else { format!("{}…", s.chars().take(MAX).collect::<String>()) }
-}
+pub static SEED: Setting<State> = Setting {
+    key: Some("seed"),
+    flag: Some("--seed"),
+    arg: "N",
+    range: Range::Words(|| "a whole number from 0 to 2^64 − 1".into()),
+    label: "seed",
+    doc: "the seed of random draws (stochastic quantizers) and of the sample tensor",
+    write: Write::Changed,
+    read: |st, v| {
+        let seed = v.trim().parse::<u64>().map_err(|_| format!("expected a whole number from 0 to {}", u64::MAX));
+        seed.map(|s| st.seed = s)
+    },
+    show: |st| one(st.seed),
+};
 
-/// A number as written in a link; accepts the true minus sign `−` a copied label may carry.
-pub(crate) fn number(s: &str) -> Option<f32> {
-    s.trim().replace('−', "-").parse::<f32>().ok()
+pub static HIDE: Setting<State> = Setting {
+    key: Some("hide"),
+    flag: None,
+    arg: "NAMES",
+    range: Range::Items(|| format!("parameter names, and the sections {}; comma-separated", SECTIONS.join(", "))),
+    label: "hidden controls",
+    doc: "controls a lesson hides",
+    write: Write::Changed,
+    read: |st, name| {
+        check_hide(name)?;
+        if !st.hides(name) {
+            st.hide.push(name.to_string());
+        }
+        Ok(())
+    },
+    show: |st| if st.hide.is_empty() { Vec::new() } else { one(st.hide.join(",")) },
+};
+
+pub static SEL: Setting<State> = Setting {
+    key: Some("sel"),
+    flag: None,
+    arg: "I",
+    range: Range::Words(|| "an index from 0".into()),
+    label: "selected",
+    doc: "the selected quantizer",
+    write: Write::Changed,
+    read: |st, v| {
+        let i = v.trim().parse::<usize>().map_err(|_| "expected the index of a quantizer (0, 1, …)".to_string());
+        i.map(|i| st.selected = i)
+    },
+    show: |st| one(st.selected),
+};
+
+pub static PIN: Setting<State> = Setting {
+    key: Some("pin"),
+    flag: None,
+    arg: "X",
+    range: Range::Words(|| format!("a finite x within ±{X_LIMIT:e}")),
+    label: "pinned x",
+    doc: "the pinned x of the crosshair, the readout and the Explain panel",
+    write: Write::Changed,
+    read: |st, v| match number(v) {
+        Some(p) if p.is_finite() && p.abs() <= X_LIMIT => {
+            st.pin = Some(p);
+            Ok(())
+        }
+        _ => Err(format!("expected a finite x from -{X_LIMIT} to {X_LIMIT}")),
+    },
+    show: |st| st.pin.map(one).unwrap_or_default(),
+};
+
+pub static BLOCK: Setting<State> = Setting {
+    key: Some("block"),
+    flag: None,
+    arg: "K",
+    range: Range::Words(|| "a block number from 1, or sweep".into()),
+    label: "block",
+    doc: "the sample block every block format's curve is drawn at (its own k-th block)",
+    write: Write::Changed,
+    read: |st, v| {
+        let block = match v.trim().parse::<usize>() {
+            _ if v.trim().eq_ignore_ascii_case("sweep") => None,
+            Ok(k) => Some(k),
+            Err(_) => return Err("expected sweep or the number of a sample block (1, 2, …)".into()),
+        };
+        st.block = block;
+        Ok(())
+    },
+    show: |st| one(st.drawn_block().map_or("sweep".to_string(), |k| k.to_string())),
+};
+
+/// The explorer's own settings, in the hash's order (the sample tensor's are its settings
+/// table's, written after the first [`SAMPLE_AFTER`]).
+pub static SETTINGS: [&Setting<State>; 9] = [&Q, &X, &MODE, &INFER, &SEED, &HIDE, &SEL, &PIN, &BLOCK];
+
+/// How many of [`SETTINGS`] a hash writes before the sample's.
+const SAMPLE_AFTER: usize = 5;
+
+/// The explorer's row with hash key `key`.
+pub fn setting(key: &str) -> Option<&'static Setting<State>> {
+    crate::settings::by_key(&SETTINGS, key)
 }
 
 /// Checks an x range: two finite numbers `lo < hi` within ±[`X_LIMIT`], at least
@@ -517,7 +491,7 @@ fn check_hide(name: &str) -> Result<(), String> {
     }
     let all = names.iter().copied().chain(SECTIONS);
     let hint = did_you_mean(name, all).map(|d| format!("; did you mean '{d}'?")).unwrap_or_default();
-    Err(format!("no parameter or section is called '{}'{hint}", shorten(name)))
+    Err(format!("no parameter or section is called '{}'{hint}", quote(name)))
 }
 
 /// A spec without the spaces outside quotes (`bits=4, symmetric=True` → `bits=4,symmetric=True`),
@@ -540,46 +514,6 @@ pub fn compact(spec: &str) -> String {
         out.push(c);
     }
     out
-}
-
-/// Whether a byte may stay as it is in a hash value: what a URL fragment allows, minus the
-/// separators `&` and `#`, the escape `%`, and `"`, `<`, `>`, `` ` `` that browsers encode.
-fn keeps(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"-._~!$'()*+,;=:@/?[]".contains(&b)
-}
-
-/// Percent-encodes what a hash value must not hold (see the module doc) as `%XX` per UTF-8 byte.
-pub fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if keeps(b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// Decodes `%XX` sequences (a `%` not followed by two hex digits stays as it is); invalid
-/// UTF-8 becomes U+FFFD. `+` stays a plus.
-pub fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%'
-            && let (Some(h), Some(l)) = (bytes.get(i + 1).and_then(|&b| hex(b)), bytes.get(i + 2).and_then(|&b| hex(b)))
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Zooms the range `x` by `factor` (below 1 zooms in) around `at`, kept within the limits of

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use super::pace::{Pace, StepBy};
-use super::state::{cap_problems, decode, encode, shorten};
+use crate::hash::{cap_problems, parts, quote};
 use qscope_nn::{
     Act, Activation, Config, DatasetKind, Feature, Hidden, Init, Loss, Named, OptimizerKind, QuantizedTensor,
 };
@@ -190,7 +190,7 @@ pub fn parse_hidden(text: &str) -> Result<Vec<usize>, String> {
     let widths: Result<Vec<usize>, _> = text.split(',').map(|w| w.trim().parse::<usize>()).collect();
     match widths {
         Ok(w) if w.len() <= MAX_HIDDEN_LAYERS && w.iter().all(|&n| (1..=MAX_WIDTH).contains(&n)) => Ok(w),
-        _ => Err(format!("hidden '{}': {}", shorten(text), settings::Range::Widths.describe())),
+        _ => Err(format!("hidden '{}': {}", quote(text), settings::widths())),
     }
 }
 
@@ -212,7 +212,7 @@ pub fn parse_features(text: &str) -> Result<Vec<Feature>, String> {
     }
     let features: Vec<Feature> = Feature::ALL.iter().copied().filter(|f| chosen.contains(f)).collect();
     if features.is_empty() {
-        return Err(format!("expected at least one of {}", settings::Range::Features.describe()));
+        return Err(format!("expected at least one of {}", settings::feature_names()));
     }
     Ok(features)
 }
@@ -363,6 +363,7 @@ impl TrainParams {
 
     /// The `qscope train` command that trains `net` as this view does, for `epochs` epochs.
     pub fn cli_command(&self, net: Net, epochs: usize) -> String {
+        use crate::settings::shell_word;
         use settings::*;
         let mut args = vec!["qscope train".to_string()];
         args.extend([&DATASET, &FEATURES, &HIDDEN, &ACTIVATION].map(|s| s.cli_arg(self)));
@@ -403,25 +404,29 @@ impl TrainParams {
         let mut p = TrainParams::default();
         let mut problems = Vec::new();
         let mut overrides = Vec::new();
-        for pair in hash.trim_start_matches('#').split('&').filter(|s| !s.is_empty()) {
-            let (key, raw) = pair.split_once('=').unwrap_or((pair, ""));
-            let (key, value) = (decode(key), decode(raw));
-            let result = match LayerKey::parse(&key) {
+        for part in parts(hash) {
+            let Some(value) = part.value else {
+                if part.key != "view" {
+                    problems.push(crate::hash::no_value(&part.key));
+                }
+                continue;
+            };
+            let result = match LayerKey::parse(&part.key) {
                 Some(layer) => {
-                    overrides.push((key, layer, value));
+                    overrides.push((part.key, layer, value));
                     continue;
                 }
-                None if key == "view" => Ok(()),
-                None => p.set_key(&key, &value),
+                None if part.key == "view" => Ok(()),
+                None => p.set_key(&part.key, &value),
             };
             if let Err(e) = result {
-                problems.push(format!("{}={}: {e}", shorten(&key), shorten(&value)));
+                problems.push(format!("{}={}: {e}", quote(&part.key), quote(&value)));
             }
         }
         // Per-layer overrides once the widths are known, whatever the order of the keys.
         for (key, layer, value) in overrides {
             if let Err(e) = p.set_layer(layer, &value) {
-                problems.push(format!("{key}={}: {e}", shorten(&value)));
+                problems.push(format!("{key}={}: {e}", quote(&value)));
             }
         }
         cap_problems(&mut problems);
@@ -444,7 +449,7 @@ impl TrainParams {
     /// Sets the setting a `qscope train` option names; the error is worded for the CLI.
     pub fn set_flag(&mut self, flag: &str, value: &str) -> Result<(), String> {
         let setting = settings::by_flag(flag).ok_or_else(|| format!("unknown option '{flag}' for train"))?;
-        (setting.read)(self, value).map_err(|e| setting.range.cli_error(flag, value, &e))
+        setting.read_flag(self, value)
     }
 
     /// The hash: `#view=train`, then every setting of the table that has a key, in its order —
@@ -454,14 +459,12 @@ impl TrainParams {
         let page = TrainParams::default();
         let mut h = String::from("#view=train");
         for s in SETTINGS {
-            let Some(key) = s.key else { continue };
-            let value = (s.show)(self);
-            if s.always || value != (s.show)(&page) {
-                h += &format!("&{key}={}", encode(&value));
+            for part in s.parts(self, &page) {
+                h += &format!("&{part}");
             }
-            if let Some(tensor) = s.per_layer {
+            if let Some(tensor) = settings::per_layer(s) {
                 for (&layer, spec) in self.overrides(tensor) {
-                    h += &format!("&{}={}", LayerKey { tensor, layer }, encode(spec));
+                    h += &format!("&{}={}", LayerKey { tensor, layer }, crate::hash::encode(spec));
                 }
             }
         }

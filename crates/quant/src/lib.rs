@@ -27,6 +27,7 @@ pub mod round;
 pub mod schema;
 pub mod simd;
 pub mod spec;
+pub mod text;
 pub mod torchao;
 
 /// The step between the float32 bit patterns an "every float" test checks: 4099 (about a

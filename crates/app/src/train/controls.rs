@@ -7,7 +7,10 @@
 use leptos::prelude::*;
 
 use super::Train;
-use qscope_explore::train::settings::{BATCH_RANGE, NOISE_RANGE, PENALTY_RANGE, RATIO_RANGE};
+use qscope_explore::train::settings::{
+    ACTIVATION, AQ, BATCH, BATCH_RANGE, DATASET, HIDDEN, L1, L2, LOSS, LR, NOISE, NOISE_RANGE, OPTIMIZER,
+    PENALTY_RANGE, QUANTIZE_OUTPUT, RATIO_RANGE, SEED, TRAIN_RATIO, TWIN_AQ, TWIN_WQ, WQ,
+};
 use qscope_explore::train::{
     HiddenActivation, MAX_HIDDEN_LAYERS, MAX_WIDTH, TrainParams, parse_features, parse_hidden, parse_quantizer,
 };
@@ -56,7 +59,7 @@ pub fn TrainControls(train: Train) -> impl IntoView {
     view! {
         <section class="card train-controls" aria-label="Training settings">
             <h2>"Data"</h2>
-            <label class="row">"dataset "
+            <label class="row">{format!("{} ", DATASET.label)}
                 <select class="select" data-testid="train-dataset" on:change=move |ev| {
                     if let Ok(k) = DatasetKind::parse(&event_target_value(&ev)) { set(Box::new(move |p| p.dataset = k)) }
                 }>
@@ -65,17 +68,17 @@ pub fn TrainControls(train: Train) -> impl IntoView {
                     }).collect_view()}
                 </select>
             </label>
-            <label class="row">{move || format!("noise {:.2} ", params.with(|p| p.noise))}
+            <label class="row">{move || format!("{} {:.2} ", NOISE.label, params.with(|p| p.noise))}
                 <input type="range" min=NOISE_RANGE.min max=NOISE_RANGE.max step="0.05" prop:value=move || params.with(|p| p.noise.to_string())
                     on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.noise = v)) } } />
             </label>
-            <label class="row">{move || format!("training share {:.0} % ", params.with(|p| p.ratio * 100.0))}
+            <label class="row">{move || format!("{} {:.0} % ", TRAIN_RATIO.label, params.with(|p| p.ratio * 100.0))}
                 <input type="range" min=RATIO_RANGE.min max=RATIO_RANGE.max step="0.1" data-testid="train-ratio" prop:value=move || params.with(|p| p.ratio.to_string())
                     on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.ratio = v)) } } />
             </label>
             <Features train=train />
             <h2>"Network"</h2>
-            <TextSetting label="hidden" testid="train-hidden" hint="widths, comma-separated, e.g. 16,16; empty: no hidden layer" value=Signal::derive(hidden_text)
+            <TextSetting label=HIDDEN.label testid="train-hidden" hint="widths, comma-separated, e.g. 16,16; empty: no hidden layer" value=Signal::derive(hidden_text)
                 apply=move |text: String| parse_hidden(&text).map(|h| set(Box::new(move |p| p.set_hidden(h)))) />
             <div class="row">
                 <button type="button" class="button" data-testid="train-add-layer" on:click=add_layer title="add a hidden layer">"+ layer"</button>
@@ -84,21 +87,21 @@ pub fn TrainControls(train: Train) -> impl IntoView {
             <Activation train=train />
             <h2>"Quantizers"</h2>
             <p class="muted small">"Every hidden layer; empty is float. They change the running nets."</p>
-            <QuantizerSetting label="weights" testid="train-wq" value=Signal::derive(move || params.with(|p| p.wq.clone()))
+            <QuantizerSetting label=WQ.label testid="train-wq" value=Signal::derive(move || params.with(|p| p.wq.clone()))
                 apply=move |s| train.live(Box::new(move |p| p.wq = s)) />
-            <QuantizerSetting label="activations" testid="train-aq" value=Signal::derive(move || params.with(|p| p.aq.clone()))
+            <QuantizerSetting label=AQ.label testid="train-aq" value=Signal::derive(move || params.with(|p| p.aq.clone()))
                 apply=move |s| train.live(Box::new(move |p| p.aq = s)) />
             <label class="row check">
                 <input type="checkbox" data-testid="train-qo" prop:checked=move || params.with(|p| p.quantize_output)
                     on:change=move |ev| { let on = event_target_checked(&ev); train.live(Box::new(move |p| p.quantize_output = on)) } />
-                " quantize the output layer's weights too"
+                {format!(" {}", QUANTIZE_OUTPUT.label)}
             </label>
             <PerLayer train=train />
             <h2>"STE twin"</h2>
             <p class="muted small">"A third net: the quantized one with another quantizer, e.g. larq.approx_sign beside larq.ste_sign. Empty: as the quantized net; both empty: off."</p>
-            <QuantizerSetting label="weights" testid="train-twin-wq" value=Signal::derive(move || params.with(|p| p.twin_wq.clone()))
+            <QuantizerSetting label=TWIN_WQ.label testid="train-twin-wq" value=Signal::derive(move || params.with(|p| p.twin_wq.clone()))
                 apply=move |s| train.live(Box::new(move |p| p.twin_wq = s)) />
-            <QuantizerSetting label="activations" testid="train-twin-aq" value=Signal::derive(move || params.with(|p| p.twin_aq.clone()))
+            <QuantizerSetting label=TWIN_AQ.label testid="train-twin-aq" value=Signal::derive(move || params.with(|p| p.twin_aq.clone()))
                 apply=move |s| train.live(Box::new(move |p| p.twin_aq = s)) />
             <Optimizer train=train />
         </section>
@@ -126,7 +129,7 @@ fn Activation(train: Train) -> impl IntoView {
         }
     };
     view! {
-        <label class="row">"activation "
+        <label class="row">{format!("{} ", ACTIVATION.label)}
             <select class="select" data-testid="train-activation" on:change=choose>
                 {Activation::ALL.iter().map(|&a| view! {
                     <option value=a.name() selected=move || params.with(|p| p.activation == HiddenActivation::Function(a))>{a.name()}</option>
@@ -228,7 +231,7 @@ fn Optimizer(train: Train) -> impl IntoView {
     let lr_log = move || params.with(|p| p.lr.log10());
     view! {
         <h2>"Optimizer"</h2>
-        <label class="row">{move || format!("learning rate {} ", params.with(|p| p.lr))}
+        <label class="row">{move || format!("{} {} ", LR.label, params.with(|p| p.lr))}
             <input type="range" min="-4" max="0.5" step="0.1" data-testid="train-lr" prop:value=move || lr_log().to_string()
                 on:change=move |ev| {
                     if let Ok(v) = event_target_value(&ev).parse::<f32>() {
@@ -237,29 +240,29 @@ fn Optimizer(train: Train) -> impl IntoView {
                     }
                 } />
         </label>
-        <label class="row">"batch "
+        <label class="row">{format!("{} ", BATCH.label)}
             <input type="number" min=BATCH_RANGE.min max=BATCH_RANGE.max class="num-input" data-testid="train-batch-size" prop:value=move || params.with(|p| p.batch.to_string())
-                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<usize>() { set(Box::new(move |p| p.batch = v.clamp(BATCH_RANGE.min, BATCH_RANGE.max))) } } />
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<usize>() { set(Box::new(move |p| p.batch = BATCH_RANGE.clamp(v))) } } />
         </label>
-        <label class="row">"optimizer "
+        <label class="row">{format!("{} ", OPTIMIZER.label)}
             <select class="select" data-testid="train-optimizer" on:change=move |ev| { if let Ok(o) = OptimizerKind::parse(&event_target_value(&ev)) { set(Box::new(move |p| p.optimizer = o)) } }>
                 {OptimizerKind::ALL.iter().map(|&o| view! { <option value=o.name() selected=move || params.with(|p| p.optimizer == o)>{o.name()}</option> }).collect_view()}
             </select>
         </label>
-        <label class="row">"loss "
+        <label class="row">{format!("{} ", LOSS.label)}
             <select class="select" data-testid="train-loss" on:change=move |ev| { if let Ok(l) = Loss::parse(&event_target_value(&ev)) { set(Box::new(move |p| p.loss = l)) } }>
                 {Loss::ALL.map(|l| view! { <option value=l.name() selected=move || params.with(|p| p.loss == l)>{l.name()}</option> }).collect_view()}
             </select>
         </label>
-        <label class="row">"L1 "
+        <label class="row">{format!("{} ", L1.label)}
             <input type="number" min=PENALTY_RANGE.min max=PENALTY_RANGE.max step="0.001" class="num-input" data-testid="train-l1" prop:value=move || params.with(|p| p.l1.to_string())
-                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l1 = v.clamp(PENALTY_RANGE.min, PENALTY_RANGE.max))) } } />
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l1 = PENALTY_RANGE.clamp(v))) } } />
         </label>
-        <label class="row">"L2 "
+        <label class="row">{format!("{} ", L2.label)}
             <input type="number" min=PENALTY_RANGE.min max=PENALTY_RANGE.max step="0.001" class="num-input" data-testid="train-l2" prop:value=move || params.with(|p| p.l2.to_string())
-                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l2 = v.clamp(PENALTY_RANGE.min, PENALTY_RANGE.max))) } } />
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l2 = PENALTY_RANGE.clamp(v))) } } />
         </label>
-        <label class="row">"seed "
+        <label class="row">{format!("{} ", SEED.label)}
             <input type="number" min="0" class="num-input" data-testid="train-seed" prop:value=move || params.with(|p| p.seed.to_string())
                 on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<u64>() { set(Box::new(move |p| p.seed = v)) } } />
         </label>

@@ -1,16 +1,15 @@
-//! The sample tensor's settings in one table: each row's hash key, CLI flag, what it takes, its
-//! help, and how it reads into and shows from [`Sample`]. The explorer's hash
-//! ([`State::parse`](crate::state::State::parse) and
-//! [`State::to_hash`](crate::state::State::to_hash)) and the options and `--help` of
-//! `qscope compare` all come from it, as the training settings come from
-//! [`train::settings`](crate::train::settings).
+//! The sample tensor's settings, one [`Setting`] each: hash key, CLI flag, what it takes, label
+//! and doc, and how it reads into and shows from [`Sample`]. The explorer's hash
+//! ([`State::parse`](crate::state::State::parse), [`State::to_hash`](crate::state::State::to_hash)),
+//! the sample panel's fields and the options and `--help` of `qscope compare` all come from it.
 //!
 //! A hash written before a row existed keeps its meaning: every row takes its default when its
 //! key is absent, and a row is written only when it differs from its default.
 
-use super::{Dist, SampleSpec};
-use crate::state::{MAX_SPREAD, SAMPLE_N, number, shorten};
-use crate::train::settings::Bounds;
+use super::{Dist, MAX_SPREAD, SAMPLE_N, SampleSpec};
+use crate::hash::{Bounds, number, quote};
+use crate::settings::{Range, Setting, Write, one};
+use qscope_nn::named::or_list;
 use qscope_quant::spec::did_you_mean;
 
 /// Student-t's degrees of freedom: 1 (Cauchy) to 100 (nearly Gaussian).
@@ -60,60 +59,51 @@ impl Sample {
     }
 }
 
-/// One setting of the sample tensor.
-pub struct SampleSetting {
-    /// Its hash key.
-    pub key: &'static str,
-    /// Its CLI option.
-    pub flag: &'static str,
-    /// The option's value in `--help`.
-    pub arg: &'static str,
-    pub help: &'static str,
-    /// Reads a value; the error says what was expected.
-    pub read: fn(&mut Sample, &str) -> Result<(), String>,
-    /// The value as the hash and the CLI write it.
-    pub show: fn(&Sample) -> String,
-}
+pub static SAMPLE: Setting<Sample> = Setting {
+    key: Some("sample"),
+    flag: Some("--sample"),
+    arg: "DIST,SPREAD",
+    range: Range::Words(|| {
+        let names: Vec<&str> = Dist::ALL.iter().map(|d| d.name()).collect();
+        format!("`dist,spread`: {}, then its σ, half-width or scale (above 0, at most {MAX_SPREAD})", or_list(&names))
+    }),
+    label: "distribution",
+    doc: "the sample tensor: its distribution and spread",
+    write: Write::Changed,
+    read: read_sample,
+    show: |s| one(format!("{},{}", s.dist.name(), s.spread)),
+};
 
-impl SampleSetting {
-    /// Whether `s` holds this setting's default (the hash then leaves it out).
-    pub fn is_default(&self, s: &Sample) -> bool {
-        (self.show)(s) == (self.show)(&Sample::default())
-    }
-}
+pub static DF: Setting<Sample> = Setting {
+    key: Some("df"),
+    flag: Some("--df"),
+    arg: "NU",
+    range: Range::Real(DF_RANGE),
+    label: "degrees of freedom ν",
+    doc: "Student-t's degrees of freedom (1 is Cauchy)",
+    write: Write::Changed,
+    read: |s, v| DF_RANGE.parse(v).map(|df| s.df = df),
+    show: |s| one(s.df),
+};
+
+pub static OUTLIERS: Setting<Sample> = Setting {
+    key: Some("outliers"),
+    flag: Some("--outliers"),
+    arg: "P",
+    range: Range::Real(OUTLIERS_RANGE),
+    label: "outliers (share)",
+    doc: "the share of the sample replaced by outliers at ±10 to 20 spreads",
+    write: Write::Changed,
+    read: |s, v| OUTLIERS_RANGE.parse(v).map(|p| s.outliers = p),
+    show: |s| one(s.outliers),
+};
 
 /// Every sample setting, in the hash's order.
-pub static SETTINGS: [SampleSetting; 3] = [
-    SampleSetting {
-        key: "sample",
-        flag: "--sample",
-        arg: "DIST,SPREAD",
-        help: "the sample tensor: normal, uniform, laplace or student_t, and its σ, half-width or scale \
-               (default normal,0.5)",
-        read: read_sample,
-        show: |s| format!("{},{}", s.dist.name(), s.spread),
-    },
-    SampleSetting {
-        key: "df",
-        flag: "--df",
-        arg: "NU",
-        help: "Student-t's degrees of freedom, 1 (Cauchy) to 100 (default 3)",
-        read: |s, v| DF_RANGE.parse(v).map(|df| s.df = df),
-        show: |s| s.df.to_string(),
-    },
-    SampleSetting {
-        key: "outliers",
-        flag: "--outliers",
-        arg: "P",
-        help: "the share of the sample replaced by outliers at ±10 to 20 spreads, 0 to 0.5 (default 0)",
-        read: |s, v| OUTLIERS_RANGE.parse(v).map(|p| s.outliers = p),
-        show: |s| s.outliers.to_string(),
-    },
-];
+pub static SETTINGS: [&Setting<Sample>; 3] = [&SAMPLE, &DF, &OUTLIERS];
 
 /// The row with hash key `key`.
-pub fn setting(key: &str) -> Option<&'static SampleSetting> {
-    SETTINGS.iter().find(|s| s.key == key)
+pub fn setting(key: &str) -> Option<&'static Setting<Sample>> {
+    crate::settings::by_key(&SETTINGS, key)
 }
 
 /// `dist` or `dist,spread` (the spread keeps its default when left out).
@@ -127,13 +117,13 @@ fn read_sample(sample: &mut Sample, s: &str) -> Result<(), String> {
         let names: Vec<&str> = Dist::ALL.iter().map(|d| d.name()).collect();
         let hint =
             did_you_mean(name, names.iter().copied()).map(|d| format!(" (did you mean '{d}'?)")).unwrap_or_default();
-        format!("unknown distribution '{}'{hint}; expected {} then a spread", shorten(name), names.join(", "))
+        format!("unknown distribution '{}'{hint}; expected {} then a spread", quote(name), names.join(", "))
     })?;
     let spread = match spread {
         None => Sample::default().spread,
         Some(v) => match number(v) {
             Some(v) if v.is_finite() && v > 0.0 && v <= MAX_SPREAD => v,
-            _ => return Err(format!("spread '{}': expected a number above 0, at most {MAX_SPREAD}", shorten(v))),
+            _ => return Err(format!("spread '{}': expected a number above 0, at most {MAX_SPREAD}", quote(v))),
         },
     };
     sample.dist = dist;
@@ -154,16 +144,17 @@ mod tests {
     fn each_setting_reads_back_what_it_shows() {
         let s = Sample { dist: Dist::StudentT, spread: 0.25, df: 4.5, outliers: 0.02 };
         let mut back = Sample::default();
-        for row in &SETTINGS {
-            (row.read)(&mut back, &(row.show)(&s)).unwrap();
+        for row in SETTINGS {
+            (row.read)(&mut back, &(row.show)(&s)[0]).unwrap();
         }
         assert_eq!(back, s);
     }
 
     #[test]
-    fn the_defaults_are_default() {
-        assert!(SETTINGS.iter().all(|row| row.is_default(&Sample::default())));
-        assert!(!setting("df").unwrap().is_default(&Sample { df: 5.0, ..Sample::default() }));
+    fn only_what_differs_from_the_default_is_written() {
+        let d = Sample::default();
+        assert!(SETTINGS.iter().all(|row| row.parts(&d, &d).is_empty()));
+        assert_eq!(DF.parts(&Sample { df: 5.0, ..d }, &d), ["df=5"]);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Every training setting in one table: its hash key, its `qscope train` flag, what it takes,
-//! its help, and how it reads into and shows from [`TrainParams`]. The page's hash
+//! Every training setting in one table of [`Setting`]s: its hash key, its `qscope train` flag,
+//! what it takes, its label and doc, and how it reads into and shows from [`TrainParams`]. The page's hash
 //! ([`TrainParams::parse`], [`TrainParams::to_hash`]), the CLI's options and `--help`, the
 //! `qscope train` command the page shows and the page's control limits all come from it, as
 //! one burn `Config` drives its CLI and its file. Defaults live in the struct:
@@ -11,32 +11,12 @@
 //! architecture's limits are the trainer's own ([`MAX_WIDTH`], [`MAX_HIDDEN_LAYERS`]).
 
 use super::{HiddenActivation, TrainParams, parse_features, parse_hidden, parse_quantizer};
-use crate::keys::switch;
+use crate::hash::{Bounds, switch};
 use crate::pace::{Pace, StepBy};
+use crate::settings::{Range, Setting, Write, on_off, one};
 use qscope_nn::config::{MAX_HIDDEN_LAYERS, MAX_WIDTH};
 use qscope_nn::named::or_list;
 use qscope_nn::{DatasetKind, Feature, Init, Loss, Named, OptimizerKind, QuantizedTensor};
-
-/// A number from `min` to `max` (both included), called `noun` in messages.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bounds<T> {
-    pub noun: &'static str,
-    pub min: T,
-    pub max: T,
-}
-
-impl<T: Copy + PartialOrd + std::str::FromStr + std::fmt::Display> Bounds<T> {
-    /// The number, or `expected a batch size from 1 to 250`.
-    pub fn parse(&self, text: &str) -> Result<T, String> {
-        let v = text.trim().parse::<T>().ok().filter(|v| (self.min..=self.max).contains(v));
-        v.ok_or_else(|| format!("expected {} from {}", self.noun, self.describe()))
-    }
-
-    /// `1 to 250`.
-    pub fn describe(&self) -> String {
-        format!("{} to {}", self.min, self.max)
-    }
-}
 
 pub const NOISE_RANGE: Bounds<f32> = Bounds { noun: "a number", min: 0.0, max: 0.5 };
 pub const RATIO_RANGE: Bounds<f32> = Bounds { noun: "a training share", min: 0.1, max: 0.9 };
@@ -47,67 +27,18 @@ pub const SAMPLES_RANGE: Bounds<usize> = Bounds { noun: "a number of points", mi
 /// SGD's momentum; exactly 1 is refused by the trainer's check (it must stay below 1).
 pub const MOMENTUM_RANGE: Bounds<f32> = Bounds { noun: "a momentum", min: 0.0, max: 1.0 };
 
-/// What a setting takes: the range `--help` shows, and how the CLI words a bad value (the
-/// hash always says `key=value: problem`).
-#[derive(Clone, Copy, Debug)]
-pub enum Range {
-    Real(Bounds<f32>),
-    Count(Bounds<usize>),
-    /// Any whole number from 0 (the seed).
-    Whole,
-    /// One of a list of names: what one is called, and the list (`sgd or adam`).
-    Choice {
-        what: &'static str,
-        names: fn() -> String,
-    },
-    /// A quantizer spec; empty is float.
-    Spec,
-    /// An activation function's name, or a quantizer spec used as one.
-    Activation,
-    /// Hidden widths, comma-separated.
-    Widths,
-    /// Input features, comma-separated.
-    Features,
-    /// On or off: `1` / `0` in the hash, given or not on the CLI.
-    Switch,
-    /// Epochs per second of play, or `max`.
-    Pace,
-    /// What the Step button takes.
-    StepBy,
+/// What `hidden` takes, in words.
+pub fn widths() -> String {
+    format!("widths 1 to {MAX_WIDTH}, comma-separated, at most {MAX_HIDDEN_LAYERS} layers")
 }
 
-impl Range {
-    /// What it takes, as `--help` lists it.
-    pub fn describe(&self) -> String {
-        match self {
-            Range::Real(b) => b.describe(),
-            Range::Count(b) => b.describe(),
-            Range::Whole => "a whole number from 0".into(),
-            Range::Choice { names, .. } => names(),
-            Range::Spec => "a quantizer SPEC, '' for float".into(),
-            Range::Activation => {
-                let names: Vec<&str> = qscope_nn::Activation::ALL.iter().map(|a| a.name()).collect();
-                format!("{}, or a quantizer SPEC", names.join(", "))
-            }
-            Range::Widths => format!("widths 1 to {MAX_WIDTH}, comma-separated, at most {MAX_HIDDEN_LAYERS} layers"),
-            Range::Features => feature_names(),
-            Range::Switch => "1 or 0".into(),
-            Range::Pace => format!("1 to {} epochs per second, or max", Pace::MOST),
-            Range::StepBy => "epoch or batch".into(),
-        }
-    }
+fn activations() -> String {
+    let names: Vec<&str> = qscope_nn::Activation::ALL.iter().map(|a| a.name()).collect();
+    format!("{}, or a quantizer SPEC", names.join(", "))
+}
 
-    /// The CLI's message for `flag value` failing with `e`.
-    pub fn cli_error(&self, flag: &str, value: &str, e: &str) -> String {
-        let value = crate::state::shorten(value);
-        match self {
-            Range::Choice { what, .. } => format!("unknown {what} '{value}'; {e}"),
-            Range::Spec => format!("{flag}: {e}"),
-            // Its message names the activation already.
-            Range::Activation => e.to_string(),
-            _ => format!("{flag} {value}: {e}"),
-        }
-    }
+fn paces() -> String {
+    format!("1 to {} epochs per second, or max", Pace::MOST)
 }
 
 /// `mse, bce or softmax`.
@@ -121,7 +52,8 @@ fn dataset_names() -> String {
     or_list(&names)
 }
 
-fn feature_names() -> String {
+/// `x1, x2, …`: the input features, for `--help` and the hash's messages.
+pub fn feature_names() -> String {
     let names: Vec<&str> = Feature::ALL.iter().map(|f| f.name()).collect();
     names.join(", ")
 }
@@ -136,346 +68,300 @@ fn spec(text: &str) -> Result<String, String> {
     parse_quantizer(text).map(|_| text.trim().to_string())
 }
 
-fn shown(on: bool) -> String {
-    if on { "1" } else { "0" }.into()
-}
-
 fn joined<T>(items: &[T], f: impl Fn(&T) -> String) -> String {
     items.iter().map(f).collect::<Vec<_>>().join(",")
 }
 
-/// One training setting.
-pub struct Setting {
-    /// Its hash key; None: the CLI's only.
-    pub key: Option<&'static str>,
-    /// Its `qscope train` option; None: the page's only.
-    pub flag: Option<&'static str>,
-    /// The option's value in `--help` (`X`, `N`, `SPEC`); None for a switch.
-    pub arg: Option<&'static str>,
-    pub range: Range,
-    pub help: &'static str,
-    /// Written to the hash even at its default (a link must not depend on the defaults of the
-    /// day); else only when it differs from the page's.
-    pub always: bool,
-    /// A global quantizer that `KEYN` (hash) / `--KEYN` (CLI) overrides for hidden layer N.
-    pub per_layer: Option<QuantizedTensor>,
-    /// Reads a value; the error says what was expected.
-    pub read: fn(&mut TrainParams, &str) -> Result<(), String>,
-    /// The value as the hash and the CLI write it.
-    pub show: fn(&TrainParams) -> String,
-}
-
-impl Setting {
-    /// `--flag value` for a shell (a switch: the flag alone when on, else nothing).
-    pub fn cli_arg(&self, p: &TrainParams) -> String {
-        let (flag, value) = (self.flag.unwrap_or_default(), (self.show)(p));
-        match self.range {
-            Range::Switch if value == "1" => flag.to_string(),
-            Range::Switch => String::new(),
-            _ => format!("{flag} {}", shell_word(&value)),
-        }
-    }
-}
-
-/// A quoted word for a POSIX shell: bare when safe, else in single quotes.
-pub fn shell_word(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.,/=:".contains(&b)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
-pub static DATASET: Setting = Setting {
+pub static DATASET: Setting<TrainParams> = Setting {
     key: Some("dataset"),
     flag: Some("--dataset"),
-    arg: Some("NAME"),
+    arg: "NAME",
     range: Range::Choice { what: "dataset", names: dataset_names },
-    help: "the generated data, TF Playground's and more (sine, a regression: CLI only)",
-    always: true,
-    per_layer: None,
+    label: "dataset",
+    doc: "the generated data, TF Playground's and more (sine, a regression: CLI only)",
+    write: Write::Always,
     read: |p, v| DatasetKind::parse(v).map(|k| p.dataset = k).map_err(|_| format!("expected {}", dataset_names())),
-    show: |p| p.dataset.name().into(),
+    show: |p| one(p.dataset.name()),
 };
 
-pub static SAMPLES: Setting = Setting {
+pub static SAMPLES: Setting<TrainParams> = Setting {
     key: None,
     flag: Some("--samples"),
-    arg: Some("N"),
+    arg: "N",
     range: Range::Count(SAMPLES_RANGE),
-    help: "points generated, train and test",
-    always: false,
-    per_layer: None,
+    label: "points",
+    doc: "points generated, train and test",
+    write: Write::Changed,
     read: |p, v| SAMPLES_RANGE.parse(v).map(|n| p.samples = n),
-    show: |p| p.samples.to_string(),
+    show: |p| one(p.samples),
 };
 
-pub static HIDDEN: Setting = Setting {
+pub static HIDDEN: Setting<TrainParams> = Setting {
     key: Some("hidden"),
     flag: Some("--hidden"),
-    arg: Some("W,W,..."),
-    range: Range::Widths,
-    help: "hidden layer widths ('' for none)",
-    always: true,
-    per_layer: None,
+    arg: "W,W,...",
+    range: Range::Words(widths),
+    label: "hidden",
+    doc: "hidden layer widths ('' for none)",
+    write: Write::Always,
     read: |p, v| parse_hidden(v).map(|h| p.set_hidden(h)),
-    show: |p| joined(&p.hidden, usize::to_string),
+    show: |p| one(joined(&p.hidden, usize::to_string)),
 };
 
-pub static ACTIVATION: Setting = Setting {
+pub static ACTIVATION: Setting<TrainParams> = Setting {
     key: Some("activation"),
     flag: Some("--activation"),
-    arg: Some("A"),
-    range: Range::Activation,
-    help: "hidden activation; a quantizer is used as one (QKeras' QActivation)",
-    always: true,
-    per_layer: None,
+    arg: "A",
+    range: Range::Named(activations),
+    label: "activation",
+    doc: "hidden activation; a quantizer is used as one (QKeras' QActivation)",
+    write: Write::Always,
     read: |p, v| HiddenActivation::parse(v).map(|a| p.activation = a),
-    show: |p| p.activation.to_string(),
+    show: |p| one(&p.activation),
 };
 
-pub static INIT: Setting = Setting {
+pub static INIT: Setting<TrainParams> = Setting {
     key: None,
     flag: Some("--init"),
-    arg: Some("I"),
+    arg: "I",
     range: Range::Choice { what: "init", names: names::<Init> },
-    help: "weight initialisation; auto: he for relu, else glorot",
-    always: false,
-    per_layer: None,
+    label: "init",
+    doc: "weight initialisation; auto: he for relu, else glorot",
+    write: Write::Changed,
     read: |p, v| choice(v).map(|i| p.init = i),
-    show: |p| p.init.name().into(),
+    show: |p| one(p.init.name()),
 };
 
-pub static WQ: Setting = Setting {
+pub static WQ: Setting<TrainParams> = Setting {
     key: Some("wq"),
     flag: Some("--wq"),
-    arg: Some("SPEC"),
+    arg: "SPEC",
     range: Range::Spec,
-    help: "weight quantizer of every hidden layer (one tensor per layer)",
-    always: true,
-    per_layer: Some(QuantizedTensor::Weights),
+    label: "weights",
+    doc: "weight quantizer of every hidden layer (one tensor per layer)",
+    write: Write::Always,
     read: |p, v| spec(v).map(|s| p.wq = s),
-    show: |p| p.wq.clone(),
+    show: |p| one(p.wq.clone()),
 };
 
-pub static AQ: Setting = Setting {
+pub static AQ: Setting<TrainParams> = Setting {
     key: Some("aq"),
     flag: Some("--aq"),
-    arg: Some("SPEC"),
+    arg: "SPEC",
     range: Range::Spec,
-    help: "activation quantizer after every hidden activation",
-    always: true,
-    per_layer: Some(QuantizedTensor::Activation),
+    label: "activations",
+    doc: "activation quantizer after every hidden activation",
+    write: Write::Always,
     read: |p, v| spec(v).map(|s| p.aq = s),
-    show: |p| p.aq.clone(),
+    show: |p| one(p.aq.clone()),
 };
 
-pub static QUANTIZE_OUTPUT: Setting = Setting {
+pub static QUANTIZE_OUTPUT: Setting<TrainParams> = Setting {
     key: Some("qo"),
     flag: Some("--quantize-output"),
-    arg: None,
+    arg: "",
     range: Range::Switch,
-    help: "also quantize the output layer's weights with the weight quantizer",
-    always: false,
-    per_layer: None,
+    label: "quantize the output layer's weights too",
+    doc: "also quantize the output layer's weights with the weight quantizer",
+    write: Write::Changed,
     read: |p, v| switch(v).map(|on| p.quantize_output = on),
-    show: |p| shown(p.quantize_output),
+    show: |p| on_off(p.quantize_output),
 };
 
-pub static TWIN_WQ: Setting = Setting {
+pub static TWIN_WQ: Setting<TrainParams> = Setting {
     key: Some("twin_wq"),
     flag: None,
-    arg: Some("SPEC"),
+    arg: "SPEC",
     range: Range::Spec,
-    help: "the third network's weight quantizer (empty: as the quantized net's)",
-    always: false,
-    per_layer: None,
+    label: "weights",
+    doc: "the third network's weight quantizer (empty: as the quantized net's)",
+    write: Write::Changed,
     read: |p, v| spec(v).map(|s| p.twin_wq = s),
-    show: |p| p.twin_wq.clone(),
+    show: |p| one(p.twin_wq.clone()),
 };
 
-pub static TWIN_AQ: Setting = Setting {
+pub static TWIN_AQ: Setting<TrainParams> = Setting {
     key: Some("twin_aq"),
     flag: None,
-    arg: Some("SPEC"),
+    arg: "SPEC",
     range: Range::Spec,
-    help: "the third network's activation quantizer (empty: as the quantized net's)",
-    always: false,
-    per_layer: None,
+    label: "activations",
+    doc: "the third network's activation quantizer (empty: as the quantized net's)",
+    write: Write::Changed,
     read: |p, v| spec(v).map(|s| p.twin_aq = s),
-    show: |p| p.twin_aq.clone(),
+    show: |p| one(p.twin_aq.clone()),
 };
 
-pub static LR: Setting = Setting {
+pub static LR: Setting<TrainParams> = Setting {
     key: Some("lr"),
     flag: Some("--lr"),
-    arg: Some("X"),
+    arg: "X",
     range: Range::Real(LR_RANGE),
-    help: "learning rate",
-    always: true,
-    per_layer: None,
+    label: "learning rate",
+    doc: "learning rate",
+    write: Write::Always,
     read: |p, v| LR_RANGE.parse(v).map(|x| p.lr = x),
-    show: |p| p.lr.to_string(),
+    show: |p| one(p.lr),
 };
 
-pub static BATCH: Setting = Setting {
+pub static BATCH: Setting<TrainParams> = Setting {
     key: Some("batch"),
     flag: Some("--batch"),
-    arg: Some("N"),
+    arg: "N",
     range: Range::Count(BATCH_RANGE),
-    help: "batch size (at most the training points)",
-    always: true,
-    per_layer: None,
+    label: "batch",
+    doc: "batch size (at most the training points)",
+    write: Write::Always,
     read: |p, v| BATCH_RANGE.parse(v).map(|n| p.batch = n),
-    show: |p| p.batch.to_string(),
+    show: |p| one(p.batch),
 };
 
-pub static OPTIMIZER: Setting = Setting {
+pub static OPTIMIZER: Setting<TrainParams> = Setting {
     key: Some("optimizer"),
     flag: Some("--optimizer"),
-    arg: Some("O"),
+    arg: "O",
     range: Range::Choice { what: "optimizer", names: names::<OptimizerKind> },
-    help: "optimizer, Keras' update rules (Adam with Keras' defaults)",
-    always: true,
-    per_layer: None,
+    label: "optimizer",
+    doc: "optimizer, Keras' update rules (Adam with Keras' defaults)",
+    write: Write::Always,
     read: |p, v| choice(v).map(|o| p.optimizer = o),
-    show: |p| p.optimizer.name().into(),
+    show: |p| one(p.optimizer.name()),
 };
 
-pub static MOMENTUM: Setting = Setting {
+pub static MOMENTUM: Setting<TrainParams> = Setting {
     key: None,
     flag: Some("--momentum"),
-    arg: Some("M"),
+    arg: "M",
     range: Range::Real(MOMENTUM_RANGE),
-    help: "SGD's momentum, below 1",
-    always: false,
-    per_layer: None,
+    label: "momentum",
+    doc: "SGD's momentum, below 1",
+    write: Write::Changed,
     read: |p, v| MOMENTUM_RANGE.parse(v).map(|m| p.momentum = m),
-    show: |p| p.momentum.to_string(),
+    show: |p| one(p.momentum),
 };
 
-pub static SEED: Setting = Setting {
+pub static SEED: Setting<TrainParams> = Setting {
     key: Some("seed"),
     flag: Some("--seed"),
-    arg: Some("N"),
+    arg: "N",
     range: Range::Whole,
-    help: "seeds the data, the initial weights, the shuffling and stochastic quantizers",
-    always: true,
-    per_layer: None,
+    label: "seed",
+    doc: "seeds the data, the initial weights, the shuffling and stochastic quantizers",
+    write: Write::Always,
     read: |p, v| v.trim().parse().map(|s| p.seed = s).map_err(|_| "expected a whole number".into()),
-    show: |p| p.seed.to_string(),
+    show: |p| one(p.seed),
 };
 
-pub static NOISE: Setting = Setting {
+pub static NOISE: Setting<TrainParams> = Setting {
     key: Some("noise"),
     flag: Some("--noise"),
-    arg: Some("X"),
+    arg: "X",
     range: Range::Real(NOISE_RANGE),
-    help: "noise, as Playground's 0–50 %",
-    always: true,
-    per_layer: None,
+    label: "noise",
+    doc: "noise, as Playground's 0–50 %",
+    write: Write::Always,
     read: |p, v| NOISE_RANGE.parse(v).map(|n| p.noise = n),
-    show: |p| p.noise.to_string(),
+    show: |p| one(p.noise),
 };
 
-pub static LOSS: Setting = Setting {
+pub static LOSS: Setting<TrainParams> = Setting {
     key: Some("loss"),
     flag: Some("--loss"),
-    arg: Some("L"),
+    arg: "L",
     range: Range::Choice { what: "loss", names: names::<Loss> },
-    help: "mse (tanh output, labels ±1, as Playground), bce (sigmoid output), softmax (two outputs)",
-    always: false,
-    per_layer: None,
+    label: "loss",
+    doc: "mse (tanh output, labels ±1, as Playground), bce (sigmoid output), softmax (two outputs)",
+    write: Write::Changed,
     read: |p, v| choice(v).map(|l| p.loss = l),
-    show: |p| p.loss.name().into(),
+    show: |p| one(p.loss.name()),
 };
 
-pub static FEATURES: Setting = Setting {
+pub static FEATURES: Setting<TrainParams> = Setting {
     key: Some("features"),
     flag: Some("--features"),
-    arg: Some("F,..."),
-    range: Range::Features,
-    help: "input features (the CLI's default for sine: x1)",
-    always: false,
-    per_layer: None,
+    arg: "F,...",
+    range: Range::Words(feature_names),
+    label: "features",
+    doc: "input features (the CLI's default for sine: x1)",
+    write: Write::Changed,
     read: |p, v| parse_features(v).map(|f| p.features = f),
-    show: |p| joined(&p.features, |f| f.name().to_string()),
+    show: |p| one(joined(&p.features, |f| f.name().to_string())),
 };
 
-pub static TRAIN_RATIO: Setting = Setting {
+pub static TRAIN_RATIO: Setting<TrainParams> = Setting {
     key: Some("ratio"),
     flag: Some("--train-ratio"),
-    arg: Some("X"),
+    arg: "X",
     range: Range::Real(RATIO_RANGE),
-    help: "share of the points used for training, the rest test",
-    always: false,
-    per_layer: None,
+    label: "training share",
+    doc: "share of the points used for training, the rest test",
+    write: Write::Changed,
     read: |p, v| RATIO_RANGE.parse(v).map(|r| p.ratio = r),
-    show: |p| p.ratio.to_string(),
+    show: |p| one(p.ratio),
 };
 
-pub static L1: Setting = Setting {
+pub static L1: Setting<TrainParams> = Setting {
     key: Some("l1"),
     flag: Some("--l1"),
-    arg: Some("X"),
+    arg: "X",
     range: Range::Real(PENALTY_RANGE),
-    help: "L1 penalty on the weights",
-    always: false,
-    per_layer: None,
+    label: "L1",
+    doc: "L1 penalty on the weights",
+    write: Write::Changed,
     read: |p, v| PENALTY_RANGE.parse(v).map(|x| p.l1 = x),
-    show: |p| p.l1.to_string(),
+    show: |p| one(p.l1),
 };
 
-pub static L2: Setting = Setting {
+pub static L2: Setting<TrainParams> = Setting {
     key: Some("l2"),
     flag: Some("--l2"),
-    arg: Some("X"),
+    arg: "X",
     range: Range::Real(PENALTY_RANGE),
-    help: "L2 penalty on the weights",
-    always: false,
-    per_layer: None,
+    label: "L2",
+    doc: "L2 penalty on the weights",
+    write: Write::Changed,
     read: |p, v| PENALTY_RANGE.parse(v).map(|x| p.l2 = x),
-    show: |p| p.l2.to_string(),
+    show: |p| one(p.l2),
 };
 
-pub static PACE: Setting = Setting {
+pub static PACE: Setting<TrainParams> = Setting {
     key: Some("pace"),
     flag: None,
-    arg: Some("P"),
-    range: Range::Pace,
-    help: "epochs per second of play",
-    always: false,
-    per_layer: None,
+    arg: "P",
+    range: Range::Words(paces),
+    label: "pace",
+    doc: "epochs per second of play",
+    write: Write::Changed,
     read: |p, v| Pace::parse(v).map(|x| p.pace = x),
-    show: |p| p.pace.name(),
+    show: |p| one(p.pace.name()),
 };
 
-pub static STEP_BY: Setting = Setting {
+pub static STEP_BY: Setting<TrainParams> = Setting {
     key: Some("stepby"),
     flag: None,
-    arg: Some("S"),
-    range: Range::StepBy,
-    help: "what the Step button takes",
-    always: false,
-    per_layer: None,
+    arg: "S",
+    range: Range::Words(|| "epoch or batch".into()),
+    label: "step by",
+    doc: "what the Step button takes",
+    write: Write::Changed,
     read: |p, v| StepBy::parse(v).map(|s| p.stepby = s),
-    show: |p| p.stepby.name().into(),
+    show: |p| one(p.stepby.name()),
 };
 
-pub static PLAY: Setting = Setting {
+pub static PLAY: Setting<TrainParams> = Setting {
     key: Some("play"),
     flag: None,
-    arg: None,
+    arg: "",
     range: Range::Switch,
-    help: "training runs when the page opens",
-    always: false,
-    per_layer: None,
+    label: "play",
+    doc: "training runs when the page opens",
+    write: Write::Changed,
     read: |p, v| switch(v).map(|on| p.play = on),
-    show: |p| shown(p.play),
+    show: |p| on_off(p.play),
 };
 
 /// Every setting, in the hash's order.
-pub static SETTINGS: [&Setting; 24] = [
+pub static SETTINGS: [&Setting<TrainParams>; 24] = [
     &DATASET,
     &SAMPLES,
     &HIDDEN,
@@ -503,18 +389,27 @@ pub static SETTINGS: [&Setting; 24] = [
 ];
 
 /// The setting a hash key names.
-pub fn by_key(key: &str) -> Option<&'static Setting> {
-    SETTINGS.into_iter().find(|s| s.key == Some(key))
+pub fn by_key(key: &str) -> Option<&'static Setting<TrainParams>> {
+    crate::settings::by_key(&SETTINGS, key)
 }
 
 /// The setting a CLI option names.
-pub fn by_flag(flag: &str) -> Option<&'static Setting> {
-    SETTINGS.into_iter().find(|s| s.flag == Some(flag))
+pub fn by_flag(flag: &str) -> Option<&'static Setting<TrainParams>> {
+    crate::settings::by_flag(&SETTINGS, flag)
 }
 
 /// The hash's keys (besides `view`, and the per-layer [`LayerKey`]s).
 pub fn hash_keys() -> Vec<&'static str> {
-    SETTINGS.iter().filter_map(|s| s.key).collect()
+    crate::settings::keys(&SETTINGS).collect()
+}
+
+/// The global quantizers that `KEYN` (hash) / `--KEYN` (CLI) override for hidden layer N.
+pub static PER_LAYER: [(&Setting<TrainParams>, QuantizedTensor); 2] =
+    [(&WQ, QuantizedTensor::Weights), (&AQ, QuantizedTensor::Activation)];
+
+/// The tensor whose per-layer overrides follow `s` in a hash, if any.
+pub fn per_layer(s: &Setting<TrainParams>) -> Option<QuantizedTensor> {
+    PER_LAYER.iter().find(|(g, _)| std::ptr::eq(*g, s)).map(|&(_, t)| t)
 }
 
 /// One hidden layer's quantizer: `wq2` in the hash, `--wq2` on the CLI (layers from 1).
@@ -529,9 +424,8 @@ impl LayerKey {
     /// `wq2` → hidden layer 2's (index 1) weight quantizer; `aq10` → layer 10's activation
     /// quantizer; anything else (`wq0`, `wq`, `wqx`) → None.
     pub fn parse(key: &str) -> Option<LayerKey> {
-        SETTINGS.iter().find_map(|s| {
+        PER_LAYER.iter().find_map(|&(s, tensor)| {
             let n = key.strip_prefix(s.key?)?;
-            let tensor = s.per_layer?;
             let n: usize = n.parse().ok().filter(|_| n.bytes().all(|b| b.is_ascii_digit()))?;
             n.checked_sub(1).map(|layer| LayerKey { tensor, layer })
         })
@@ -541,7 +435,7 @@ impl LayerKey {
 impl std::fmt::Display for LayerKey {
     /// `wq2`: the key of the global setting it overrides, and the layer from 1.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let global = SETTINGS.iter().find(|s| s.per_layer == Some(self.tensor)).and_then(|s| s.key);
+        let global = PER_LAYER.iter().find(|(_, t)| *t == self.tensor).and_then(|(s, _)| s.key);
         write!(f, "{}{}", global.unwrap_or_default(), self.layer + 1)
     }
 }
