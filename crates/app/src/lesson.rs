@@ -35,6 +35,7 @@ use qscope_explore::lesson::{self, Highlight, Lesson, Step, link};
 use qscope_explore::page::Page;
 use qscope_explore::state::State;
 use qscope_explore::train::Net;
+use qscope_quant::text::shorten;
 
 /// What the mounted view shows, for the task's condition.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -242,7 +243,7 @@ impl Player {
         if let Some(Err(lines)) = self.lesson.get() {
             let what = match self.value.get() {
                 Some(v) if link::is_packed(&v) => "The lesson in this link cannot be opened".to_string(),
-                Some(v) => format!("The lesson '{}' cannot be opened", short(&v)),
+                Some(v) => format!("The lesson '{}' cannot be opened", shorten(&v, 40)),
                 None => String::new(),
             };
             out.push((what, lines));
@@ -324,11 +325,6 @@ fn observe(train: Train, weight_levels: f64) -> TrainObservation {
 fn typing(e: &web_sys::KeyboardEvent) -> bool {
     let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) else { return false };
     matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.is_content_editable()
-}
-
-fn short(s: &str) -> String {
-    const MAX: usize = 40;
-    if s.chars().count() <= MAX { s.to_string() } else { format!("{}…", s.chars().take(MAX).collect::<String>()) }
 }
 
 /// The player of the app (provided by the app before any view mounts).

@@ -66,6 +66,7 @@ use super::state::{State, parameter_names};
 use super::train::TrainParams;
 use super::train::settings::{LayerKey, hash_keys};
 use qscope_quant::spec::did_you_mean;
+use qscope_quant::text::shorten;
 
 pub use super::page::MAX_STEPS;
 pub use format::MAX_ENTRIES;
@@ -289,7 +290,7 @@ fn settings(block: &format::Block, at: &mut impl FnMut(usize, String)) -> Settin
             "view" => match value.as_str() {
                 "explorer" => s.view = View::Explorer,
                 "train" => s.view = View::Train,
-                _ => at(*line, format!("view={}: expected explorer or train", format::short(value))),
+                _ => at(*line, format!("view={}: expected explorer or train", shorten(value, 60))),
             },
             "highlight" => highlight = Some((*line, value)),
             "task" => task = Some((*line, value)),
@@ -307,7 +308,7 @@ fn settings(block: &format::Block, at: &mut impl FnMut(usize, String)) -> Settin
     if let Some((line, value)) = highlight {
         match parse_highlight(value, &s) {
             Ok(h) => s.highlight = Some(h),
-            Err(e) => at(line, format!("highlight={}: {e}", format::short(value))),
+            Err(e) => at(line, format!("highlight={}: {e}", shorten(value, 60))),
         }
     }
     s.task = lesson_task(task, done, s.view, at);
@@ -383,7 +384,7 @@ fn parse_highlight(value: &str, s: &Settings) -> Result<Highlight, String> {
         let hint =
             did_you_mean(name, names.iter().copied()).map(|m| format!("; did you mean '{m}'?")).unwrap_or_default();
         let what = if s.view == View::Explorer { "parameter of the catalogue" } else { "trainer setting" };
-        return Err(format!("no {what} is called '{}'{hint}", format::short(name)));
+        return Err(format!("no {what} is called '{}'{hint}", shorten(name, 60)));
     }
     let special = if s.view == View::Explorer { ", curve:N, control:NAME" } else { ", control:NAME" };
     let hint = did_you_mean(value, parts.iter().copied()).map(|m| format!("did you mean '{m}'? ")).unwrap_or_default();
@@ -422,7 +423,7 @@ fn lesson_task(
                 Ok(done) if ok => Some(Task { text: text.clone(), done }),
                 Ok(_) => None,
                 Err(e) => {
-                    at(dline, format!("done={}: {e}", format::short(cond)));
+                    at(dline, format!("done={}: {e}", shorten(cond, 60)));
                     None
                 }
             }
@@ -446,7 +447,7 @@ pub fn source(value: &str) -> Result<String, String> {
     }
     let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
     let hint = did_you_mean(value, names.iter().copied()).map(|m| format!("; did you mean '{m}'?")).unwrap_or_default();
-    Err(format!("no built-in lesson is called '{}'{hint} (built-in: {})", format::short(value), names.join(", ")))
+    Err(format!("no built-in lesson is called '{}'{hint} (built-in: {})", shorten(value, 60), names.join(", ")))
 }
 
 /// The lesson of a `lesson=` value (see [`source`]); a damaged link or an unknown name is one

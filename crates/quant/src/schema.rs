@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::spec::short;
+use super::text::shorten;
 
 /// A literal value as written in a spec (the parser's output).
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -373,7 +373,7 @@ impl Param for bool {
             Literal::Int(1) => Ok(true),
             Literal::Float(f) if *f == 0.0 => Ok(false),
             Literal::Float(f) if *f == 1.0 => Ok(true),
-            other => Err(format!("got {}; expected {}", short(&other.to_string()), kind.describe())),
+            other => Err(format!("got {}; expected {}", shorten(&other.to_string(), 60), kind.describe())),
         }
     }
     fn to_literal(&self) -> Literal {
@@ -435,10 +435,10 @@ impl Param for Alpha {
                 if v.is_finite() && v > 0.0 {
                     Ok(Alpha::Value(v))
                 } else {
-                    Err(format!("{} is not allowed; expected {}", short(&lit.to_string()), kind.describe()))
+                    Err(format!("{} is not allowed; expected {}", shorten(&lit.to_string(), 60), kind.describe()))
                 }
             }
-            other => Err(format!("got {}; expected {}", short(&other.to_string()), kind.describe())),
+            other => Err(format!("got {}; expected {}", shorten(&other.to_string(), 60), kind.describe())),
         }
     }
     fn to_literal(&self) -> Literal {
@@ -468,7 +468,7 @@ impl Param for AutoScale {
             Literal::Str(s) if s == "auto" => Ok(AutoScale::Auto),
             _ => match lit.as_f64() {
                 Some(v) => check_range(v, min, max, kind).map(AutoScale::Value),
-                None => Err(format!("got {}; expected {}", short(&lit.to_string()), kind.describe())),
+                None => Err(format!("got {}; expected {}", shorten(&lit.to_string(), 60), kind.describe())),
             },
         }
     }
@@ -495,7 +495,7 @@ macro_rules! choice {
             fn from_literal(lit: &$crate::schema::Literal, kind: &$crate::schema::Kind) -> Result<Self, String> {
                 match lit {
                     $( $crate::schema::Literal::Str(s) if s == $text => Ok($name::$variant), )+
-                    other => Err(format!("got {}; expected {}", $crate::spec::short(&other.to_string()), kind.describe())),
+                    other => Err(format!("got {}; expected {}", $crate::text::shorten(&other.to_string(), 60), kind.describe())),
                 }
             }
             fn to_literal(&self) -> $crate::schema::Literal {

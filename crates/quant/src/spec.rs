@@ -26,6 +26,7 @@ use std::fmt;
 
 use super::catalogue::{Entry, Quantizer};
 use super::schema::Literal;
+use super::text::shorten;
 use parse::Parser;
 
 pub use names::did_you_mean;
@@ -49,16 +50,6 @@ impl std::error::Error for SpecError {}
 
 fn err<T>(message: impl Into<String>, span: Option<(usize, usize)>) -> Result<T, SpecError> {
     Err(SpecError { message: message.into(), span })
-}
-
-/// At most 60 characters of the spec's own text in a message (a 100 KB name or value is
-/// named by its start).
-pub(crate) fn short(text: &str) -> String {
-    const MAX: usize = 60;
-    match text.char_indices().nth(MAX) {
-        None => text.to_string(),
-        Some((end, _)) => format!("{}…", &text[..end]),
-    }
 }
 
 /// Parses a spec (qscope form, bare QKeras string or Keras config JSON).
@@ -127,7 +118,10 @@ fn build(entry: &Entry, args: &[Arg]) -> Result<Quantizer, SpecError> {
         }
         seen.push(def.name);
         if let Err(m) = q.set(def.name, &arg.value) {
-            return err(format!("{qualified}: {}={}: {m}", def.name, short(&arg.value.to_string())), Some(arg.span));
+            return err(
+                format!("{qualified}: {}={}: {m}", def.name, shorten(&arg.value.to_string(), 60)),
+                Some(arg.span),
+            );
         }
     }
     finish(q)
@@ -138,7 +132,7 @@ fn finish(q: Quantizer) -> Result<Quantizer, SpecError> {
     match q.validate() {
         Ok(()) => Ok(q),
         Err((param, m)) => {
-            let value = q.get(param).map(|v| format!("={}", short(&v.to_string()))).unwrap_or_default();
+            let value = q.get(param).map(|v| format!("={}", shorten(&v.to_string(), 60))).unwrap_or_default();
             err(format!("{}: {param}{value}: {m}", q.info().qualified()), None)
         }
     }

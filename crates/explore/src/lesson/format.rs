@@ -8,6 +8,7 @@ use std::collections::HashSet;
 
 use super::lines::{Backticks, closes, fence, heading};
 use super::{LessonError, MAX_ERRORS, MAX_STEPS, MAX_TEXT, render};
+use qscope_quant::text::shorten;
 
 /// A lesson file cut into its parts, keys not yet interpreted.
 #[derive(Clone, Debug, Default)]
@@ -162,7 +163,7 @@ pub(super) fn split(text: &str) -> (Raw, Vec<LessonError>) {
         errors.truncate(before_fence);
         let what = if f.qscope { "the qscope block" } else { "the code block" };
         let marker: String = std::iter::repeat_n(f.ch, f.len).collect();
-        let message = format!("{what} opened with {} never closes", short(&marker));
+        let message = format!("{what} opened with {} never closes", shorten(&marker, 60));
         errors.push(match raw.steps.iter().rposition(|s| s.line < f.line) {
             Some(k) => err_in(k + 1, &raw.steps[k], f.line, message),
             None => LessonError::at(f.line, message),
@@ -226,18 +227,12 @@ fn entry(step: &mut RawStep, step_no: usize, n: usize, line: &str, errors: &mut 
                 errors.push(err_in(step_no, step, n, message));
             }
         }
-        _ => errors.push(err_in(step_no, step, n, format!("'{}': expected key=value", short(t)))),
+        _ => errors.push(err_in(step_no, step, n, format!("'{}': expected key=value", shorten(t, 60)))),
     }
 }
 
 fn err_in(number: usize, step: &RawStep, line: usize, message: impl Into<String>) -> LessonError {
     LessonError { step: Some((number, step.title.clone())), line: Some(line), message: message.into() }
-}
-
-/// At most 60 characters of the file in a message.
-pub(super) fn short(s: &str) -> String {
-    const MAX: usize = 60;
-    if s.chars().count() <= MAX { s.to_string() } else { format!("{}…", s.chars().take(MAX).collect::<String>()) }
 }
 
 /// Length and formulas of a text (the summary when `step` is None): every `$` and `$$` closes

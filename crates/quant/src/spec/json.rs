@@ -4,9 +4,10 @@
 //! arguments, so a dict is held to the same rules as the call it stands for.
 
 use super::parse::Parser;
-use super::{Arg, SpecError, err, names, short};
+use super::{Arg, SpecError, err, names};
 use crate::catalogue::Entry;
 use crate::schema::Literal;
+use crate::text::shorten;
 
 /// A JSON value as far as a config needs one: a literal, or an object whose fields keep
 /// their spans.
@@ -92,7 +93,10 @@ fn arguments(j: &Json) -> Result<(&'static Entry, Vec<Arg>), SpecError> {
                     continue;
                 }
                 let Json::Lit(value) = v else {
-                    return err(format!("config key '{}': nested objects are not parameters", short(k)), Some(*span));
+                    return err(
+                        format!("config key '{}': nested objects are not parameters", shorten(k, 60)),
+                        Some(*span),
+                    );
                 };
                 args.push(Arg { key: Some(k.clone()), value: value.clone(), span: *span });
             }

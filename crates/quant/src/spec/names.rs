@@ -3,9 +3,10 @@
 
 use std::sync::OnceLock;
 
-use super::{SpecError, err, short};
+use super::{SpecError, err};
 use crate::catalogue::{ENTRIES, Entry};
 use crate::schema::Family;
+use crate::text::shorten;
 
 /// The entry a name stands for, or an error at `span` that suggests the closest name.
 pub(super) fn entry(name: &str, span: (usize, usize)) -> Result<&'static Entry, SpecError> {
@@ -57,8 +58,10 @@ fn all_names() -> &'static [String] {
 
 fn unknown_name_message(name: &str) -> String {
     match did_you_mean(name, all_names().iter().map(String::as_str)) {
-        Some(s) => format!("unknown quantizer '{}'; did you mean '{s}'? (`qscope list` shows them all)", short(name)),
-        None => format!("unknown quantizer '{}' (`qscope list` shows them all)", short(name)),
+        Some(s) => {
+            format!("unknown quantizer '{}'; did you mean '{s}'? (`qscope list` shows them all)", shorten(name, 60))
+        }
+        None => format!("unknown quantizer '{}' (`qscope list` shows them all)", shorten(name, 60)),
     }
 }
 
@@ -66,13 +69,13 @@ pub(super) fn unknown_param_message(entry: &Entry, key: &str) -> String {
     let all: Vec<&str> = entry.params.iter().map(|d| d.name).collect();
     let q = entry.info.qualified();
     if all.is_empty() {
-        return format!("{q} takes no parameters, got '{}'", short(key));
+        return format!("{q} takes no parameters, got '{}'", shorten(key, 60));
     }
     let hint = match did_you_mean(key, all.iter().copied()) {
         Some(s) => format!("; did you mean '{s}'?"),
         None => String::new(),
     };
-    format!("{q} has no parameter '{}'{hint} (parameters: {})", short(key), all.join(", "))
+    format!("{q} has no parameter '{}'{hint} (parameters: {})", shorten(key, 60), all.join(", "))
 }
 
 /// The closest candidate within a small edit distance (case-insensitive).

@@ -2,9 +2,10 @@
 //! form (`json.rs`) shares: a recursive-descent reader over the text that records byte
 //! spans, so an error can point at what it is about.
 
-use super::{Arg, SpecError, err, names, short};
+use super::{Arg, SpecError, err, names};
 use crate::catalogue::Entry;
 use crate::schema::Literal;
+use crate::text::shorten;
 
 /// The text and the byte position reached in it.
 pub(super) struct Parser<'a> {
@@ -73,7 +74,7 @@ impl<'a> Parser<'a> {
         } else {
             let rest = &self.s[self.pos..];
             err(
-                format!("unexpected text '{}' after the end of the spec", short(rest.trim_end())),
+                format!("unexpected text '{}' after the end of the spec", shorten(rest.trim_end(), 60)),
                 Some((self.pos, self.s.len())),
             )
         }
@@ -190,7 +191,9 @@ impl<'a> Parser<'a> {
             let neg = self.s[start..].starts_with('-');
             return match w.as_str() {
                 "inf" | "Infinity" => Ok(Literal::Float(if neg { f64::NEG_INFINITY } else { f64::INFINITY })),
-                _ => err(format!("'{}' is not a number", short(&self.s[start..self.pos])), Some((start, self.pos))),
+                _ => {
+                    err(format!("'{}' is not a number", shorten(&self.s[start..self.pos], 60)), Some((start, self.pos)))
+                }
             };
         }
         while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_'))
@@ -206,7 +209,7 @@ impl<'a> Parser<'a> {
         let is_float = clean.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'));
         match clean.parse::<f64>() {
             Ok(v) if is_float => Ok(Literal::Float(v)),
-            _ => err(format!("'{}' is not a number", short(text)), Some((start, self.pos))),
+            _ => err(format!("'{}' is not a number", shorten(text, 60)), Some((start, self.pos))),
         }
     }
 

@@ -9,8 +9,8 @@
 
 use super::html::{Html, Tag};
 use super::tex::{ACCENTS, BLACKBOARD, Symbol, all_names, symbol};
-use crate::lesson::format::short;
 use qscope_quant::spec::did_you_mean;
+use qscope_quant::text::shorten;
 
 /// A problem in a formula, at a byte offset of its TeX source.
 #[derive(Clone, Debug, PartialEq)]
@@ -292,7 +292,7 @@ impl Parser {
                     false => None,
                 };
                 let hint = hint.unwrap_or_default();
-                let message = format!("unknown command \\{} in a formula{hint}", short(&name));
+                let message = format!("unknown command \\{} in a formula{hint}", shorten(&name, 60));
                 self.fail(at, message, Node::Text(format!("\\{name}")))
             }
         }
@@ -302,7 +302,7 @@ impl Parser {
     fn text_argument(&mut self, name: &str, at: usize) -> Result<String, MathError> {
         self.skip_space();
         if self.peek() != Some('{') {
-            let name = short(name);
+            let name = shorten(name, 60);
             let message = format!("\\{name} needs its text in braces, e.g. \\{name}{{round}}");
             self.fail(at, message, Node::Row(Vec::new()))?;
             return Ok(String::new());
@@ -339,7 +339,8 @@ impl Parser {
                 Ok(Node::Mi(s.into(), true))
             }
             _ => {
-                let message = format!("\\mathbb{{{}}}: only \\mathbb{{1}}, R, N, Z, Q and C are supported", short(&t));
+                let message =
+                    format!("\\mathbb{{{}}}: only \\mathbb{{1}}, R, N, Z, Q and C are supported", shorten(&t, 60));
                 self.fail(at, message, Node::Text(t))
             }
         }
