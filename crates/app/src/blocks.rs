@@ -7,7 +7,7 @@
 
 use leptos::prelude::*;
 
-use super::figure::fmt_number;
+use super::figure::{fmt_db, fmt_number};
 use super::model::Model;
 use qscope_explore::formats::fmt_mse;
 use qscope_explore::state::State;
@@ -15,15 +15,6 @@ use qscope_quant::Block;
 
 fn n(v: f32) -> String {
     fmt_number(v as f64)
-}
-
-/// A block's SQNR with one decimal (∞ where it is exact, — where it is all zeros).
-fn db(v: f64) -> String {
-    match v {
-        v if v.is_nan() => "—".into(),
-        v if v.is_infinite() => "∞".into(),
-        v => fmt_number((v * 10.0).round() / 10.0),
-    }
 }
 
 /// The block's scale with its stored code and zero point, as one cell says it.
@@ -104,7 +95,7 @@ pub fn BlocksPanel(model: Model) -> impl IntoView {
                                         <span class="bar-cell" style:width=format!("{:.0}%", share.clamp(0.0, 1.0) * 100.0)></span>
                                         {fmt_mse(r.quality.mse)}
                                     </td>
-                                    <td class="num">{db(r.quality.sqnr_db)}</td>
+                                    <td class="num">{fmt_db(r.quality.sqnr_db)}</td>
                                 </tr>
                             }
                         }).collect_view()}

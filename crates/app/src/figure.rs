@@ -10,7 +10,7 @@ use web_sys::HtmlCanvasElement;
 
 pub use qscope_plot::formats::{Comparison, FormatFigure};
 pub use qscope_plot::svg::{Figure, Scheme};
-pub use qscope_plot::{Curve, Panel, Reading, TrainColours, fmt_number};
+pub use qscope_plot::{Curve, Panel, Reading, TrainColours, fmt_db, fmt_number};
 
 use super::canvas::Canvas;
 use qscope_explore::state::State;

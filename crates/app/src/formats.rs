@@ -7,14 +7,9 @@ use leptos::prelude::*;
 
 use super::dom::observed_size;
 use super::export::{save_formats_png, save_formats_svg};
-use super::figure::{self, fmt_number};
+use super::figure::{self, fmt_db, fmt_number};
 use super::model::Model;
 use qscope_explore::formats::{comparison, fmt_mse, with_preset};
-
-/// A dB figure with one decimal (∞ for a lossless quantizer).
-fn db(v: f64) -> String {
-    if v.is_infinite() && v > 0.0 { "∞".into() } else { fmt_number((v * 10.0).round() / 10.0) }
-}
 
 #[component]
 pub fn FormatsPanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
@@ -86,7 +81,7 @@ pub fn FormatsPanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                                         {note.map(|n| view! { <div class="warn small">{n}</div> })}
                                     </td>
                                     <td class="num">{bits}</td>
-                                    <td class="num">{db(r.sqnr_db)}</td>
+                                    <td class="num">{fmt_db(r.sqnr_db)}</td>
                                     <td class="num">{fmt_mse(r.mse)}</td>
                                 </tr>
                             }

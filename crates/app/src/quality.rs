@@ -3,17 +3,13 @@
 
 use leptos::prelude::*;
 
-use super::figure::fmt_number;
+use super::figure::{fmt_db, fmt_number};
 use super::model::Model;
 use qscope_explore::blocks::median_codes;
 
-/// A dB figure with one decimal (∞ for a lossless quantizer).
-fn db(v: f64) -> String {
-    if v.is_infinite() && v > 0.0 {
-        "∞ dB (lossless)".into()
-    } else {
-        format!("{} dB", fmt_number((v * 10.0).round() / 10.0))
-    }
+/// The SQNR with its unit ("∞ dB (lossless)" where the output is exact).
+fn sqnr(v: f64) -> String {
+    if v == f64::INFINITY { "∞ dB (lossless)".into() } else { format!("{} dB", fmt_db(v)) }
 }
 
 #[component]
@@ -28,7 +24,7 @@ pub fn Quality(model: Model) -> impl IntoView {
             <h2 id="quality-h">"Error on the sample"</h2>
             <dl class="facts" data-testid="sqnr">
                 <dt>"SQNR"</dt>
-                <dd class="num big">{move || db(metrics.get().sqnr_db)}</dd>
+                <dd class="num big">{move || sqnr(metrics.get().sqnr_db)}</dd>
                 <dt>"MSE"</dt>
                 <dd class="num">{move || fmt_number(metrics.get().mse)}</dd>
                 <dt>{move || if per_block.get().is_some() { "codes used per block" } else { "levels used" }}</dt>

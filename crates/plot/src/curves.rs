@@ -312,3 +312,9 @@ pub fn fmt_number(v: f64) -> String {
     };
     s.replace('-', "−")
 }
+
+/// A figure in decibels (an SQNR) with one decimal, without the unit: `23.4`, `−3.1`, `∞` where
+/// the output is exact. Every table and panel that shows one writes it this way.
+pub fn fmt_db(v: f64) -> String {
+    fmt_number((v * 10.0).round() / 10.0)
+}

@@ -34,8 +34,8 @@ pub mod svg;
 pub mod svgwriter;
 
 pub use curves::{
-    BAND_PERCENTILES, Curve, DRAWS, ISOLATED, SAMPLES, STEEP, Spread, describe_levels, finite_bounds, fmt_number,
-    is_pointwise, linspace, padded_range, runs,
+    BAND_PERCENTILES, Curve, DRAWS, ISOLATED, SAMPLES, STEEP, Spread, describe_levels, finite_bounds, fmt_db,
+    fmt_number, is_pointwise, linspace, padded_range, runs,
 };
 pub use erased::Erased;
 pub use geometry::Frame as PlotFrame;

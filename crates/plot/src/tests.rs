@@ -129,6 +129,12 @@ fn numbers_read_well() {
     assert_eq!(describe_levels(&qscope_quant::Levels::Continuous), "continuous (no levels)");
 }
 
+#[test]
+fn decibels_have_one_decimal() {
+    let shown = [23.449, -3.06, 0.04, 120.0, f64::INFINITY, f64::NEG_INFINITY].map(fmt_db);
+    assert_eq!(shown, ["23.4", "−3.1", "0", "120", "∞", "−∞"]);
+}
+
 /// A path the recorder saw: colour, stroke width, points.
 #[derive(Clone)]
 pub(super) struct Path {
