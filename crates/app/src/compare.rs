@@ -52,7 +52,7 @@ fn SlotRow(model: Model, index: usize) -> impl IntoView {
     let hidden = move || slot.with(|s| s.as_ref().is_some_and(|s| s.hidden));
     let selected = move || model.selected.get() == index;
     let only = move || model.slots.with(|s| s.len() <= 1);
-    let colour = move || figure::colour(index, model.dark.get());
+    let colour = move || figure::colour(index, model.look());
     let unsupported = move || model.evaluated.with(|e| e.get(index).and_then(|e| e.unsupported.clone()));
     view! {
         <li class="slot" class:selected=selected class:off=hidden data-testid="compare-item">

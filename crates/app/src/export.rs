@@ -19,7 +19,7 @@ use super::model::Model;
 /// explorer state's own hash (the page keys — lesson, presenter, embed — are not the figure's).
 /// Also the frame it is drawn in.
 fn figure(model: Model) -> (Figure, Frame) {
-    let frame = Frame { x: model.x.get_untracked(), dark: model.dark.get_untracked(), emphasis: None };
+    let frame = Frame { x: model.x.get_untracked(), look: model.look_untracked(), emphasis: None };
     let fig = model.state.with_untracked(|state| {
         let link = hash::link_to(&state.to_hash());
         model.curves.with_untracked(|c| figure::export(figure_size(), c, &frame, state, link))
@@ -112,7 +112,7 @@ pub fn save_svg(model: Model, status: RwSignal<String>) {
 /// canvas, with the link that reopens the explorer on them.
 fn format_figure(model: Model) -> FormatFigure {
     let size = size_of("formats-plot").unwrap_or((720, 440));
-    let theme = figure::theme(model.dark.get_untracked());
+    let theme = model.look_untracked().theme();
     model.state.with_untracked(|state| formats::figure(state, hash::link_to(&state.to_hash()), size, theme))
 }
 

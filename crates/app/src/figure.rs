@@ -21,12 +21,47 @@ pub fn read_at(curves: &[Curve], x: f32) -> Vec<Reading> {
     qscope_plot::read_at(curves, x)
 }
 
+/// How every canvas of the app looks (the explorer's panels, the sample histogram, the format
+/// comparison, the Train view) and the colours the page shows beside them: the page's theme and
+/// presenter mode, passed in by whoever draws (the app owns both as signals).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Look {
+    /// The page's theme is dark.
+    pub dark: bool,
+    /// Presenter mode: the high-contrast theme and everything drawn larger ([`Look::zoom`]).
+    pub presenter: bool,
+}
+
+impl Look {
+    /// The theme to draw with: high contrast in presenter mode (whose page is always light),
+    /// else dark or light as the page.
+    pub fn theme(self) -> Theme {
+        if self.presenter {
+            Theme::HIGH_CONTRAST
+        } else if self.dark {
+            Theme::DARK
+        } else {
+            Theme::LIGHT
+        }
+    }
+
+    /// How much larger than usual a panel draws everything (type, lines, margins): 1, or 1.6 to
+    /// 2.25 in presenter mode (by the window's width), so a projector shows curves over 3 px wide.
+    fn zoom(self) -> f64 {
+        if !self.presenter {
+            return 1.0;
+        }
+        let width = web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).unwrap_or(1280.0);
+        (width / 800.0).clamp(1.6, 2.25)
+    }
+}
+
 /// What the canvases show besides the curves (the crosshair is on a layer of its own, see
 /// [`draw_crosshair`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Frame {
     pub x: (f32, f32),
-    pub dark: bool,
+    pub look: Look,
     /// The curve a lesson step points at (`highlight=curve:N`, as an index): drawn thicker.
     pub emphasis: Option<usize>,
 }
@@ -37,31 +72,8 @@ impl Frame {
     }
 
     fn style(&self, scale: f64) -> Style {
-        Style { theme: theme(self.dark), scale, ..Style::default() }
+        Style { theme: self.look.theme(), scale, ..Style::default() }
     }
-}
-
-/// The theme every canvas of the app draws with (the explorer's panels, the sample
-/// histogram, the Train view): high contrast in presenter mode (whose page is always light),
-/// else dark or light as the page.
-pub fn theme(dark: bool) -> Theme {
-    if super::modes::root_has_class("presenter") {
-        Theme::HIGH_CONTRAST
-    } else if dark {
-        Theme::DARK
-    } else {
-        Theme::LIGHT
-    }
-}
-
-/// How much larger than usual a panel draws everything (type, lines, margins): 1, or 1.6 to
-/// 2.25 in presenter mode (by the window's width), so a projector shows curves over 3 px wide.
-fn zoom() -> f64 {
-    if !super::modes::root_has_class("presenter") {
-        return 1.0;
-    }
-    let width = web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).unwrap_or(1280.0);
-    (width / 800.0).clamp(1.6, 2.25)
 }
 
 fn device_pixel_ratio() -> f64 {
@@ -74,7 +86,7 @@ pub struct Drawn {
     plot: PlotFrame,
     /// Device pixels per layout pixel it was drawn at.
     scale: f64,
-    dark: bool,
+    look: Look,
 }
 
 /// Sizes the canvas' backing store to its CSS box `css` times devicePixelRatio (crisp on
@@ -88,11 +100,11 @@ pub fn draw_panel(
 ) -> Result<Drawn, String> {
     let dpr = fit_canvas(canvas, css);
     let mut backend = Canvas::new(canvas).ok_or("the canvas has no 2D context")?;
-    let scale = dpr * zoom();
+    let scale = dpr * frame.look.zoom();
     let area = Erased(&mut backend).into_drawing_area();
     let plot = qscope_plot::draw_panel_with(&area, panel, curves, &frame.view(), &frame.style(scale))
         .map_err(|e| format!("drawing the {panel:?} panel failed: {e:?}"))?;
-    Ok(Drawn { plot, scale, dark: frame.dark })
+    Ok(Drawn { plot, scale, look: frame.look })
 }
 
 /// Clears `layer`, a transparent canvas stacked on the panel `drawn` describes (the same CSS
@@ -116,7 +128,7 @@ pub fn draw_crosshair(
     context.clear_rect(0.0, 0.0, layer.width() as f64, layer.height() as f64);
     let Some(x) = x else { return Ok(()) };
     let mut backend = Canvas::new(layer).ok_or("the crosshair layer has no 2D context")?;
-    let style = Frame { x: drawn.plot.x, dark: drawn.dark, emphasis: None }.style(drawn.scale);
+    let style = Frame { x: drawn.plot.x, look: drawn.look, emphasis: None }.style(drawn.scale);
     qscope_plot::draw_crosshair(&Erased(&mut backend).into_drawing_area(), panel, curves, &drawn.plot, x, &style)
         .map_err(|e| format!("drawing the crosshair failed: {e:?}"))
 }
@@ -149,11 +161,11 @@ pub fn draw_comparison(
     canvas: &HtmlCanvasElement,
     css: (f64, f64),
     cmp: &Comparison,
-    dark: bool,
+    look: Look,
 ) -> Result<(), String> {
     let dpr = fit_canvas(canvas, css);
     let mut backend = Canvas::new(canvas).ok_or("the canvas has no 2D context")?;
-    let style = Style { theme: theme(dark), scale: dpr * zoom(), ..Style::default() };
+    let style = Style { theme: look.theme(), scale: dpr * look.zoom(), ..Style::default() };
     let area = Erased(&mut backend).into_drawing_area();
     qscope_plot::formats::draw_comparison(&area, cmp, &style)
         .and_then(|_| area.present())
@@ -193,22 +205,23 @@ pub fn draw_comparison_2x(fig: &FormatFigure) -> Result<HtmlCanvasElement, Strin
 const PLOT_LEFT: f64 = qscope_plot::PLOT_INSET.0;
 const PLOT_RIGHT: f64 = qscope_plot::PLOT_INSET.1;
 
-/// The x value under a pointer `px` layout pixels from the left of a panel `width` wide.
-pub fn x_at(px: f64, width: f64, (lo, hi): (f32, f32)) -> f32 {
-    let z = zoom();
+/// The x value under a pointer `px` layout pixels from the left of a panel `width` wide, drawn
+/// with `look`.
+pub fn x_at(px: f64, width: f64, (lo, hi): (f32, f32), look: Look) -> f32 {
+    let z = look.zoom();
     let w = (width - (PLOT_LEFT + PLOT_RIGHT) * z).max(1.0);
     let t = ((px - PLOT_LEFT * z) / w).clamp(0.0, 1.0);
     (lo as f64 + t * (hi as f64 - lo as f64)) as f32
 }
 
-/// The x units per layout pixel of a panel `width` wide.
-pub fn x_per_px(width: f64, (lo, hi): (f32, f32)) -> f32 {
-    ((hi as f64 - lo as f64) / (width - (PLOT_LEFT + PLOT_RIGHT) * zoom()).max(1.0)) as f32
+/// The x units per layout pixel of a panel `width` wide, drawn with `look`.
+pub fn x_per_px(width: f64, (lo, hi): (f32, f32), look: Look) -> f32 {
+    ((hi as f64 - lo as f64) / (width - (PLOT_LEFT + PLOT_RIGHT) * look.zoom()).max(1.0)) as f32
 }
 
 /// The CSS colour of the `i`-th curve.
-pub fn colour(i: usize, dark: bool) -> String {
-    css(theme(dark).curve(i))
+pub fn colour(i: usize, look: Look) -> String {
+    css(look.theme().curve(i))
 }
 
 /// A colour as CSS, `#rrggbb`.
@@ -243,7 +256,7 @@ pub fn export(size: (u32, u32), curves: &[Curve], frame: &Frame, state: &State, 
         link,
         size,
         // Exported from a theme: that theme, whatever the reader's colour scheme.
-        theme: theme(frame.dark),
+        theme: frame.look.theme(),
         scheme: Scheme::Fixed,
     }
 }

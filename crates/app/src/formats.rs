@@ -23,10 +23,10 @@ pub fn FormatsPanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
     let size = observed_size(node);
     Effect::new(move |_| {
         resized.track();
-        let dark = model.dark.get();
+        let look = model.look();
         let (Some(canvas), Some(css)) = (node.get(), size.get()) else { return };
         points.with(|c| {
-            if let Err(e) = figure::draw_comparison(&canvas, css, c, dark) {
+            if let Err(e) = figure::draw_comparison(&canvas, css, c, look) {
                 web_sys::console::error_1(&e.into());
             }
         });
@@ -70,7 +70,7 @@ pub fn FormatsPanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                     </thead>
                     <tbody>
                         {move || model.formats.get().into_iter().map(|r| {
-                            let colour = figure::colour(r.slot, model.dark.get());
+                            let colour = figure::colour(r.slot, model.look());
                             let bits = r.bits.map_or("—".to_string(), |b| fmt_number(b as f64));
                             let note = (r.not_finite > 0).then(|| format!("{} outputs NaN or ±inf, left out", r.not_finite));
                             view! {

@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::Closure;
 use web_sys::{HtmlCanvasElement, KeyboardEvent, PointerEvent, WheelEvent};
 
 use super::dom::NextFrame;
-use super::figure;
+use super::figure::{self, Look};
 use super::model::Model;
 use qscope_explore::state::{DEFAULT_X, X_LIMIT, pan, zoom};
 
@@ -57,9 +57,9 @@ fn spread(touches: &Touches) -> Option<(f64, f64)> {
 
 /// The x range a pinch gives: zoomed around the x first under the fingers by how much they
 /// spread, and moved with their midpoint.
-fn pinched(p: Pinch, now: (f64, f64), width: f64) -> (f32, f32) {
+fn pinched(p: Pinch, now: (f64, f64), width: f64, look: Look) -> (f32, f32) {
     let zoomed = zoom(p.x, p.at, (p.distance / now.0) as f32);
-    pan(zoomed, -((now.1 - p.mid) as f32) * figure::x_per_px(width, zoomed))
+    pan(zoomed, -((now.1 - p.mid) as f32) * figure::x_per_px(width, zoomed, look))
 }
 
 fn set_x(model: Model, x: (f32, f32)) {
@@ -97,6 +97,8 @@ pub fn attach(model: Model, node: NodeRef<leptos::html::Canvas>, frame: NextFram
     let pinch = StoredValue::new(None::<Pinch>);
     let touches = StoredValue::new(Touches::new());
     let wheel = StoredValue::new((1.0f32, 0.0f32));
+    // Presenter mode draws the panels larger: their margins, and so the x under a pixel, change.
+    let look = move || model.look_untracked();
     node.on_load(move |canvas: HtmlCanvasElement| {
         let width = {
             let c = canvas.clone();
@@ -114,7 +116,7 @@ pub fn attach(model: Model, node: NodeRef<leptos::html::Canvas>, frame: NextFram
             if let Some((distance, mid)) = touches.with_value(spread) {
                 // A second finger: the drag becomes a pinch (and never a tap).
                 let x = model.x.get_untracked();
-                pinch.set_value(Some(Pinch { distance, mid, x, at: figure::x_at(mid, w(), x) }));
+                pinch.set_value(Some(Pinch { distance, mid, x, at: figure::x_at(mid, w(), x, look()) }));
                 drag.set_value(None);
                 model.hover.set(None);
             } else {
@@ -132,7 +134,7 @@ pub fn attach(model: Model, node: NodeRef<leptos::html::Canvas>, frame: NextFram
                 }
             });
             if let (Some(p), Some(now)) = (pinch.get_value(), touches.with_value(spread)) {
-                let to = pinched(p, now, w());
+                let to = pinched(p, now, w(), look());
                 frame.schedule(move || set_x(model, to));
                 return;
             }
@@ -144,12 +146,12 @@ pub fn attach(model: Model, node: NodeRef<leptos::html::Canvas>, frame: NextFram
                         return;
                     }
                     drag.set_value(Some(Drag { moved: true, ..d }));
-                    let to = pan(d.x, -(dx as f32) * figure::x_per_px(w(), d.x));
+                    let to = pan(d.x, -(dx as f32) * figure::x_per_px(w(), d.x, look()));
                     model.hover.set(None);
                     frame.schedule(move || set_x(model, to));
                 }
                 None if e.pointer_type() != "touch" && pinch.get_value().is_none() => {
-                    let x = figure::x_at(px, w(), model.x.get_untracked());
+                    let x = figure::x_at(px, w(), model.x.get_untracked(), look());
                     frame.schedule(move || model.hover.set(Some(x)));
                 }
                 None => {}
@@ -174,7 +176,7 @@ pub fn attach(model: Model, node: NodeRef<leptos::html::Canvas>, frame: NextFram
         let w = width.clone();
         listen(&canvas, "pointerup", true, move |e: PointerEvent| {
             if lift(&e) {
-                model.probe.set(figure::x_at(e.offset_x() as f64, w(), model.x.get_untracked()));
+                model.probe.set(figure::x_at(e.offset_x() as f64, w(), model.x.get_untracked(), look()));
             }
         });
         listen(&canvas, "pointercancel", true, move |e: PointerEvent| {
@@ -194,7 +196,7 @@ pub fn attach(model: Model, node: NodeRef<leptos::html::Canvas>, frame: NextFram
                 _ => 1.0,
             };
             let factor = ((e.delta_y() * lines * 0.0015).exp() as f32).clamp(0.5, 2.0);
-            let at = figure::x_at(e.offset_x() as f64, w(), model.x.get_untracked());
+            let at = figure::x_at(e.offset_x() as f64, w(), model.x.get_untracked(), look());
             wheel.update_value(|(f, a)| {
                 *f *= factor;
                 *a = at;

@@ -1,11 +1,12 @@
 //! The explorer's reactive model: one signal holds the whole [`State`] (what a link restores);
 //! everything the panels show is derived from it by memos, so each piece recomputes only when
-//! its inputs change. A few signals hold what a link does not carry (hover, messages, theme).
+//! its inputs change. A few signals hold what a link does not carry (hover, messages, theme);
+//! presenter mode comes in from the app.
 
 use leptos::prelude::*;
 
 use super::dom::now_ms;
-use super::figure::Curve;
+use super::figure::{Curve, Look};
 use qscope_explore::blocks::{self, BlockRow};
 use qscope_explore::drawn::run_on_sample;
 use qscope_explore::figure::{self as evaluation, Evaluated, Selected, Setting};
@@ -56,7 +57,10 @@ pub struct Model {
     /// The x the Explain panel and the readout use when nothing is hovered (a click pins it).
     pub probe: RwSignal<f32>,
     pub theme: RwSignal<ThemeChoice>,
+    /// The page's theme is dark: chosen so, or the system's when none is chosen.
     pub dark: Signal<bool>,
+    /// Presenter mode (the app's): the canvases draw in its theme and line widths.
+    pub presenter: Signal<bool>,
     /// Problems found in the URL hash, shown in a dismissable banner.
     pub notices: RwSignal<Vec<String>>,
     /// `(parameter, message)` of the last control change that was refused.
@@ -70,7 +74,9 @@ pub struct Model {
 }
 
 impl Model {
-    pub fn new(initial: State, system_dark: Signal<bool>) -> Model {
+    /// The model of `initial`, following the system's dark theme and presenter mode (signals
+    /// the app owns).
+    pub fn new(initial: State, system_dark: Signal<bool>, presenter: Signal<bool>) -> Model {
         let state = RwSignal::new(initial);
         let slots = Memo::new(move |_| state.with(|s| s.slots.clone()));
         let selected = Memo::new(move |_| state.with(State::selected_index));
@@ -141,12 +147,24 @@ impl Model {
             probe: RwSignal::new(DEFAULT_PROBE),
             theme,
             dark,
+            presenter,
             notices: RwSignal::new(Vec::new()),
             control_error: RwSignal::new(None),
             spec_error: RwSignal::new(None),
             eval_ms,
             draw_ms: RwSignal::new(0.0),
         }
+    }
+
+    /// How the canvases and colour swatches look now. Tracks the theme only: a presenter toggle
+    /// relays the page out (a window `resize`), which redraws every canvas.
+    pub fn look(self) -> Look {
+        Look { dark: self.dark.get(), presenter: self.presenter.get_untracked() }
+    }
+
+    /// [`Model::look`] without tracking anything (for an event handler or an export).
+    pub fn look_untracked(self) -> Look {
+        Look { dark: self.dark.get_untracked(), presenter: self.presenter.get_untracked() }
     }
 
     /// Changes the state (one notification, however much changes).

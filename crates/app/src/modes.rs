@@ -10,7 +10,8 @@
 //! rewrites its page keys through the route (`Router::set_page`: `replaceState`, no remount).
 //! The classes `presenter` / `embed` on `<html>`
 //! let the stylesheet do the layout, and a window `resize` makes the canvases redraw at their
-//! new sizes. The keys are not taken while typing in a field.
+//! new sizes. The canvases learn presenter mode from the signal (the app hands it to each view),
+//! never from the page. The keys are not taken while typing in a field.
 
 use leptos::ev;
 use leptos::prelude::*;
@@ -37,11 +38,6 @@ fn set_root_class(class: &str, on: bool) {
     if let Some(toggle) = toggle.and_then(|f| f.dyn_into::<js_sys::Function>().ok()) {
         let _ = toggle.call2(&list, &JsValue::from_str(class), &JsValue::from_bool(on));
     }
-}
-
-/// Whether `<html>` has `class` (the figure reads the presenter mode this way).
-pub fn root_has_class(class: &str) -> bool {
-    document().document_element().is_some_and(|root| root.class_name().split_whitespace().any(|c| c == class))
 }
 
 /// Tells whoever follows the window's size (the canvases) that the layout changed.

@@ -37,7 +37,7 @@ pub fn Plots(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                         .map(|(i, label, m)| {
                             view! {
                                 <p class="note warn" role="status">
-                                    <span class="dot" style:background=move || figure::colour(i, model.dark.get())></span>
+                                    <span class="dot" style:background=move || figure::colour(i, model.look())></span>
                                     <code>{label}</code>
                                     {format!(" in {}: {m} The curve shows the inference behaviour.", mode_word())}
                                 </p>
@@ -167,7 +167,7 @@ fn PlotCanvas(model: Model, panel: Panel, testid: &'static str, resized: ReadSig
     Effect::new(move |_| {
         resized.track();
         let emphasis = lesson.and_then(|p| p.emphasis());
-        let frame = Frame { x: model.x.get(), dark: model.dark.get(), emphasis };
+        let frame = Frame { x: model.x.get(), look: model.look(), emphasis };
         let (Some(el), Some(css)) = (node.get(), size.get()) else { return };
         let start = now_ms();
         model.curves.with(|c| match figure::draw_panel(&el, css, panel, c, &frame) {
@@ -247,7 +247,7 @@ fn Readout(model: Model) -> impl IntoView {
                             .into_iter()
                             .map(|r| {
                                 // A fixed colour per rebuild (the rows follow the theme as a whole).
-                                let colour = figure::colour(r.index, model.dark.get());
+                                let colour = figure::colour(r.index, model.look());
                                 view! {
                                     <tr>
                                         <th scope="row">

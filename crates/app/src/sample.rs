@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::dom::observed_size;
-use super::figure::{self, fmt_number};
+use super::figure::{self, Look, fmt_number};
 use super::model::Model;
 use qscope_explore::sample::settings::{DF, OUTLIERS, SAMPLE, Sample};
 use qscope_explore::sample::{Dist, MAX_SPREAD, Outputs, histogram, largest_magnitude, outputs};
@@ -164,11 +164,11 @@ fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
     let size = observed_size(node);
     Effect::new(move |_| {
         resized.track();
-        let dark = model.dark.get();
-        let colour = figure::colour(model.selected.get(), dark);
+        let look = model.look();
+        let colour = figure::colour(model.selected.get(), look);
         let (Some(canvas), Some(css)) = (node.get(), size.get()) else { return };
         model.sample.with(|x| {
-            model.sample_run.with(|run| draw(&canvas, css, x, &run.y, run.report.threshold, &colour, dark));
+            model.sample_run.with(|run| draw(&canvas, css, x, &run.y, run.report.threshold, &colour, look));
         });
     });
     view! {
@@ -182,7 +182,7 @@ fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
             <figcaption class="legend small">
                 <span><span class="key input"></span>"before"</span>
                 <span>
-                    <span class="key" style:background=move || figure::colour(model.selected.get(), model.dark.get())></span>
+                    <span class="key" style:background=move || figure::colour(model.selected.get(), model.look())></span>
                     "after (per output value)"
                 </span>
             </figcaption>
@@ -197,7 +197,7 @@ fn draw(
     y: &[f32],
     threshold: Option<f32>,
     colour: &str,
-    dark: bool,
+    look: Look,
 ) {
     let dpr = figure::fit_canvas(canvas, (w, h));
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
@@ -205,7 +205,7 @@ fn draw(
         return;
     };
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    let theme = figure::theme(dark);
+    let theme = look.theme();
     let (bg, ink, muted, bars) =
         (figure::css(theme.background), figure::css(theme.text), figure::css(theme.muted), figure::css(theme.bars));
     ctx.set_fill_style_str(&bg);

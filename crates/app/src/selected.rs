@@ -36,7 +36,7 @@ pub fn SelectedPanel(model: Model) -> impl IntoView {
         })
     });
     let frozen = move || model.chosen.with(|c| c.frozen.clone());
-    let colour = move || figure::colour(model.selected.get(), model.dark.get());
+    let colour = move || figure::colour(model.selected.get(), model.look());
     view! {
         <section class="card side selected" aria-labelledby="selected-h">
             <h2 id="selected-h">

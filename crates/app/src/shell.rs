@@ -26,23 +26,24 @@ use qscope_explore::state::State;
 
 /// The app: the route (view and page keys), the lesson player and, under them, the mounted
 /// view. A change of view (or of a lesson's step) mounts the view afresh; the old one's
-/// listeners and loops go with it.
+/// listeners and loops go with it. Each view gets presenter mode as a signal: no view reads it
+/// from the page.
 #[component]
 pub fn App() -> impl IntoView {
     let router = Router::new(lesson::settle);
     provide_context(router);
-    Modes::install();
+    let presenter = Signal::from(Modes::install().present);
     let player = Player::new(router);
     provide_context(player);
     let mounted = router.mounted();
     view! {
         <div class="app">
             {move || match mounted.get().0 {
-                View::Explorer => view! { <Explorer router=router /> }.into_any(),
+                View::Explorer => view! { <Explorer router=router presenter=presenter /> }.into_any(),
                 View::Train => view! {
                     <TrainHeader router=router />
                     <LessonStage>
-                        <TrainView />
+                        <TrainView presenter=presenter />
                     </LessonStage>
                 }
                 .into_any(),
@@ -118,10 +119,10 @@ fn TrainHeader(router: Router) -> impl IntoView {
 
 /// The explorer: the title bar, the banner and the three columns.
 #[component]
-fn Explorer(router: Router) -> impl IntoView {
+fn Explorer(router: Router, presenter: Signal<bool>) -> impl IntoView {
     let (initial, state_problems) = State::parse(&hash::view_hash());
     let problems = [hash::page_problems(), state_problems].concat();
-    let model = Model::new(initial, prefers_dark().into());
+    let model = Model::new(initial, prefers_dark().into(), presenter);
     model.notices.set(problems);
     hash::sync(model);
     // A pinned x (a lesson step's `pin`) is where the readout and the Explain panel look.

@@ -46,6 +46,8 @@ pub struct Train {
     /// Epochs per second and frames per second over the last second of play.
     pub rate: RwSignal<(f64, f64)>,
     rate_mark: StoredValue<(f64, usize, u32)>,
+    /// Presenter mode (the app's): the canvases draw in its theme and line widths.
+    pub presenter: Signal<bool>,
 }
 
 fn now() -> f64 {
@@ -201,8 +203,9 @@ fn follow_hash_edits(train: Train) {
     on_cleanup(move || handle.remove());
 }
 
+/// The Train view; `presenter` is the app's presenter mode.
 #[component]
-pub fn TrainView() -> impl IntoView {
+pub fn TrainView(presenter: Signal<bool>) -> impl IntoView {
     let (initial, train_problems) = TrainParams::parse(&hash::view_hash());
     let problems = [hash::page_problems(), train_problems].concat();
     let autoplay = initial.play && !reduced_motion();
@@ -219,6 +222,7 @@ pub fn TrainView() -> impl IntoView {
         looping: StoredValue::new(false),
         rate: RwSignal::new((0.0, 0.0)),
         rate_mark: StoredValue::new((0.0, 0, 0)),
+        presenter,
     };
     // A change of architecture rebuilds the trainers; quantizers and learning rate go into the
     // running ones.

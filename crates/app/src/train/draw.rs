@@ -175,13 +175,15 @@ impl Axes {
 }
 
 /// Curves of a metric over epochs: for each run (its history and colour) train solid, test
-/// dashed; `marks` as vertical lines in the frame's colour, the last one labelled.
+/// dashed; `marks` as vertical lines in the frame's colour, the last one labelled; thicker in
+/// `presenter` mode.
 pub fn curves(
     canvas: &HtmlCanvasElement,
     runs: &[(&[Metrics], &str)],
     marks: &[Mark],
     metric: impl Fn(&Metrics, bool) -> f64,
     colours: &TrainColours,
+    presenter: bool,
 ) {
     let size = (360u32, 160u32);
     let Some(ctx) = context(canvas, size.0, size.1) else { return };
@@ -197,7 +199,7 @@ pub fn curves(
         axes.marker(&ctx, m.epoch.saturating_sub(1), label);
     }
     // Projected (presenter mode), the curves must stay over 3 px wide at any canvas scale.
-    ctx.set_line_width(if crate::modes::root_has_class("presenter") { 3.4 } else { 1.6 });
+    ctx.set_line_width(if presenter { 3.4 } else { 1.6 });
     for (history, colour) in runs {
         for test in [false, true] {
             set_dash(&ctx, if test { &[4.0, 3.0] } else { &[] });

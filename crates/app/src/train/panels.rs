@@ -9,20 +9,20 @@ use leptos::prelude::*;
 use super::Train;
 use super::draw::{self, HI, LO, RES};
 use super::pace::{PaceSelect, StepBySelect};
-use crate::figure::{self, TrainColours, css};
+use crate::figure::{Look, TrainColours, css};
 use qscope_explore::pace::StepBy;
 use qscope_explore::train::{Net, for_net};
 use qscope_nn::Metrics;
 
-/// The Train view's colours: the theme every canvas draws with ([`figure::theme`]), dark when
-/// the page's theme (or else the system's) is dark.
-pub fn colours() -> TrainColours {
+/// The Train view's colours: the theme every canvas draws with ([`Look::theme`]), dark when
+/// the page's theme (or else the system's) is dark, high contrast in presenter mode.
+pub fn colours(train: Train) -> TrainColours {
     let dark = match document().document_element().and_then(|e| e.get_attribute("data-theme")).as_deref() {
         Some("dark") => true,
         Some("light") => false,
         _ => window().match_media("(prefers-color-scheme: dark)").ok().flatten().is_some_and(|m| m.matches()),
     };
-    figure::theme(dark).train
+    Look { dark, presenter: train.presenter.get_untracked() }.theme().train
 }
 
 fn percent(v: Option<f64>) -> String {
@@ -121,7 +121,7 @@ fn Boundary(train: Train, net: Net, title: &'static str, suffix: &'static str) -
         if playing && train.frame.get_value() % if twin { 3 } else { 2 } != net as u64 {
             return;
         }
-        let colours = colours();
+        let colours = colours(train);
         train.runs.update_value(|r| {
             if let Some(t) = r.as_mut().and_then(|r| r.get_mut(net)) {
                 draw::heatmap(&c, &t.predict_grid(LO, HI, RES), &colours);
@@ -131,7 +131,7 @@ fn Boundary(train: Train, net: Net, title: &'static str, suffix: &'static str) -
     Effect::new(move |_| {
         train.built.track();
         let Some(c) = dots.get() else { return };
-        let colours = colours();
+        let colours = colours(train);
         train.runs.with_value(|r| {
             if let Some(r) = r {
                 draw::points(&c, &r.q.dataset().train, &r.q.dataset().test, &colours);
@@ -145,7 +145,7 @@ fn Boundary(train: Train, net: Net, title: &'static str, suffix: &'static str) -
     };
     view! {
         <figure class="boundary">
-            <figcaption><span class="swatch" style:background=css(colours().nets[net as usize])></span>{title}" "
+            <figcaption><span class="swatch" style:background=css(colours(train).nets[net as usize])></span>{title}" "
                 <span class="muted">{move || describe(train, net)}</span></figcaption>
             <div class="boundary-stack">
                 <canvas node_ref=heat data-testid=format!("train-boundary{suffix}") aria-label=format!("decision boundary: {title}")></canvas>
@@ -184,7 +184,7 @@ pub fn Curves(train: Train) -> impl IntoView {
     Effect::new(move |_| {
         train.tick.track();
         let (Some(lc), Some(ac)) = (loss.get(), acc.get()) else { return };
-        let colours = colours();
+        let colours = colours(train);
         train.runs.with_value(|r| {
             let Some(r) = r else { return };
             let [q, f, t] = colours.nets.map(css);
@@ -192,9 +192,11 @@ pub fn Curves(train: Train) -> impl IntoView {
             if let Some(twin) = &r.t {
                 runs.push((twin.history(), t.as_str()));
             }
-            draw::curves(&lc, &runs, &r.marks, |m, test| if test { m.test_loss } else { m.train_loss }, &colours);
+            let presenter = train.presenter.get_untracked();
+            let l = |m: &Metrics, test: bool| if test { m.test_loss } else { m.train_loss };
+            draw::curves(&lc, &runs, &r.marks, l, &colours, presenter);
             let a = |m: &Metrics, test: bool| if test { m.test_acc } else { m.train_acc }.unwrap_or(0.0);
-            draw::curves(&ac, &runs, &r.marks, a, &colours);
+            draw::curves(&ac, &runs, &r.marks, a, &colours, presenter);
         });
     });
     let marks = move || {

@@ -70,7 +70,7 @@ fn Diagram(train: Train) -> impl IntoView {
     throttled(train, move || {
         let latent = train.latent.get();
         let Some(c) = canvas.get() else { return };
-        let colours = colours();
+        let colours = colours(train);
         train.runs.with_value(|r| {
             let Some(r) = r else { return };
             let layers: Vec<(usize, usize, &[f32])> =
@@ -98,7 +98,7 @@ fn LayerHistogram(train: Train, layer: usize, count: usize) -> impl IntoView {
     throttled(train, move || {
         let latent = train.latent.get();
         let Some(c) = canvas.get() else { return };
-        let colours = colours();
+        let colours = colours(train);
         train.runs.with_value(|r| {
             let Some(l) = r.as_ref().and_then(|r| r.q.layers().get(layer)) else { return };
             let levels = l.weight_levels().and_then(|lv| lv.list(64));
@@ -123,7 +123,7 @@ fn FlipChart(train: Train) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
     throttled(train, move || {
         let Some(c) = canvas.get() else { return };
-        let colours = colours();
+        let colours = colours(train);
         train.runs.with_value(|r| {
             let Some(r) = r else { return };
             let layers = r.q.layers();
