@@ -29,12 +29,10 @@ pub use open::{LessonDrop, LessonMenu};
 pub use panel::LessonStage;
 
 use super::route::Router;
-use super::train::Train;
-use qscope_explore::lesson::task::{TrainObservation, weight_levels};
+use qscope_explore::lesson::task::TrainObservation;
 use qscope_explore::lesson::{self, Highlight, Lesson, Step, link};
 use qscope_explore::page::Page;
 use qscope_explore::state::State;
-use qscope_explore::train::Net;
 use qscope_quant::text::shorten;
 
 /// What the mounted view shows, for the task's condition.
@@ -280,15 +278,13 @@ impl Player {
         });
     }
 
-    /// The trainer's latest epoch, shown to the task after every tick while it is mounted.
-    pub fn watch_train(self, train: Train) {
+    /// The trainer's latest epoch, shown to the task while the trainer is mounted: `observe`
+    /// reads it, tracking what changes it (the trainer's tick).
+    pub fn watch_train(self, observe: impl Fn() -> TrainObservation + 'static) {
         let wanted = self.wants_seen();
-        let levels = Memo::new(move |_| train.params.with(weight_levels));
         Effect::new(move |_| {
-            train.tick.track();
             if wanted.get() {
-                let obs = observe(train, levels.get());
-                self.seen.set(Seen::Train(obs));
+                self.seen.set(Seen::Train(observe()));
             }
         });
         on_cleanup(move || {
@@ -300,25 +296,6 @@ impl Player {
     fn wants_seen(self) -> Memo<bool> {
         Memo::new(move |_| self.with_step(|s| s.is_some_and(|s| s.settings.task.is_some())))
     }
-}
-
-/// The trainer's latest metrics as the task language measures them.
-fn observe(train: Train, weight_levels: f64) -> TrainObservation {
-    train.runs.with_value(|runs| {
-        let Some(r) = runs else { return TrainObservation { weight_levels, ..TrainObservation::default() } };
-        let acc = |net| r.latest(net).and_then(|m| m.test_acc).unwrap_or(0.0);
-        let q = r.latest(Net::Quantized);
-        TrainObservation {
-            test_acc: acc(Net::Quantized),
-            train_acc: q.and_then(|m| m.train_acc).unwrap_or(0.0),
-            test_loss: q.map_or(f64::NAN, |m| m.test_loss),
-            train_loss: q.map_or(f64::NAN, |m| m.train_loss),
-            epoch: r.q.epoch() as f64,
-            float_test_acc: acc(Net::Float),
-            twin_test_acc: r.t.as_ref().map(|_| acc(Net::Twin)),
-            weight_levels,
-        }
-    })
 }
 
 /// Whether a key event comes from a field the user types in.

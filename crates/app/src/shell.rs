@@ -20,14 +20,15 @@ use super::quality::Quality;
 use super::route::Router;
 use super::sample::SamplePanel;
 use super::selected::SelectedPanel;
-use super::train::TrainView;
+use super::train::{Train, TrainView};
 use qscope_explore::page::View;
 use qscope_explore::state::State;
 
 /// The app: the route (view and page keys), the lesson player and, under them, the mounted
 /// view. A change of view (or of a lesson's step) mounts the view afresh; the old one's
-/// listeners and loops go with it. Each view gets presenter mode as a signal: no view reads it
-/// from the page.
+/// listeners and loops go with it. The app wires the pieces: each view gets presenter mode as a
+/// signal, and the trainer shows the lesson player what it measures; no view reads the modes
+/// from the page or knows the lesson player.
 #[component]
 pub fn App() -> impl IntoView {
     let router = Router::new(lesson::settle);
@@ -43,7 +44,7 @@ pub fn App() -> impl IntoView {
                 View::Train => view! {
                     <TrainHeader router=router />
                     <LessonStage>
-                        <TrainView presenter=presenter />
+                        <TrainView presenter=presenter mounted=watch_train />
                     </LessonStage>
                 }
                 .into_any(),
@@ -114,6 +115,13 @@ fn TrainHeader(router: Router) -> impl IntoView {
             </div>
         </header>
         <EmbedFooter />
+    }
+}
+
+/// Shows a lesson's task what the mounted trainer measures.
+fn watch_train(train: Train) {
+    if let Some(player) = lesson::player() {
+        player.watch_train(train.observer());
     }
 }
 

@@ -9,6 +9,9 @@
 //! → the panels' drawing effects. [`controls`] is the left column, [`panels`] and [`weights`]
 //! the middle, [`draw`] and [`draw_weights`] the canvases; [`pace`] trains at a chosen number of
 //! epochs per second, [`batch`] walks one batch of training from one weight's side.
+//!
+//! The view knows nothing of what is around it: the shell passes presenter mode in and shows a
+//! lesson's task what the trainer measures ([`Train::observer`]).
 
 mod batch;
 mod controls;
@@ -22,9 +25,10 @@ use leptos::prelude::*;
 
 use super::dom::listen_while_mounted;
 use super::hash::{self, HashBanner};
+use qscope_explore::lesson::task::{TrainObservation, weight_levels};
 use qscope_explore::pace::{Pace, PaceClock, StepBy};
 use qscope_explore::runs::Runs;
-use qscope_explore::train::{TrainParams, is_train};
+use qscope_explore::train::{Net, TrainParams, is_train};
 
 /// Everything the Train view shares, all `Copy`.
 #[derive(Clone, Copy)]
@@ -203,9 +207,43 @@ fn follow_hash_edits(train: Train) {
     on_cleanup(move || handle.remove());
 }
 
-/// The Train view; `presenter` is the app's presenter mode.
+impl Train {
+    /// What the trainer shows as a lesson's task measures it (the latest epoch's metrics): a
+    /// closure that tracks every tick and the settings, for whoever watches the trainer.
+    pub fn observer(self) -> impl Fn() -> TrainObservation + Copy + 'static {
+        let levels = Memo::new(move |_| self.params.with(weight_levels));
+        move || {
+            self.tick.track();
+            self.observe(levels.get())
+        }
+    }
+
+    /// The latest metrics as the task language measures them.
+    fn observe(self, weight_levels: f64) -> TrainObservation {
+        self.runs.with_value(|runs| {
+            let Some(r) = runs else { return TrainObservation { weight_levels, ..TrainObservation::default() } };
+            let acc = |net| r.latest(net).and_then(|m| m.test_acc).unwrap_or(0.0);
+            let q = r.latest(Net::Quantized);
+            TrainObservation {
+                test_acc: acc(Net::Quantized),
+                train_acc: q.and_then(|m| m.train_acc).unwrap_or(0.0),
+                test_loss: q.map_or(f64::NAN, |m| m.test_loss),
+                train_loss: q.map_or(f64::NAN, |m| m.train_loss),
+                epoch: r.q.epoch() as f64,
+                float_test_acc: acc(Net::Float),
+                twin_test_acc: r.t.as_ref().map(|_| acc(Net::Twin)),
+                weight_levels,
+            }
+        })
+    }
+}
+
+/// The Train view: the trainers read from the hash (playing at once when the link says so), their
+/// loop, the hash kept in step and its edits followed while it is mounted. `presenter` is the
+/// app's presenter mode; `mounted` is handed the view's [`Train`] once it is made (the shell
+/// shows a lesson's task its [`Train::observer`]).
 #[component]
-pub fn TrainView(presenter: Signal<bool>) -> impl IntoView {
+pub fn TrainView(presenter: Signal<bool>, mounted: impl FnOnce(Train) + 'static) -> impl IntoView {
     let (initial, train_problems) = TrainParams::parse(&hash::view_hash());
     let problems = [hash::page_problems(), train_problems].concat();
     let autoplay = initial.play && !reduced_motion();
@@ -244,9 +282,7 @@ pub fn TrainView(presenter: Signal<bool>) -> impl IntoView {
     }
     follow_hash_edits(train);
     pause_when_hidden(train);
-    if let Some(player) = super::lesson::player() {
-        player.watch_train(train);
-    }
+    mounted(train);
     view! {
         <HashBanner notices=train.notices />
         <main class="explorer train-view">
