@@ -241,9 +241,13 @@ pub fn markdown_table<T: Default>(table: &[&Setting<T>], default: &T, note: impl
     let mut out = String::from("| key | takes | default | meaning |\n|---|---|---|---|\n");
     for s in table.iter().filter(|s| s.write != Write::Never) {
         let Some(key) = s.key else { continue };
+        // Code that may break after a comma (a long spec would widen its column).
         let default = match s.shown_default(default) {
             d if d == "none" => d,
-            d => format!("`{}`", cell(&d)),
+            d => {
+                let html = d.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+                format!("<code>{}</code>", cell(&html).replace(',', ",<wbr>"))
+            }
         };
         let takes = cell(&s.range.describe());
         out += &format!("| `{key}`{} | {takes} | {default} | {} |\n", note(s), cell(s.doc));
