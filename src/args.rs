@@ -176,7 +176,7 @@ pub(crate) fn list<T>(opt: &str, v: &str, f: impl Fn(&str) -> Result<T, String>)
 
 /// A settings row's option: its flag, its value's name, its `--help` (what it takes, its default
 /// in `defaults`), and `apply`, which reads a value with the row (`Setting::read_flag`).
-pub(crate) fn setting<T, S: Default>(
+pub(crate) fn setting<T, S>(
     row: &'static Setting<S>,
     defaults: &S,
     apply: impl Fn(&mut T, &str) -> Result<(), String> + 'static,

@@ -47,7 +47,8 @@ pub fn parts(hash: &str) -> impl Iterator<Item = Part<'_>> {
 
 /// `'x' has no value; expected x=…`.
 pub fn no_value(key: &str) -> String {
-    format!("'{}' has no value; expected {}=…", quote(key), quote(key))
+    let key = quote(key);
+    format!("'{key}' has no value; expected {key}=…")
 }
 
 /// `unknown key 'sed'; did you mean 'seed'? (keys: q, x, …)`.

@@ -106,20 +106,22 @@ impl<T> Setting<T> {
     pub fn value(&self, t: &T) -> String {
         (self.show)(t).join(",")
     }
-}
 
-impl<T: Default> Setting<T> {
     /// Reads `value` into `t`, each item of a list on its own; each problem as the hash names it:
     /// `key=value: expected …`.
     pub fn apply(&self, t: &mut T, value: &str, problems: &mut Vec<String>) {
-        let mut read = |v: &str| {
+        for v in self.items(value) {
             if let Err(e) = (self.read)(t, v) {
                 problems.push(format!("{}={}: {e}", self.name(), quote(v)));
             }
-        };
+        }
+    }
+
+    /// What `read` takes of `value`: each item of an [`Range::Items`] list, else the whole value.
+    fn items<'a>(&self, value: &'a str) -> Vec<&'a str> {
         match self.range {
-            Range::Items(_) => value.split(',').map(str::trim).filter(|v| !v.is_empty()).for_each(read),
-            _ => read(value),
+            Range::Items(_) => value.split(',').map(str::trim).filter(|v| !v.is_empty()).collect(),
+            _ => vec![value],
         }
     }
 
@@ -171,14 +173,7 @@ impl<T: Default> Setting<T> {
 
     /// Reads a CLI option's value; the error is worded for the CLI.
     pub fn read_flag(&self, t: &mut T, value: &str) -> Result<(), String> {
-        match self.range {
-            Range::Items(_) => value
-                .split(',')
-                .map(str::trim)
-                .filter(|v| !v.is_empty())
-                .try_for_each(|v| (self.read)(t, v).map_err(|e| self.cli_error(v, &e))),
-            _ => (self.read)(t, value).map_err(|e| self.cli_error(value, &e)),
-        }
+        self.items(value).into_iter().try_for_each(|v| (self.read)(t, v).map_err(|e| self.cli_error(v, &e)))
     }
 
     /// `--flag value` for a shell (a switch: the flag alone when on, else nothing).
@@ -236,7 +231,7 @@ pub fn read_hash<'a, T>(
 }
 
 /// The book's table of a settings table: key, what it takes, default, meaning.
-pub fn markdown_table<T: Default>(table: &[&Setting<T>], default: &T, note: impl Fn(&Setting<T>) -> String) -> String {
+pub fn markdown_table<T>(table: &[&Setting<T>], default: &T, note: impl Fn(&Setting<T>) -> String) -> String {
     let cell = |text: &str| text.replace('|', "\\|");
     let mut out = String::from("| key | takes | default | meaning |\n|---|---|---|---|\n");
     for s in table.iter().filter(|s| s.write != Write::Never) {
