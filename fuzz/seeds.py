@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpora (fuzz/corpus/TARGET/) and dictionaries (fuzz/dict/TARGET.dict) of the
 fuzz targets from the catalogue (`qscope list`), the conformance cases, the built-in lessons, the
-lesson fixtures and example hashes. Run from the repository root with a built `qscope`:
+lesson fixtures, example hashes and the tensor-file fixtures. Run from the repository root with a built `qscope`:
 
     python3 fuzz/seeds.py target/release/qscope
 
@@ -39,8 +39,8 @@ def dictionary(target, words):
     os.makedirs("fuzz/dict", exist_ok=True)
     with open(f"fuzz/dict/{target}.dict", "w") as f:
         f.write(f"# libFuzzer dictionary of the {target} target (written by fuzz/seeds.py)\n")
-        for w in sorted(set(words)):
-            f.write('"' + "".join(escape(b) for b in w.encode()) + '"\n')
+        for w in sorted({w if isinstance(w, bytes) else w.encode() for w in words}):
+            f.write('"' + "".join(escape(b) for b in w) + '"\n')
 
 
 names = []
@@ -147,3 +147,38 @@ dictionary("eval_stdin", ["nan", "-nan", "inf", "-inf", "+inf", "infinity", "-In
 # The structured quantizer target: arbitrary bytes (libFuzzer's mutations find the rest).
 for k in range(40):
     write("quantizers", bytes(random.randrange(256) for _ in range(random.choice([16, 64, 256, 600]))))
+
+# Tensor files, whole (each target reads its input as a file): the fixtures written by numpy and
+# safetensors (tests/fixtures/tensors/), and a few hand-made edges.
+def tensor_fixtures(ext):
+    return [open(p, "rb").read() for p in sorted(glob.glob(f"tests/fixtures/tensors/*.{ext}"))]
+
+
+def safetensors_file(header, data=b""):
+    h = header.encode() + b" " * (-len(header) % 8)
+    return len(h).to_bytes(8, "little") + h + data
+
+
+for data in tensor_fixtures("safetensors") + [
+    safetensors_file("{}"),
+    safetensors_file('{"q":{"dtype":"F4","shape":[4],"data_offsets":[0,2]},'
+                     '"w":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[2,4]}}', b"\x00\x00\x7f\xff"),
+]:
+    write("tensors_safetensors", data)
+for data in tensor_fixtures("npy"):
+    write("tensors_npy", data)
+for data in tensor_fixtures("npz") + [b"PK\x05\x06" + bytes(18)]:
+    write("tensors_npz", data)
+st_dtypes = ["BOOL", "U8", "I8", "U16", "I16", "U32", "I32", "U64", "I64", "F16", "BF16", "F32", "F64", "F8_E4M3",
+             "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2", "C64"]
+dictionary("tensors_safetensors", ['"dtype"', '"shape"', '"data_offsets"', '"__metadata__"', "{", "}", "[", "]", ":",
+           ",", '"', "\\u0000", "\\ud800", "null", "true", "1e3", "-0", "18446744073709551616", "4294967296"]
+           + ['"' + d + '"' for d in st_dtypes] + [b"\x00" * 7, b"\xff" * 8, b"\x08" + bytes(7)])
+descrs = [e + k for e in "<>|=" for k in ["f2", "f4", "f8", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "b1"]]
+npy_words = [b"\x93NUMPY", b"\x01\x00", b"\x02\x00", b"\x03\x00", b"\xff\xff", "'descr'", "'fortran_order'",
+             "'shape'", "True", "False", "(", ")", ",)", ", ", ": ", "L", "[('a', '<f4')]", "'|O'", "{", "}", "\n"]
+npy_words += ["'" + d + "'" for d in descrs]
+dictionary("tensors_npy", npy_words)
+dictionary("tensors_npz", npy_words + [b"PK\x03\x04", b"PK\x01\x02", b"PK\x05\x06", b"PK\x06\x06", b"PK\x06\x07",
+           b"\xff\xff\xff\xff", b"\xff\xff", b"\x01\x00", b"\x08\x00", b"\x00\x00", ".npy", "data.pkl",
+           "config.json", "model.weights.h5", "/"])

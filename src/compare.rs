@@ -14,8 +14,10 @@ use qscope_quant::parse;
 
 use crate::args::{Command, Opt, evaluation, extension, figure_options, setting};
 
-pub(crate) const USAGE: &[(&str, &str)] =
-    &[("compare [SPEC...] [-o FILE.svg|FILE.png] [options]", "SQNR and MSE against bits per element")];
+pub(crate) const USAGE: &[(&str, &str)] = &[(
+    "compare [SPEC...] [--tensor FILE[:NAME]] [-o FILE.svg|FILE.png] [options]",
+    "SQNR and MSE against bits per element",
+)];
 
 /// What `qscope compare` was asked for.
 struct CompareOptions {
@@ -25,6 +27,7 @@ struct CompareOptions {
     seed: u64,
     infer: bool,
     dark: bool,
+    tensor: Option<String>,
 }
 
 fn command() -> Command<CompareOptions> {
@@ -39,6 +42,15 @@ fn command() -> Command<CompareOptions> {
             },
         )
         .alias("-o"),
+        Opt::value(
+            "--tensor",
+            "FILE[:NAME]",
+            "compare on the tensor NAME (or the file's only one) of a safetensors, .npy or .npz file instead of the sample",
+            |o: &mut CompareOptions, v| {
+                o.tensor = Some(v.to_string());
+                Ok(())
+            },
+        ),
     ];
     let defaults = Sample::default();
     for row in SETTINGS {
@@ -67,8 +79,15 @@ pub(crate) fn help() -> String {
 }
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    let mut o =
-        CompareOptions { out: None, sample: Sample::default(), size: (720, 440), seed: 0, infer: false, dark: false };
+    let mut o = CompareOptions {
+        out: None,
+        sample: Sample::default(),
+        size: (720, 440),
+        seed: 0,
+        infer: false,
+        dark: false,
+        tensor: None,
+    };
     let specs = command().parse(args, &mut o)?;
     let quantizers = if specs.is_empty() {
         preset()
@@ -82,23 +101,30 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         sample: o.sample,
         ..State::default()
     };
+    let tensor = o.tensor.as_deref().map(crate::open::tensor).transpose()?;
+    let (values, about) = match &tensor {
+        Some(t) => (t.values.to_vec(), format!("{} ({} elements)", t.describe(), t.values.len())),
+        None => (state.sample_spec().generate(), state.sample.describe(fmt_number)),
+    };
     if let Some(out) = &o.out {
         let ext = extension(out);
         if ext != "svg" && ext != "png" {
             return Err(format!("-o {out}: expected a file name ending in .svg or .png"));
         }
         let theme = if o.dark { Theme::DARK } else { Theme::LIGHT };
-        let mut fig = figure(&state, state.to_hash(), o.size, theme);
+        let mut fig = figure(&state, tensor.as_ref(), state.to_hash(), o.size, theme);
         if !o.dark {
             fig.scheme = Scheme::FollowReader;
         }
         let bytes = if ext == "svg" { fig.svg()?.into_bytes() } else { fig.png()? };
         std::fs::write(out, bytes).map_err(|e| format!("writing {out}: {e}"))?;
     }
-    let values = state.sample_spec().generate();
     let rows = compare(&state.slots, state.mode.training(), state.seed, &values);
     let mut w = BufWriter::new(io::stdout().lock());
-    let _ = writeln!(w, "# {}, seed {}", state.sample.describe(fmt_number), state.seed);
+    let _ = writeln!(w, "# {about}, seed {}", state.seed);
+    for note in tensor.iter().flat_map(|t| t.notes()) {
+        let _ = writeln!(w, "# {note}");
+    }
     let _ = writeln!(w, "bits\tMSE\tSQNR_dB\tspec");
     for r in rows {
         let bits = r.bits.map_or("-".to_string(), |b| fmt_number(b as f64));

@@ -8,14 +8,17 @@ use qscope_quant::{Ctx, Levels, parse};
 
 use crate::args::{Command, Opt, evaluation};
 
-pub(crate) const USAGE: &[(&str, &str)] =
-    &[("eval SPEC [--seed N] [--infer] [--report]", "numbers on stdin → `x y dydx` lines")];
+pub(crate) const USAGE: &[(&str, &str)] = &[(
+    "eval SPEC [--tensor FILE[:NAME]] [--seed N] [--infer] [--report]",
+    "numbers on stdin (or a tensor) → `x y dydx` lines",
+)];
 
 #[derive(Default)]
 struct EvalOptions {
     seed: u64,
     infer: bool,
     report: bool,
+    tensor: Option<String>,
 }
 
 fn command() -> Command<EvalOptions> {
@@ -24,6 +27,15 @@ fn command() -> Command<EvalOptions> {
         "--report",
         "print data-dependent numbers (scale, threshold, parameter gradients) to stderr",
         |o: &mut EvalOptions| o.report = true,
+    ));
+    options.push(Opt::value(
+        "--tensor",
+        "FILE[:NAME]",
+        "read the tensor NAME (or the file's only one) of a safetensors, .npy or .npz file instead of stdin, row-major",
+        |o: &mut EvalOptions, v| {
+            o.tensor = Some(v.to_string());
+            Ok(())
+        },
     ));
     Command {
         name: "eval",
@@ -49,9 +61,14 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if let Some(why) = q.unsupported(!o.infer) {
         return Err(why);
     }
-    let mut input = String::new();
-    io::stdin().read_to_string(&mut input).map_err(|e| format!("reading stdin: {e}"))?;
-    let x = parse_numbers(&input)?;
+    let x = match &o.tensor {
+        Some(arg) => crate::open::tensor(arg)?.values.to_vec(),
+        None => {
+            let mut input = String::new();
+            io::stdin().read_to_string(&mut input).map_err(|e| format!("reading stdin: {e}"))?;
+            parse_numbers(&input)?
+        }
+    };
     let mut ctx = if o.infer { Ctx::inference(o.seed) } else { Ctx::training(o.seed) };
     let (y, g, report) = q.eval(&x, &mut ctx);
     let mut out = BufWriter::new(io::stdout().lock());

@@ -10,3 +10,5 @@ mod examples;
 mod limits;
 #[cfg(not(target_arch = "wasm32"))]
 mod plot_cli;
+#[cfg(not(target_arch = "wasm32"))]
+mod tensor_files;

@@ -332,8 +332,10 @@ fn state() -> impl Strategy<Value = State> {
         any::<prop::sample::Index>(),
         prop::option::of(-1e6f32..=1e6),
         prop::option::of(1usize..=40),
+        // A file and a tensor name: any text a file system or a checkpoint allows.
+        prop::option::of(("[^\\x00]{1,40}", "[^\\x00]{1,60}")),
     )
-        .prop_map(|(slots, (lo, w), infer, seed, (d, spread, df, outliers), hide, sel, pin, block)| {
+        .prop_map(|(slots, (lo, w), infer, seed, (d, spread, df, outliers), hide, sel, pin, block, source)| {
             let mut st = State {
                 selected: sel.index(slots.len()),
                 slots,
@@ -345,6 +347,8 @@ fn state() -> impl Strategy<Value = State> {
                 hide: hide.into_iter().map(String::from).collect(),
                 pin,
                 block: None,
+                file: source.as_ref().map(|s| s.0.clone()),
+                tensor: source.map(|s| s.1),
             };
             // A block is kept only where a compared block format has it (see State::drawn_block).
             st.block = block.filter(|&k| k <= st.block_count());

@@ -113,7 +113,10 @@ pub fn save_svg(model: Model, status: RwSignal<String>) {
 fn format_figure(model: Model) -> FormatFigure {
     let size = size_of("formats-plot").unwrap_or((720, 440));
     let theme = model.look_untracked().theme();
-    model.state.with_untracked(|state| formats::figure(state, hash::link_to(&state.to_hash()), size, theme))
+    let tensor = model.tensor.get_untracked().and_then(|_| model.loaded.get_untracked());
+    model
+        .state
+        .with_untracked(|state| formats::figure(state, tensor.as_ref(), hash::link_to(&state.to_hash()), size, theme))
 }
 
 /// Saves the format comparison as a PNG at 2×.

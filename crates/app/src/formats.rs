@@ -9,7 +9,7 @@ use super::dom::observed_size;
 use super::export::{save_formats_png, save_formats_svg};
 use super::figure::{self, fmt_db, fmt_number};
 use super::model::Model;
-use qscope_explore::formats::{comparison, fmt_mse, with_preset};
+use qscope_explore::formats::{about, comparison, fmt_mse, with_preset};
 
 #[component]
 pub fn FormatsPanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
@@ -17,7 +17,10 @@ pub fn FormatsPanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
     let node = NodeRef::<leptos::html::Canvas>::new();
     let points = Memo::new(move |_| {
         model.formats.with(|rows| {
-            model.sample.with(|values| model.state.with(|s| comparison(rows, values, &s.sample, s.seed, fmt_number)))
+            model.sample.with(|values| {
+                let tensor = model.active_tensor();
+                model.state.with(|s| comparison(rows, values, about(&s.sample, tensor.as_ref(), s.seed, fmt_number)))
+            })
         })
     });
     let size = observed_size(node);

@@ -48,6 +48,7 @@ mod sample;
 mod selected;
 mod shell;
 mod spec_field;
+mod tensor;
 mod train;
 mod widgets;
 

@@ -13,6 +13,7 @@ use qscope_explore::figure::{self as evaluation, Evaluated, Selected, Setting};
 use qscope_explore::formats::{Row, compare};
 use qscope_explore::sample::SampleSpec;
 use qscope_explore::state::{Mode, Slot, State};
+use qscope_explore::tensor::Loaded;
 use qscope_quant::Quantizer;
 
 /// The selected quantizer on the sample tensor: its outputs and how much they lose.
@@ -40,6 +41,13 @@ pub struct Model {
     pub mode: Memo<Mode>,
     pub seed: Memo<u64>,
     pub sample_spec: Memo<SampleSpec>,
+    /// The tensor last read from the user's file (kept while the synthetic sample is shown, so
+    /// a link naming it again finds it).
+    pub loaded: RwSignal<Option<Loaded>, LocalStorage>,
+    /// [`Loaded::serial`] of the loaded tensor while it is the sample: the state names its file
+    /// and tensor.
+    pub tensor: Memo<Option<u64>>,
+    /// The sample's values: the user's tensor, or the synthetic sample's.
     pub sample: Memo<Vec<f32>>,
     pub hide: Memo<Vec<String>>,
     pub evaluated: Memo<Vec<Evaluated>>,
@@ -85,7 +93,15 @@ impl Model {
         let mode = Memo::new(move |_| state.with(|s| s.mode));
         let seed = Memo::new(move |_| state.with(|s| s.seed));
         let sample_spec = Memo::new(move |_| state.with(State::sample_spec));
-        let sample = Memo::new(move |_| sample_spec.get().generate());
+        let loaded = RwSignal::new_local(None::<Loaded>);
+        let tensor = Memo::new(move |_| {
+            let (file, name) = state.with(|s| (s.file.clone(), s.tensor.clone()));
+            loaded.with(|l| l.as_ref().filter(|l| l.is(file.as_deref(), name.as_deref())).map(|l| l.serial))
+        });
+        let sample = Memo::new(move |_| match tensor.get() {
+            Some(_) => loaded.with(|l| l.as_ref().map(|l| l.values.to_vec()).unwrap_or_default()),
+            None => sample_spec.get().generate(),
+        });
         let hide = Memo::new(move |_| state.with(|s| s.hide.clone()));
         let block = Memo::new(move |_| state.with(State::drawn_block));
         let eval_ms = RwSignal::new(0.0);
@@ -93,7 +109,14 @@ impl Model {
         let evaluated = Memo::new(move |prev: Option<&Vec<Evaluated>>| {
             let start = now_ms();
             let (training, seed) = (mode.get().training(), seed.get());
-            let setting = Setting { x: x.get(), training, seed, sample: sample_spec.get(), block: block.get() };
+            let setting = Setting {
+                x: x.get(),
+                training,
+                seed,
+                sample: sample_spec.get(),
+                block: block.get(),
+                tensor: tensor.get(),
+            };
             let previous = prev.map_or(&[][..], Vec::as_slice);
             let out =
                 slots.with(|slots| sample.with(|values| evaluation::evaluate_all(slots, &setting, values, previous)));
@@ -134,6 +157,8 @@ impl Model {
             mode,
             seed,
             sample_spec,
+            loaded,
+            tensor,
             sample,
             hide,
             evaluated,
@@ -165,6 +190,20 @@ impl Model {
     /// [`Model::look`] without tracking anything (for an event handler or an export).
     pub fn look_untracked(self) -> Look {
         Look { dark: self.dark.get_untracked(), presenter: self.presenter.get_untracked() }
+    }
+
+    /// The user's tensor while it is the sample.
+    pub fn active_tensor(&self) -> Option<Loaded> {
+        self.tensor.get().and_then(|_| self.loaded.get())
+    }
+
+    /// What the sample is, in words: the user's tensor (file, name, shape, dtype), or the
+    /// synthetic sample and its seed.
+    pub fn sample_about(&self) -> String {
+        match self.active_tensor() {
+            Some(t) => t.describe(),
+            None => self.state.with(|s| format!("{}, seed {}", s.sample.describe(super::figure::fmt_number), s.seed)),
+        }
     }
 
     /// Changes the state (one notification, however much changes).

@@ -18,7 +18,7 @@ pub fn Quality(model: Model) -> impl IntoView {
     let total = Memo::new(move |_| model.sample_run.with(|r| r.levels.count()));
     // A block format's levels differ from block to block: counted per block (see explore::blocks).
     let per_block = Memo::new(move |_| model.blocks.with(|rows| median_codes(rows)));
-    let sample = move || model.state.with(|s| format!("{}, seed {}", s.sample.describe(fmt_number), s.seed));
+    let sample = move || model.sample_about();
     view! {
         <section class="card side" aria-labelledby="quality-h">
             <h2 id="quality-h">"Error on the sample"</h2>

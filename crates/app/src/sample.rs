@@ -10,6 +10,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use super::dom::observed_size;
 use super::figure::{self, Look, fmt_number};
 use super::model::Model;
+use super::tensor::TensorSource;
 use qscope_explore::sample::settings::{DF, OUTLIERS, SAMPLE, Sample};
 use qscope_explore::sample::{Dist, MAX_SPREAD, Outputs, histogram, largest_magnitude, outputs};
 use qscope_explore::settings::{Range, Setting};
@@ -53,6 +54,7 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
         <section class="card sample" aria-labelledby="sample-h" data-testid="sample-panel">
             <div class="sample-controls">
                 <h2 id="sample-h">"Sample tensor"</h2>
+                <TensorSource model=model />
                 <p class="small">
                     {move || if block.get() {
                         "The selected block format's curve is drawn at the block chosen under Blocks of the sample; the sample feeds the error figures and the block view."
@@ -62,6 +64,7 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                         "The selected quantizer does not depend on the tensor; the sample feeds the error figures."
                     }}
                 </p>
+                <div class="synthetic" class:hidden=move || model.tensor.get().is_some()>
                 <label class="field-label" for="dist" title=SAMPLE.doc>{SAMPLE.label}</label>
                 <select id="dist" class="select" data-testid="sample-dist" on:change=move |ev| {
                     let v = event_target_value(&ev);
@@ -108,6 +111,7 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                         hidden=Signal::derive(|| false) error=spread_error />
                 </div>
                 <p class="tool-error" role="alert" class:hidden=move || spread_error.with(Option::is_none)>{move || spread_error.get()}</p>
+                </div>
                 <p class="num" data-testid="sample-numbers">{numbers}</p>
             </div>
             <Histogram model=model resized=resized />

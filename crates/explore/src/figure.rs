@@ -24,6 +24,9 @@ pub struct Setting {
     pub sample: SampleSpec,
     /// The sample block (from 1) block formats are drawn at; `None`: the sweep's own block.
     pub block: Option<usize>,
+    /// The user's tensor that is the sample instead of `sample`
+    /// ([`Loaded::serial`](crate::tensor::Loaded::serial)).
+    pub tensor: Option<u64>,
 }
 
 impl Setting {
@@ -35,6 +38,7 @@ impl Setting {
             seed: state.seed,
             sample: state.sample_spec(),
             block: state.drawn_block(),
+            tensor: None,
         }
     }
 }
@@ -51,6 +55,8 @@ pub struct Inputs {
     /// frozen on the sweep's own block, see [`basis`]) and for a block format drawn at a
     /// sample block; None otherwise.
     pub sample: Option<SampleSpec>,
+    /// The user's tensor in place of `sample`, when it counts (see [`Setting::tensor`]).
+    pub tensor: Option<u64>,
     /// For a block format, the sample block it is drawn at (see [`Setting::block`]).
     pub block: Option<usize>,
 }
@@ -59,12 +65,14 @@ impl Inputs {
     /// `q` in `setting`: the sample tensor counts only when `q` depends on it.
     pub fn new(q: &Quantizer, setting: &Setting) -> Inputs {
         let block = setting.block.filter(|_| q.block_size().is_some());
+        let counts = q.is_data_dependent() && (q.block_size().is_none() || block.is_some());
         Inputs {
             quantizer: q.clone(),
             x: setting.x,
             training: setting.training,
             seed: setting.seed,
-            sample: (q.is_data_dependent() && (q.block_size().is_none() || block.is_some())).then_some(setting.sample),
+            sample: counts.then_some(setting.sample),
+            tensor: setting.tensor.filter(|_| counts),
             block,
         }
     }

@@ -10,6 +10,7 @@
 use super::drawn::run_on_sample;
 use super::sample::settings::Sample;
 use super::state::{MAX_QUANTIZERS, Mode, Slot, State, compact};
+use super::tensor::Loaded;
 use qscope_plot::Theme;
 use qscope_plot::formats::{Comparison, FormatFigure, FormatPoint};
 use qscope_plot::svg::{Scheme, Words};
@@ -142,28 +143,42 @@ pub fn signal(values: &[f32]) -> f64 {
     if finite.is_empty() { 0.0 } else { finite.iter().map(|v| v * v).sum::<f64>() / finite.len() as f64 }
 }
 
-/// What the scatter draws of `rows` on the sample `values` of shape `sample` drawn with `seed`.
-pub fn comparison(rows: &[Row], values: &[f32], sample: &Sample, seed: u64, fmt: impl Fn(f64) -> String) -> Comparison {
+/// What the comparison ran on, for its subtitle: the synthetic sample and its seed, or the
+/// user's tensor.
+pub fn about(sample: &Sample, tensor: Option<&Loaded>, seed: u64, fmt: impl Fn(f64) -> String) -> String {
+    match tensor {
+        Some(t) => format!("on {}", t.describe()),
+        None => format!("on the sample: {}, seed {seed}", sample.describe(fmt)),
+    }
+}
+
+/// What the scatter draws of `rows` on `values`, described by `about` ([`about`]).
+pub fn comparison(rows: &[Row], values: &[f32], about: String) -> Comparison {
     let points = rows
         .iter()
         .filter_map(|r| {
             r.bits.map(|bits| FormatPoint { label: r.label.clone(), colour: r.slot, bits, sqnr_db: r.sqnr_db })
         })
         .collect();
-    Comparison {
-        points,
-        signal: signal(values),
-        subtitle: format!("on the sample: {}, seed {seed}", sample.describe(fmt)),
-    }
+    Comparison { points, signal: signal(values), subtitle: about }
 }
 
-/// The comparison of `state`'s shown quantizers on its sample tensor, as a figure of `size`
-/// whose link is `link` (the page's address and the state's hash; the CLI's hash alone), in
-/// `theme` whatever the reader's colour scheme (the CLI may set [`FormatFigure::scheme`]).
-pub fn figure(state: &State, link: String, size: (u32, u32), theme: Theme) -> FormatFigure {
-    let values = state.sample_spec().generate();
-    let rows = compare(&state.slots, state.mode.training(), state.seed, &values);
-    let comparison = comparison(&rows, &values, &state.sample, state.seed, qscope_plot::fmt_number);
+/// The comparison of `state`'s shown quantizers on its sample tensor (or the user's `tensor`), as
+/// a figure of `size` whose link is `link` (the page's address and the state's hash; the CLI's
+/// hash alone), in `theme` whatever the reader's colour scheme (the CLI may set
+/// [`FormatFigure::scheme`]).
+pub fn figure(state: &State, tensor: Option<&Loaded>, link: String, size: (u32, u32), theme: Theme) -> FormatFigure {
+    let generated;
+    let values: &[f32] = match tensor {
+        Some(t) => &t.values,
+        None => {
+            generated = state.sample_spec().generate();
+            &generated
+        }
+    };
+    let rows = compare(&state.slots, state.mode.training(), state.seed, values);
+    let about = about(&state.sample, tensor, state.seed, qscope_plot::fmt_number);
+    let comparison = comparison(&rows, values, about);
     let mode = if state.mode == Mode::Infer { ", inference" } else { "" };
     let words = Words {
         title: format!(
@@ -265,7 +280,7 @@ mod tests {
     #[test]
     fn the_figure_carries_every_spec_and_the_link() {
         let st = state(&["ml_dtypes.float4_e2m1fn", "torchao.float8"]);
-        let fig = figure(&st, st.to_hash(), (720, 440), Theme::LIGHT);
+        let fig = figure(&st, None, st.to_hash(), (720, 440), Theme::LIGHT);
         assert_eq!(fig.words.specs, vec!["ml_dtypes.float4_e2m1fn", "torchao.float8"]);
         assert_eq!(fig.comparison.points.len(), 2);
         assert!(fig.words.description.ends_with(&st.to_hash()), "{}", fig.words.description);

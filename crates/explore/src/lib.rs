@@ -37,6 +37,8 @@
 //!   mid-run, marked on the curves.
 //! - [`slider`] — a number on a slider and back (linear steps or a log scale) and in a field.
 //! - [`state`] — the whole explorer state as readable `key=value` pairs in the URL hash.
+//! - [`tensor`] — a tensor from the user's own file (safetensors, `.npy`, `.npz`) as the sample:
+//!   what it is, what reading it met, the page's size limit.
 //! - [`train`] — the Train view's settings, their hash, the networks' configs and the
 //!   equivalent `qscope train` command.
 
@@ -62,4 +64,5 @@ pub mod sample;
 pub mod settings;
 pub mod slider;
 pub mod state;
+pub mod tensor;
 pub mod train;

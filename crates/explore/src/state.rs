@@ -114,6 +114,11 @@ pub struct State {
     pub pin: Option<f32>,
     /// The sample's block (from 1) block formats are drawn at; `None`: the sweep's own block.
     pub block: Option<usize>,
+    /// The name of the file whose tensor is the sample (the link carries the name, never the
+    /// data); with [`State::tensor`], or neither.
+    pub file: Option<String>,
+    /// The name of that tensor in the file (`-` for a `.npy`).
+    pub tensor: Option<String>,
 }
 
 impl Default for State {
@@ -128,6 +133,8 @@ impl Default for State {
             selected: 0,
             pin: None,
             block: None,
+            file: None,
+            tensor: None,
         }
     }
 }
@@ -182,6 +189,20 @@ impl State {
                 _ => {}
             }
             self.block = self.drawn_block();
+        }
+        match (&self.file, &self.tensor) {
+            (Some(f), None) => {
+                problems.push(format!(
+                    "file={}: no tensor= says which of its tensors; the synthetic sample is shown",
+                    quote(f)
+                ));
+                self.file = None;
+            }
+            (None, Some(t)) => {
+                problems.push(format!("tensor={}: no file= says where it is; the synthetic sample is shown", quote(t)));
+                self.tensor = None;
+            }
+            _ => {}
         }
         if self.selected >= self.slots.len() {
             let n = self.slots.len();
@@ -431,9 +452,46 @@ pub static BLOCK: Setting<State> = Setting {
     show: |st| one(st.drawn_block().map_or("sweep".to_string(), |k| k.to_string())),
 };
 
+/// A name from a link: any text but empty, at most [`MAX_NAME`] characters.
+fn name(what: &str, v: &str) -> Result<String, String> {
+    match v.chars().count() {
+        0 => Err(format!("expected a {what}'s name")),
+        n if n > MAX_NAME => Err(format!("a {what}'s name of {n} characters; at most {MAX_NAME}")),
+        _ => Ok(v.to_string()),
+    }
+}
+
+/// The longest file or tensor name a link carries.
+pub const MAX_NAME: usize = 400;
+
+pub static FILE: Setting<State> = Setting {
+    key: Some("file"),
+    flag: None,
+    arg: "NAME",
+    range: Range::Words(|| format!("a file's name, at most {MAX_NAME} characters")),
+    label: "tensor file",
+    doc: "the file (safetensors, .npy, .npz) whose tensor is the sample; a link carries its name, never its data, \
+          and asks for the file again",
+    write: Write::Changed,
+    read: |st, v| name("file", v).map(|n| st.file = Some(n)),
+    show: |st| st.file.iter().cloned().collect(),
+};
+
+pub static TENSOR: Setting<State> = Setting {
+    key: Some("tensor"),
+    flag: None,
+    arg: "NAME",
+    range: Range::Words(|| format!("a tensor's name in that file, at most {MAX_NAME} characters")),
+    label: "tensor",
+    doc: "the tensor of that file that is the sample (`-` for a .npy file's array)",
+    write: Write::Changed,
+    read: |st, v| name("tensor", v).map(|n| st.tensor = Some(n)),
+    show: |st| st.tensor.iter().cloned().collect(),
+};
+
 /// The explorer's own settings, in the hash's order (the sample tensor's are its settings
 /// table's, written after the first [`SAMPLE_AFTER`]).
-pub static SETTINGS: [&Setting<State>; 9] = [&Q, &X, &MODE, &INFER, &SEED, &HIDE, &SEL, &PIN, &BLOCK];
+pub static SETTINGS: [&Setting<State>; 11] = [&Q, &X, &MODE, &INFER, &SEED, &HIDE, &SEL, &PIN, &BLOCK, &FILE, &TENSOR];
 
 /// How many of [`SETTINGS`] a hash writes before the sample's.
 const SAMPLE_AFTER: usize = 5;

@@ -156,6 +156,8 @@ pub fn LessonDrop(player: Player) -> impl IntoView {
         e.prevent_default();
         if is_lesson_file(&file) {
             read(player, file);
+        } else if crate::tensor::is_tensor_file(&file.name()) {
+            // The explorer's sample card reads it (crate::tensor).
         } else {
             player.file_problem(&file.name(), "a lesson is a Markdown text file (.md)".into());
         }

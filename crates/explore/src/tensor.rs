@@ -1,0 +1,224 @@
+//! A tensor from the user's own file as the explorer's sample: what it is (file, name, shape,
+//! dtype), what reading it met (rounding casts, NaN and infinities), how a listing is shown, and
+//! the page's size limit. The bytes are read by `qscope_tensors`; the page and the CLI share this.
+
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use qscope_plot::fmt_number;
+use qscope_tensors::{Info, Listing, Tensor};
+
+/// The most elements the page takes as its sample: 64 M float32 values are 256 MB, and every
+/// compared quantizer needs its output and gradient beside them. The CLI has no limit.
+pub const PAGE_LIMIT: u64 = 64 << 20;
+
+/// A tensor read from a file, ready to be the sample.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loaded {
+    /// The file's name (no folders): what a link records.
+    pub file: String,
+    /// The tensor's name in the file (`-` for a `.npy`).
+    pub name: String,
+    /// The dtype as the file writes it.
+    pub dtype: String,
+    /// Whether the cast to float32 can round (float64, wide integers).
+    pub cast_rounds: bool,
+    pub shape: Vec<usize>,
+    /// Row-major float32 values, shared (the page hands them to several views).
+    pub values: Rc<Vec<f32>>,
+    pub rounded: usize,
+    pub nan: usize,
+    pub pos_inf: usize,
+    pub neg_inf: usize,
+    /// A number no other tensor read in this program has: what tells an evaluation on this
+    /// tensor from one on another of the same name.
+    pub serial: u64,
+}
+
+/// The next [`Loaded::serial`].
+fn next_serial() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+impl Loaded {
+    pub fn new(file: String, info: &Info, t: Tensor) -> Loaded {
+        Loaded {
+            file,
+            name: info.name.clone(),
+            dtype: info.stored.clone(),
+            cast_rounds: info.dtype.cast_rounds(),
+            shape: t.shape,
+            values: Rc::new(t.values),
+            rounded: t.rounded,
+            nan: t.nan,
+            pos_inf: t.pos_inf,
+            neg_inf: t.neg_inf,
+            serial: next_serial(),
+        }
+    }
+
+    /// A tensor of the trainer's (or any) float32 numbers, as if read from a file.
+    pub fn from_values(file: &str, name: &str, shape: Vec<usize>, values: Vec<f32>) -> Loaded {
+        let count = |f: fn(&f32) -> bool| values.iter().filter(|v| f(v)).count();
+        Loaded {
+            file: file.into(),
+            name: name.into(),
+            dtype: "F32".into(),
+            cast_rounds: false,
+            shape,
+            nan: count(|v| v.is_nan()),
+            pos_inf: count(|v| *v == f32::INFINITY),
+            neg_inf: count(|v| *v == f32::NEG_INFINITY),
+            rounded: 0,
+            values: Rc::new(values),
+            serial: next_serial(),
+        }
+    }
+
+    /// Whether this is the tensor a state's `file=` and `tensor=` name.
+    pub fn is(&self, file: Option<&str>, name: Option<&str>) -> bool {
+        file == Some(self.file.as_str()) && name == Some(self.name.as_str())
+    }
+
+    /// `model.safetensors · layers.0.w · [768, 3072] · BF16`: what the sample is.
+    pub fn describe(&self) -> String {
+        format!("{} · {} · {} · {}", self.file, self.name, shape_text(&self.shape), self.dtype)
+    }
+
+    /// What reading met, for a note under the source: elements the cast rounded and values
+    /// that are not finite (quantizers treat them as their library does; the error statistics
+    /// leave them out). Empty when there is nothing to say.
+    pub fn notes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.rounded > 0 {
+            out.push(format!(
+                "{} of {} elements rounded by the cast from {} to float32",
+                self.rounded,
+                self.values.len(),
+                self.dtype
+            ));
+        }
+        let parts: Vec<String> = [(self.nan, "NaN"), (self.pos_inf, "+inf"), (self.neg_inf, "−inf")]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect();
+        if !parts.is_empty() {
+            out.push(format!("{} in the data (left out of MSE and SQNR)", parts.join(", ")));
+        }
+        out
+    }
+}
+
+/// `[768, 3072]`.
+pub fn shape_text(shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    format!("[{}]", dims.join(", "))
+}
+
+/// `Err` with a message naming the size and the limit when a tensor is too large for the page.
+pub fn check_page_limit(info: &Info) -> Result<(), String> {
+    if info.elements <= PAGE_LIMIT {
+        return Ok(());
+    }
+    Err(format!(
+        "{} has {} elements, above the page's limit of {} ({} M). The command line has no limit: qscope compare --tensor FILE:{}",
+        info.name,
+        fmt_count(info.elements),
+        fmt_count(PAGE_LIMIT),
+        PAGE_LIMIT >> 20,
+        info.name
+    ))
+}
+
+/// `12,582,912`.
+pub fn fmt_count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The first `max` tensor names of a listing, and how many more.
+pub fn describe_listing(l: &Listing, max: usize) -> String {
+    let names: Vec<&str> = l.tensors.iter().take(max).map(|t| t.name.as_str()).collect();
+    let more = l.tensors.len().saturating_sub(max);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    if names.is_empty() { "no tensor qscope reads".into() } else { format!("{}{more}", names.join(", ")) }
+}
+
+/// One tab-separated line per tensor: name, dtype, shape, elements (`qscope tensors`).
+pub fn listing_rows(l: &Listing) -> Vec<String> {
+    l.tensors.iter().map(|t| format!("{}\t{}\t{}\t{}", t.name, t.stored, shape_text(&t.shape), t.elements)).collect()
+}
+
+/// A string as a JSON string literal.
+pub fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out += "\\\"",
+            '\\' => out += "\\\\",
+            c if (c as u32) < 0x20 => out += &format!("\\u{:04x}", c as u32),
+            c => out.push(c),
+        }
+    }
+    out + "\""
+}
+
+/// `1.5 M elements`, for the listing's size column.
+pub fn fmt_size(elements: u64) -> String {
+    match elements {
+        n if n >= 1 << 20 => format!("{} M", fmt_number(n as f64 / f64::from(1u32 << 20))),
+        n if n >= 1 << 10 => format!("{} K", fmt_number(n as f64 / 1024.0)),
+        n => n.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use qscope_tensors::{Dtype, Endian, Location};
+
+    fn info(elements: u64) -> Info {
+        Info {
+            name: "w".into(),
+            dtype: Dtype::BF16,
+            endian: Endian::Little,
+            stored: "BF16".into(),
+            shape: vec![elements as usize],
+            fortran: false,
+            elements,
+            location: Location::Raw { offset: 0 },
+        }
+    }
+
+    #[test]
+    fn a_tensor_above_the_page_limit_is_refused_naming_both_sizes_and_the_cli() {
+        assert!(check_page_limit(&info(PAGE_LIMIT)).is_ok());
+        let e = check_page_limit(&info(PAGE_LIMIT + 1)).unwrap_err();
+        assert!(e.contains("67,108,865") && e.contains("67,108,864") && e.contains("qscope compare --tensor"), "{e}");
+    }
+
+    #[test]
+    fn the_source_line_names_file_tensor_shape_and_dtype() {
+        let l = Loaded::new(
+            "m.safetensors".into(),
+            &info(2),
+            Tensor { values: vec![1.0, f32::NAN], shape: vec![2], nan: 1, ..Tensor::default() },
+        );
+        assert_eq!(l.describe(), "m.safetensors · w · [2] · BF16");
+        assert_eq!(l.notes(), ["1 NaN in the data (left out of MSE and SQNR)"]);
+    }
+
+    #[test]
+    fn json_strings_escape_quotes_and_controls() {
+        assert_eq!(json_string("a\"b\\c\n"), r#""a\"b\\c\u000a""#);
+    }
+}

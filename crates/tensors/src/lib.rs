@@ -1,0 +1,224 @@
+//! Tensor files, read in pure Rust by the command line and the page alike: safetensors, NumPy's
+//! `.npy` and `.npz`.
+//!
+//! Reading is two steps, so a multi-gigabyte checkpoint opens in the time its header takes:
+//! [`list`] reads the header (for `.npz`, the zip directory and each member's `.npy` header) and
+//! returns a [`Listing`] of every tensor's name, dtype, shape and place; [`read`] then reads one
+//! tensor's bytes — only those — and converts them to float32 as `torch.Tensor.float()` would
+//! ([`Dtype::decode`]). Every check the safetensors reference makes is made here too (header size,
+//! offsets in order, in bounds and without gaps or overlap, byte length = shape × dtype size), and
+//! a file of another kind (a PyTorch pickle or zip, GGUF, ONNX, HDF5, a `.keras` zip) is named
+//! with one line of Python that writes safetensors or `.npz` from it ([`detect`]).
+//!
+//! The bytes come from a [`Source`]: a file the command line seeks in, the page's `File` (sliced),
+//! or bytes in memory.
+
+pub mod detect;
+pub mod dtype;
+pub mod json;
+pub mod npy;
+pub mod npz;
+pub mod safetensors;
+pub mod source;
+
+pub use dtype::{Dtype, Endian};
+pub use source::{Source, block_on};
+
+/// The kinds of file read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Safetensors,
+    Npy,
+    Npz,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Safetensors => "safetensors",
+            Format::Npy => ".npy",
+            Format::Npz => ".npz",
+        }
+    }
+}
+
+/// Where a tensor's bytes are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// At this offset, as they are.
+    Raw { offset: u64 },
+    /// In a deflated `.npz` member: `compressed` bytes at `offset` inflate to the member, whose
+    /// first `skip` bytes are its `.npy` header.
+    Deflated { offset: u64, compressed: u64, skip: u64 },
+}
+
+/// One tensor of a file, as its header describes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Info {
+    /// The safetensors key, the `.npz` member's name without `.npy` (as `np.load` names it), or
+    /// `-` for a `.npy` file's one array.
+    pub name: String,
+    pub dtype: Dtype,
+    pub endian: Endian,
+    /// The dtype as the file writes it: `BF16`, `<f4`, `>i8`…
+    pub stored: String,
+    pub shape: Vec<usize>,
+    /// Column-major data (`.npy`'s `fortran_order`); [`read`] returns row-major values.
+    pub fortran: bool,
+    /// The number of elements (the shape's product, checked).
+    pub elements: u64,
+    pub location: Location,
+}
+
+impl Info {
+    /// The tensor's size in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.elements * self.dtype.size() as u64
+    }
+
+    /// The shape as `[3, 4]`.
+    pub fn shape_text(&self) -> String {
+        let dims: Vec<String> = self.shape.iter().map(usize::to_string).collect();
+        format!("[{}]", dims.join(", "))
+    }
+}
+
+/// What [`list`] found in a file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Listing {
+    pub format: Format,
+    /// The tensors qscope can read, in file order.
+    pub tensors: Vec<Info>,
+    /// Tensors (or `.npz` members) listed in the file but not readable here, each with why.
+    pub skipped: Vec<(String, String)>,
+    /// safetensors' `__metadata__`, in file order.
+    pub metadata: Vec<(String, String)>,
+}
+
+impl Listing {
+    /// The tensor of this name.
+    pub fn find(&self, name: &str) -> Option<&Info> {
+        self.tensors.iter().find(|t| t.name == name)
+    }
+}
+
+/// A tensor's values as float32 in row-major (C) order, and what the conversion met.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tensor {
+    pub values: Vec<f32>,
+    pub shape: Vec<usize>,
+    /// Elements the cast to float32 changed (float64, wide integers), NaN aside.
+    pub rounded: usize,
+    pub nan: usize,
+    pub pos_inf: usize,
+    pub neg_inf: usize,
+}
+
+impl Tensor {
+    /// Elements that are NaN or infinite.
+    pub fn not_finite(&self) -> usize {
+        self.nan + self.pos_inf + self.neg_inf
+    }
+}
+
+/// The product of a shape's dimensions, or `None` when it overflows 64 bits.
+pub fn elements(shape: &[usize]) -> Option<u64> {
+    shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d as u64))
+}
+
+/// Reads a file's header: its tensors' names, dtypes, shapes and places. Only the header is read
+/// (for `.npz`, the zip directory and each member's first bytes). `Err` names the problem.
+pub async fn list<S: Source + ?Sized>(src: &S) -> Result<Listing, String> {
+    let head = src.read(0, src.len().min(64) as usize).await?;
+    match detect::detect(&head, src.len())? {
+        Format::Safetensors => safetensors::list(src).await,
+        Format::Npy => npy::list(src).await,
+        Format::Npz => npz::list(src).await,
+    }
+}
+
+/// Reads one tensor's bytes — only those — and converts them to float32, row-major.
+pub async fn read<S: Source + ?Sized>(src: &S, info: &Info) -> Result<Tensor, String> {
+    let len = usize::try_from(info.bytes()).map_err(|_| format!("{}: too large for this machine", info.name))?;
+    let bytes = match info.location {
+        Location::Raw { offset } => {
+            if offset.checked_add(len as u64).is_none_or(|end| end > src.len()) {
+                return Err(format!("{}: its bytes run past the end of the file (truncated?)", info.name));
+            }
+            src.read(offset, len).await?
+        }
+        Location::Deflated { offset, compressed, skip } => {
+            let c = usize::try_from(compressed).map_err(|_| format!("{}: too large for this machine", info.name))?;
+            if offset.checked_add(compressed).is_none_or(|end| end > src.len()) {
+                return Err(format!("{}: its bytes run past the end of the file (truncated?)", info.name));
+            }
+            let data = src.read(offset, c).await?;
+            npz::inflate_range(&data, skip as usize, len).map_err(|e| format!("{}: {e}", info.name))?
+        }
+    };
+    Ok(decode(info, &bytes))
+}
+
+/// Converts a tensor's bytes (exactly [`Info::bytes`] of them) to its [`Tensor`].
+pub fn decode(info: &Info, bytes: &[u8]) -> Tensor {
+    let mut values = Vec::with_capacity(bytes.len() / info.dtype.size());
+    info.dtype.decode(info.endian, bytes, &mut values);
+    if info.fortran && info.shape.len() > 1 {
+        values = fortran_to_c(&values, &info.shape);
+    }
+    let mut t =
+        Tensor { rounded: info.dtype.rounded(info.endian, bytes), shape: info.shape.clone(), ..Tensor::default() };
+    for v in &values {
+        if v.is_nan() {
+            t.nan += 1;
+        } else if *v == f32::INFINITY {
+            t.pos_inf += 1;
+        } else if *v == f32::NEG_INFINITY {
+            t.neg_inf += 1;
+        }
+    }
+    t.values = values;
+    t
+}
+
+/// Column-major values of a shape, reordered row-major.
+fn fortran_to_c(values: &[f32], shape: &[usize]) -> Vec<f32> {
+    let n = values.len();
+    let mut out = vec![0.0; n];
+    // Column-major strides: the first index moves fastest.
+    let mut strides = vec![1usize; shape.len()];
+    for k in 1..shape.len() {
+        strides[k] = strides[k - 1] * shape[k - 1];
+    }
+    let mut index = vec![0usize; shape.len()];
+    for o in out.iter_mut() {
+        *o = values[index.iter().zip(&strides).map(|(i, s)| i * s).sum::<usize>()];
+        for k in (0..shape.len()).rev() {
+            index[k] += 1;
+            if index[k] < shape[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fortran_order_is_returned_row_major() {
+        // [[0, 1, 2], [3, 4, 5]] stored column by column.
+        let col = [0.0, 3.0, 1.0, 4.0, 2.0, 5.0];
+        assert_eq!(fortran_to_c(&col, &[2, 3]), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    }
+
+    #[test]
+    fn a_shape_whose_product_overflows_has_no_element_count() {
+        assert_eq!(elements(&[1 << 40, 1 << 40]), None);
+        assert_eq!(elements(&[]), Some(1));
+        assert_eq!(elements(&[3, 0]), Some(0));
+    }
+}

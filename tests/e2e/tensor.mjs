@@ -1,0 +1,117 @@
+// End-to-end test of issue 29's own tensors in the explorer: a safetensors file written by the
+// real package (tests/fixtures/tensors, tests/conformance/tensors.py) is opened in the page, a
+// tensor picked, and the panels show the numbers `qscope compare --tensor` prints for it; the
+// link carries the names only and asks for the file again; a malformed file or another format
+// is named and the previous sample stays.
+//
+//   trunk build --release && cargo build --release && node tests/e2e/tensor.mjs
+//
+// Environment: QSCOPE_BIN (default target/release/qscope), and common.mjs's.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, SHOTS, TIMEOUT_MS, check, main, text, until } from './common.mjs';
+import { audit } from './audit.mjs';
+
+const FILE = join(ROOT, 'tests/fixtures/tensors/weights.safetensors');
+const SPEC = 'qkeras.quantized_bits(bits=4, symmetric=True)';
+const hashOf = (page) => page.evaluate(() => decodeURIComponent(location.hash));
+const source = (page) => text(page, 'sample-source').catch(() => '');
+
+/** `qscope compare --tensor FILE:NAME SPEC…`'s rows: spec → { bits, mse, sqnr }. */
+function cli(name, specs) {
+  const bin = process.env.QSCOPE_BIN ?? join(ROOT, 'target/release/qscope');
+  if (!check(`the native CLI exists (${bin})`, existsSync(bin))) return null;
+  const r = spawnSync(bin, ['compare', '--tensor', `${FILE}:${name}`, ...specs], { encoding: 'utf8' });
+  if (!check('qscope compare --tensor runs', r.status === 0, r.stderr)) return null;
+  const rows = new Map();
+  for (const line of r.stdout.split('\n').filter((l) => l && !l.startsWith('#') && !l.startsWith('bits'))) {
+    const [bits, mse, sqnr, spec] = line.split('\t');
+    rows.set(spec, { bits, mse, sqnr: Number(sqnr) });
+  }
+  return rows;
+}
+
+async function open(page, file) {
+  await page.locator('[data-testid="tensor-file"]').setInputFiles(file);
+}
+
+async function run(context, url) {
+  const page = await context.newPage();
+  await page.goto(url, { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const before = await until(() => source(page), (t) => /synthetic/.test(t));
+  check('the sample starts synthetic', /^Sample: synthetic: 1000 × normal/.test(before), JSON.stringify(before));
+
+  await open(page, FILE);
+  const names = await until(
+    () => page.locator('[data-testid="tensor-list"] li').evaluateAll((li) => li.map((l) => [l.dataset.name, l.innerText])),
+    (r) => r.length === 2,
+  );
+  check('the file lists its two tensors with dtype, shape and size', names.length === 2 &&
+    names.some(([n, t]) => n === 'layer.weight' && /BF16 · \[64, 48\] · 3 K/.test(t)) &&
+    names.some(([n, t]) => n === 'layer.bias' && /F32 · \[48\] · 48/.test(t)), JSON.stringify(names));
+
+  await page.locator('[data-testid="tensor-list"] li[data-name="layer.weight"] button').click({ timeout: TIMEOUT_MS });
+  const picked = await until(() => source(page), (t) => /layer\.weight/.test(t));
+  check('the picked tensor is the sample: file, tensor, shape, dtype', /weights\.safetensors · layer\.weight · \[64, 48\] · BF16/.test(picked), JSON.stringify(picked));
+  const hash = await until(() => hashOf(page), (h) => /tensor=/.test(h));
+  check('the link records the file and tensor names', /&file=weights\.safetensors&tensor=layer\.weight$/.test(hash), JSON.stringify(hash));
+
+  // The Quality panel and the format comparison against the CLI on the same tensor.
+  const expected = cli('layer.weight', [SPEC]);
+  const shown = await until(() => page.locator('[data-testid="sqnr"] dd').first().innerText().catch(() => ''), (t) => /dB/.test(t));
+  if (expected) {
+    const want = expected.get(SPEC);
+    check('the Quality panel shows the CLI\'s SQNR for the tensor', want && shown === `${(Math.round(want.sqnr * 10) / 10)} dB`, JSON.stringify([shown, want]));
+  }
+  await page.locator('[data-testid="compare-formats"]').click({ timeout: TIMEOUT_MS });
+  const table = await until(
+    () => page.locator('[data-testid="formats-table"] tbody tr').evaluateAll((tr) => tr.map((r) => [r.querySelector('code').title, ...[...r.querySelectorAll('td.num')].map((td) => td.innerText)])),
+    (r) => r.length >= 4,
+  );
+  const preset = cli('layer.weight', []);
+  if (preset) {
+    const mismatched = table.filter(([spec, bits, , mse]) => !preset.has(spec) || preset.get(spec).mse !== mse || preset.get(spec).bits !== bits);
+    check('"which format?" on the tensor gives the CLI\'s bits and MSE for every preset format', table.length === preset.size && mismatched.length === 0, JSON.stringify({ mismatched, table }));
+  }
+  const subtitle = await page.locator('[data-testid="formats-panel"]').innerText();
+  check('the comparison says it ran on the tensor', !/1000 × normal/.test(await text(page, 'sqnr').catch(() => '')) && table.length > 0, subtitle.slice(0, 80));
+  await page.locator('[data-testid="sample-panel"]').screenshot({ path: join(SHOTS, 'tensor-picked-1360.png') });
+  await audit(page, 'the explorer with a tensor as the sample');
+
+  // A malformed file, then a PyTorch pickle: named, and the tensor stays the sample.
+  await open(page, { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.concat([Buffer.from([64, 0, 0, 0, 0, 0, 0, 0]), Buffer.from('{"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}')]) });
+  const broken = await until(() => text(page, 'tensor-error').catch(() => ''), (t) => t.trim() !== '');
+  check('a malformed file is named with its problem', /broken\.safetensors: safetensors: the header says it is 64 bytes/.test(broken), JSON.stringify(broken));
+  check('and the previous sample stays', /layer\.weight/.test(await source(page)));
+  await open(page, { name: 'model.pt', mimeType: 'application/octet-stream', buffer: Buffer.from([0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e]) });
+  const pickle = await until(() => text(page, 'tensor-error').catch(() => ''), (t) => /pickle/.test(t));
+  check('a PyTorch checkpoint is named with the Python line that writes safetensors', /pickle/.test(pickle) && /save_file/.test(pickle), JSON.stringify(pickle));
+  const huge = await page.evaluate(() => document.documentElement.scrollWidth);
+  check('a long message does not widen the page', huge <= 1360, String(huge));
+
+  // The link without the file: which file to open; everything else kept; opening it restores.
+  const again = await context.newPage();
+  await again.goto(url + '#q=qkeras.quantized_bits(bits=3)&file=weights.safetensors&tensor=layer.weight', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const missing = await until(() => text(again, 'tensor-missing').catch(() => ''), (t) => t.trim() !== '');
+  check('a link naming a file the page has not read says which file and tensor to open', /tensor layer\.weight of weights\.safetensors: open that file again/.test(missing), JSON.stringify(missing));
+  check('meanwhile the synthetic sample is shown and the link keeps its names', /synthetic/.test(await source(again)) && /file=weights\.safetensors/.test(await hashOf(again)));
+  await open(again, FILE);
+  const restored = await until(() => source(again), (t) => /layer\.weight/.test(t));
+  check('opening that file picks the link\'s tensor', /weights\.safetensors · layer\.weight/.test(restored) && (await text(again, 'tensor-missing').catch(() => '')).trim() === '', JSON.stringify(restored));
+  await again.setViewportSize({ width: 390, height: 844 });
+  await again.locator('[data-testid="sample-panel"]').scrollIntoViewIfNeeded();
+  const phone = await again.evaluate(() => document.documentElement.scrollWidth);
+  check('on a phone the tensor controls fit the width', phone <= 390, String(phone));
+  await again.screenshot({ path: join(SHOTS, 'tensor-390.png') });
+  await again.close();
+
+  await page.locator('[data-testid="tensor-back"]').click({ timeout: TIMEOUT_MS });
+  const back = await until(() => source(page), (t) => /synthetic/.test(t));
+  const hashBack = await hashOf(page);
+  check('"Back to the synthetic sample" is one click and drops the names from the link', /synthetic/.test(back) && !/file=|tensor=/.test(hashBack), JSON.stringify([back, hashBack]));
+  await page.close();
+}
+
+main(run);
