@@ -7,10 +7,11 @@ use std::io::{self, BufWriter, Write};
 
 use qscope_explore::formats::{PRESET, compare, figure, fmt_mse, preset};
 use qscope_explore::sample::settings::{SETTINGS, Sample};
-use qscope_explore::state::{MAX_QUANTIZERS, Mode, Slot, State};
+use qscope_explore::state::{AXIS, MAX_QUANTIZERS, Mode, Slot, State};
 use qscope_plot::svg::Scheme;
 use qscope_plot::{Theme, fmt_number};
 use qscope_quant::parse;
+use qscope_quant::shaped::Shape;
 
 use crate::args::{Command, Opt, evaluation, extension, figure_options, setting};
 
@@ -28,6 +29,7 @@ struct CompareOptions {
     infer: bool,
     dark: bool,
     tensor: Option<String>,
+    axis: Option<usize>,
 }
 
 fn command() -> Command<CompareOptions> {
@@ -56,6 +58,12 @@ fn command() -> Command<CompareOptions> {
     for row in SETTINGS {
         options.extend(setting(row, &defaults, move |o: &mut CompareOptions, v| row.read_flag(&mut o.sample, v)));
     }
+    options.extend(setting(&AXIS, &State::default(), |o: &mut CompareOptions, v| {
+        let mut st = State::default();
+        AXIS.read_flag(&mut st, v)?;
+        o.axis = st.axis;
+        Ok(())
+    }));
     options.extend(figure_options((720, 440), |o: &mut CompareOptions| &mut o.size, |o| &mut o.dark));
     options.extend(evaluation(|o: &mut CompareOptions| &mut o.seed, |o| &mut o.infer));
     Command {
@@ -87,6 +95,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         infer: false,
         dark: false,
         tensor: None,
+        axis: None,
     };
     let specs = command().parse(args, &mut o)?;
     let quantizers = if specs.is_empty() {
@@ -94,14 +103,26 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     } else {
         specs.iter().map(|s| parse(s).map_err(|e| e.to_string())).collect::<Result<Vec<_>, _>>()?
     };
+    let tensor = o.tensor.as_deref().map(crate::open::tensor).transpose()?;
+    let shape = match &tensor {
+        Some(t) => {
+            let shape = Shape::new(t.shape.clone());
+            match o.axis {
+                Some(a) => shape.with_axis(a).map_err(|e| format!("--axis {e}"))?,
+                None => shape,
+            }
+        }
+        None if o.axis.is_some() => return Err("--axis needs --tensor: the sample is one channel".into()),
+        None => Shape::new(vec![o.sample.spec(o.seed).n]),
+    };
     let state = State {
         slots: quantizers.into_iter().map(Slot::new).collect(),
         mode: Mode::from_training(!o.infer),
         seed: o.seed,
         sample: o.sample,
+        axis: o.axis,
         ..State::default()
     };
-    let tensor = o.tensor.as_deref().map(crate::open::tensor).transpose()?;
     let (values, about) = match &tensor {
         Some(t) => (t.values.to_vec(), format!("{} ({} elements)", t.describe(), t.values.len())),
         None => (state.sample_spec().generate(), state.sample.describe(fmt_number)),
@@ -119,7 +140,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         let bytes = if ext == "svg" { fig.svg()?.into_bytes() } else { fig.png()? };
         std::fs::write(out, bytes).map_err(|e| format!("writing {out}: {e}"))?;
     }
-    let rows = compare(&state.slots, state.mode.training(), state.seed, &values);
+    let rows = compare(&state.slots, state.mode.training(), state.seed, &values, &shape);
     let mut w = BufWriter::new(io::stdout().lock());
     let _ = writeln!(w, "# {about}, seed {}", state.seed);
     for note in tensor.iter().flat_map(|t| t.notes()) {

@@ -89,3 +89,72 @@ fn a_pytorch_pickle_is_named_with_the_line_that_converts_it() {
     let e = stderr(&o);
     assert!(e.contains("a Python pickle") && e.contains("from safetensors.torch import save_file"), "{e}");
 }
+
+fn sqnr_of(out: &str, spec_prefix: &str) -> f64 {
+    let line = out.lines().find(|l| l.split('\t').nth(3).is_some_and(|s| s.starts_with(spec_prefix))).unwrap();
+    line.split('\t').nth(2).unwrap().parse().unwrap()
+}
+
+#[test]
+fn the_channel_axis_changes_per_channel_scales_and_group_direction() {
+    // weights.safetensors' layer.weight has one outlier column (output channel 5, the last axis).
+    let t = format!("{}:layer.weight", fixture("weights.safetensors"));
+    let specs = ["qkeras.quantized_bits(4,0,1,alpha='auto')", "torchao.affine(group_size=16)"];
+    let last = stdout(&qscope(&["compare", "--tensor", &t, specs[0], specs[1]], ""));
+    let axis0 = stdout(&qscope(&["compare", "--tensor", &t, "--axis", "0", specs[0], specs[1]], ""));
+    // A scale per output channel isolates the outlier column; per row, every row holds it.
+    assert!(
+        sqnr_of(&last, "qkeras.quantized_bits") > sqnr_of(&axis0, "qkeras.quantized_bits") + 3.0,
+        "{last}\n{axis0}"
+    );
+    // Groups down the columns keep the outlier column in groups of its own.
+    assert!(sqnr_of(&axis0, "torchao.affine") > sqnr_of(&last, "torchao.affine"), "{last}\n{axis0}");
+}
+
+#[test]
+fn an_axis_the_tensor_lacks_or_without_a_tensor_is_refused() {
+    let t = format!("{}:layer.weight", fixture("weights.safetensors"));
+    let o = qscope(&["compare", "--tensor", &t, "--axis", "2"], "");
+    assert!(stderr(&o).contains("axis 2: the tensor has 2 axes (0 to 1)"), "{}", stderr(&o));
+    let o = qscope(&["compare", "--axis", "0"], "");
+    assert!(stderr(&o).contains("--axis needs --tensor"), "{}", stderr(&o));
+}
+
+#[test]
+fn scan_gives_every_tensor_a_row_and_the_whole_file_a_last_one() {
+    let o = qscope(&["scan", &fixture("weights.safetensors"), "bnb.nf4", "torchao.float8", "--jobs", "2"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows: Vec<Vec<&str>> = out.lines().filter(|l| !l.starts_with('#')).map(|l| l.split('\t').collect()).collect();
+    assert_eq!(rows[0], ["name", "shape", "dtype", "elements", "SQNR_dB bnb.nf4", "SQNR_dB torchao.float8"]);
+    assert_eq!(rows.iter().map(|r| r[0]).collect::<Vec<_>>(), ["name", "layer.bias", "layer.weight", "all"]);
+    // Each tensor's SQNR is `qscope compare --tensor`'s for it.
+    let t = format!("{}:layer.weight", fixture("weights.safetensors"));
+    let compared = stdout(&qscope(&["compare", "--tensor", &t, "bnb.nf4"], ""));
+    assert_eq!(rows[2][4], compared.lines().last().unwrap().split('\t').nth(2).unwrap());
+    // The last row pools signal and noise: between the tensors' own figures.
+    let (a, b, all): (f64, f64, f64) =
+        (rows[1][4].parse().unwrap(), rows[2][4].parse().unwrap(), rows[3][4].parse().unwrap());
+    assert!(all >= a.min(b) && all <= a.max(b), "{a} {b} {all}");
+    assert_eq!(rows[3][3], "3120");
+}
+
+#[test]
+fn scan_filters_by_name_and_writes_json_or_csv() {
+    let file = fixture("weights.safetensors");
+    let o = qscope(&["scan", &file, "bnb.nf4", "--filter", "weight$", "--json"], "");
+    let out = stdout(&o);
+    assert!(
+        out.lines().next().unwrap().starts_with(
+            r#"{"name": "layer.weight", "shape": [64, 48], "dtype": "BF16", "elements": 3072, "sqnr_db": {"bnb.nf4": "#
+        ),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 2, "{out}");
+    let o = qscope(&["scan", &fixture("stored.npz"), "torchao.float8", "--csv"], "");
+    let out = stdout(&o);
+    assert_eq!(out.lines().next(), Some("name,shape,dtype,elements,sqnr_db torchao.float8"));
+    assert!(out.contains("weight,\"[3, 4]\",<f4,12,"), "{out}");
+    let o = qscope(&["scan", &file, "--filter", "("], "");
+    assert!(stderr(&o).contains("--filter ("), "{}", stderr(&o));
+}

@@ -24,6 +24,8 @@ pub struct Case {
     pub y: Vec<f32>,
     pub yvar: Vec<f32>,
     pub dydx: Vec<f32>,
+    /// The tensor's shape (`shaped.txt`); empty: a 1-D tensor given as `(N, 1)`.
+    pub shape: Vec<usize>,
     /// Snippet files: the language, framework version and hash of the snippet text…
     pub lang: String,
     pub version: String,
@@ -70,6 +72,7 @@ pub fn parse_cases(text: &str) -> Vec<Case> {
                     "y" => c.y = numbers(rest, line),
                     "yvar" => c.yvar = numbers(rest, line),
                     "dydx" => c.dydx = numbers(rest, line),
+                    "shape" => c.shape = rest.split_whitespace().map(|d| d.parse().expect("shape")).collect(),
                     "lang" => c.lang = rest.to_string(),
                     "version" => c.version = rest.to_string(),
                     "hash" => c.hash = rest.to_string(),
@@ -118,6 +121,17 @@ pub fn forward_tolerance(spec: &str) -> u64 {
     if data_dependent_mean.iter().any(|p| spec.contains(p)) { 8 } else { 1 }
 }
 
+/// `q` on a case's tensor: of its shape, as the library gives a weight of that shape, or 1-D.
+pub fn eval_case(q: &qscope_quant::Quantizer, c: &Case, ctx: &mut qscope_quant::Ctx) -> (Vec<f32>, Vec<f32>) {
+    if c.shape.len() < 2 {
+        let (y, g, _) = q.eval(&c.x, ctx);
+        return (y, g);
+    }
+    let (mut y, mut g) = (vec![0.0; c.x.len()], vec![0.0; c.x.len()]);
+    q.apply_shaped(&c.x, &qscope_quant::shaped::Shape::new(c.shape.clone()), &mut y, Some(&mut g), ctx);
+    (y, g)
+}
+
 /// Checks one deterministic case; returns one message per disagreement.
 ///
 /// Two documented allowances, each checked, not assumed:
@@ -129,7 +143,7 @@ pub fn forward_tolerance(spec: &str) -> u64 {
 pub fn check_case(q: &qscope_quant::Quantizer, c: &Case) -> Vec<String> {
     use qscope_quant::Ctx;
     let ctx = || if c.training { Ctx::training(1) } else { Ctx::inference(1) };
-    let (y, g, _) = q.eval(&c.x, &mut ctx());
+    let (y, g) = eval_case(q, c, &mut ctx());
     let tol = forward_tolerance(&c.spec);
     let single = |x: f32| q.eval(&[x], &mut ctx()).0[0];
     let mut errs = Vec::new();

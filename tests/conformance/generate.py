@@ -37,8 +37,8 @@ infer, main grid and NaN case).
 How to run (versions used for the committed files):
 
     python3 -m venv .venv/tf && .venv/tf/bin/pip install tensorflow-cpu==2.15.1 larq==0.14.0 \
-                numpy==1.26.4 tensorflow-model-optimization==0.7.5
-    # QKeras from source (PyPI's release is outdated), commit 78ea90fc...:
+                numpy==1.26.4 tensorflow-model-optimization==0.7.5 pyparsing networkx scikit-learn tqdm
+    # (QKeras imports pyparsing, networkx, scikit-learn and tqdm.) QKeras from source (PyPI's release is outdated), commit 78ea90fc...:
     mkdir -p .venv/qkeras-src
     git --git-dir=<path to a qkeras git dir> archive 78ea90fc381fef23faa4db0e1d88bd1173c1c644 \
         | tar -x -C .venv/qkeras-src

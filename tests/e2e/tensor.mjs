@@ -37,6 +37,22 @@ async function open(page, file) {
   await page.locator('[data-testid="tensor-file"]').setInputFiles(file);
 }
 
+// The Train view's "Inspect weights": a layer's latent weights become the explorer's sample.
+async function inspectWeights(context, url) {
+  const page = await context.newPage();
+  await page.goto(url + "#view=train&dataset=xor&hidden=6&wq=qkeras.quantized_bits(2,0,1,alpha='auto')&seed=3", { waitUntil: 'load', timeout: TIMEOUT_MS });
+  for (let i = 0; i < 3; i++) await page.locator('[data-testid="train-step"]').click({ timeout: TIMEOUT_MS });
+  await page.locator('[data-testid="train-inspect-layer"]').selectOption('0');
+  await page.locator('[data-testid="train-inspect"]').click({ timeout: TIMEOUT_MS });
+  const got = await until(() => source(page), (t) => /trainer/.test(t));
+  check('Inspect weights opens the explorer on the layer\'s latent weights', /trainer · hidden 1 weights · \[2, 6\] · F32/.test(got), JSON.stringify(got));
+  const hash = await hashOf(page);
+  check('with the layer\'s weight quantizer selected and the names in the link', /^#q=qkeras\.quantized_bits\(bits=2,.*alpha='auto'\).*&file=trainer&tensor=hidden 1 weights$/.test(hash), JSON.stringify(hash));
+  const note = await until(() => text(page, 'frozen-note').catch(() => ''), (t) => /channel/.test(t));
+  check('its per-output-channel scales are QKeras\' for a Dense kernel', /channel 0 of 6 \(axis 1\)/.test(note), JSON.stringify(note));
+  await page.close();
+}
+
 async function run(context, url) {
   const page = await context.newPage();
   await page.goto(url, { waitUntil: 'load', timeout: TIMEOUT_MS });
@@ -65,6 +81,18 @@ async function run(context, url) {
     const want = expected.get(SPEC);
     check('the Quality panel shows the CLI\'s SQNR for the tensor', want && shown === `${(Math.round(want.sqnr * 10) / 10)} dB`, JSON.stringify([shown, want]));
   }
+  // The channel axis: axis 0 makes each row a channel; the CLI's --axis 0 agrees.
+  await page.locator('[data-testid="tensor-axis"]').selectOption('0');
+  const hash0 = await until(() => hashOf(page), (h) => /axis=0/.test(h));
+  check('choosing channel axis 0 goes into the link', /&axis=0$/.test(hash0), JSON.stringify(hash0));
+  const want0 = cli('layer.weight', ['--axis', '0', SPEC]);
+  const shown0 = await until(() => page.locator('[data-testid="sqnr"] dd').first().innerText().catch(() => ''), (t) => t !== shown);
+  if (want0) {
+    const w = want0.get(SPEC);
+    check('the Quality panel follows the axis as qscope compare --axis does', w && shown0 === `${Math.round(w.sqnr * 10) / 10} dB`, JSON.stringify([shown0, w]));
+  }
+  await page.locator('[data-testid="tensor-axis"]').selectOption('1');
+  await until(() => hashOf(page), (h) => !/axis=/.test(h));
   await page.locator('[data-testid="compare-formats"]').click({ timeout: TIMEOUT_MS });
   const table = await until(
     () => page.locator('[data-testid="formats-table"] tbody tr').evaluateAll((tr) => tr.map((r) => [r.querySelector('code').title, ...[...r.querySelectorAll('td.num')].map((td) => td.innerText)])),
@@ -100,12 +128,18 @@ async function run(context, url) {
   await open(again, FILE);
   const restored = await until(() => source(again), (t) => /layer\.weight/.test(t));
   check('opening that file picks the link\'s tensor', /weights\.safetensors · layer\.weight/.test(restored) && (await text(again, 'tensor-missing').catch(() => '')).trim() === '', JSON.stringify(restored));
+  await again.goto(url + "#q=qkeras.quantized_bits(4,0,1,alpha='auto')&file=weights.safetensors&tensor=layer.weight", { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await open(again, FILE);
+  const note = await until(() => text(again, 'frozen-note').catch(() => ''), (t) => /channel/.test(t));
+  check('a per-channel quantizer\'s curve says which channel it is drawn for', /Drawn for channel 0 of 48 \(axis 1\) of the sample tensor/.test(note), JSON.stringify(note));
   await again.setViewportSize({ width: 390, height: 844 });
   await again.locator('[data-testid="sample-panel"]').scrollIntoViewIfNeeded();
   const phone = await again.evaluate(() => document.documentElement.scrollWidth);
   check('on a phone the tensor controls fit the width', phone <= 390, String(phone));
   await again.screenshot({ path: join(SHOTS, 'tensor-390.png') });
   await again.close();
+
+  await inspectWeights(context, url);
 
   await page.locator('[data-testid="tensor-back"]').click({ timeout: TIMEOUT_MS });
   const back = await until(() => source(page), (t) => /synthetic/.test(t));

@@ -349,6 +349,7 @@ fn state() -> impl Strategy<Value = State> {
                 block: None,
                 file: source.as_ref().map(|s| s.0.clone()),
                 tensor: source.map(|s| s.1),
+                axis: None,
             };
             // A block is kept only where a compared block format has it (see State::drawn_block).
             st.block = block.filter(|&k| k <= st.block_count());

@@ -10,6 +10,7 @@ mod casts;
 mod catalogue_views;
 mod conformance;
 mod properties;
+mod shapes;
 mod spec;
 mod torchao;
 mod torchao_blocks;

@@ -8,13 +8,14 @@ use leptos::prelude::*;
 use super::dom::now_ms;
 use super::figure::{Curve, Look};
 use qscope_explore::blocks::{self, BlockRow};
-use qscope_explore::drawn::run_on_sample;
+use qscope_explore::drawn::run_shaped;
 use qscope_explore::figure::{self as evaluation, Evaluated, Selected, Setting};
 use qscope_explore::formats::{Row, compare};
 use qscope_explore::sample::SampleSpec;
 use qscope_explore::state::{Mode, Slot, State};
-use qscope_explore::tensor::Loaded;
+use qscope_explore::tensor::{Loaded, sample_shape};
 use qscope_quant::Quantizer;
+use qscope_quant::shaped::Shape;
 
 /// The selected quantizer on the sample tensor: its outputs and how much they lose.
 pub use qscope_explore::drawn::SampleRun;
@@ -49,6 +50,8 @@ pub struct Model {
     pub tensor: Memo<Option<u64>>,
     /// The sample's values: the user's tensor, or the synthetic sample's.
     pub sample: Memo<Vec<f32>>,
+    /// The sample's shape and channel axis (the synthetic sample is one channel).
+    pub shape: Memo<Shape>,
     pub hide: Memo<Vec<String>>,
     pub evaluated: Memo<Vec<Evaluated>>,
     pub curves: Memo<Vec<Curve>>,
@@ -102,6 +105,10 @@ impl Model {
             Some(_) => loaded.with(|l| l.as_ref().map(|l| l.values.to_vec()).unwrap_or_default()),
             None => sample_spec.get().generate(),
         });
+        let shape = Memo::new(move |_| {
+            let active = tensor.get().and_then(|_| loaded.get());
+            state.with(|s| sample_shape(s, active.as_ref()))
+        });
         let hide = Memo::new(move |_| state.with(|s| s.hide.clone()));
         let block = Memo::new(move |_| state.with(State::drawn_block));
         let eval_ms = RwSignal::new(0.0);
@@ -116,6 +123,7 @@ impl Model {
                 sample: sample_spec.get(),
                 block: block.get(),
                 tensor: tensor.get(),
+                shape: shape.get(),
             };
             let previous = prev.map_or(&[][..], Vec::as_slice);
             let out =
@@ -131,7 +139,7 @@ impl Model {
         let sample_run = Memo::new(move |_| {
             let q = current.get();
             let (training, seed) = (mode.get().training(), seed.get());
-            sample.with(|values| run_on_sample(&q, training, seed, values))
+            shape.with(|shape| sample.with(|values| run_shaped(&q, training, seed, values, shape)))
         });
         let blocks = Memo::new(move |_| {
             sample_run.with(|run| current.with(|q| sample.with(|values| blocks::rows(q, values, run))))
@@ -139,7 +147,7 @@ impl Model {
 
         let formats = Memo::new(move |_| {
             let (training, seed) = (mode.get().training(), seed.get());
-            slots.with(|slots| sample.with(|values| compare(slots, training, seed, values)))
+            shape.with(|shape| slots.with(|slots| sample.with(|values| compare(slots, training, seed, values, shape))))
         });
 
         let theme = RwSignal::new(ThemeChoice::System);
@@ -160,6 +168,7 @@ impl Model {
             loaded,
             tensor,
             sample,
+            shape,
             hide,
             evaluated,
             curves,

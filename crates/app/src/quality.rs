@@ -18,6 +18,7 @@ pub fn Quality(model: Model) -> impl IntoView {
     let total = Memo::new(move |_| model.sample_run.with(|r| r.levels.count()));
     // A block format's levels differ from block to block: counted per block (see explore::blocks).
     let per_block = Memo::new(move |_| model.blocks.with(|rows| median_codes(rows)));
+    let per_channel = Memo::new(move |_| model.sample_run.with(|r| !r.channels.is_empty()));
     let sample = move || model.sample_about();
     view! {
         <section class="card side" aria-labelledby="quality-h">
@@ -27,7 +28,13 @@ pub fn Quality(model: Model) -> impl IntoView {
                 <dd class="num big">{move || sqnr(metrics.get().sqnr_db)}</dd>
                 <dt>"MSE"</dt>
                 <dd class="num">{move || fmt_number(metrics.get().mse)}</dd>
-                <dt>{move || if per_block.get().is_some() { "codes used per block" } else { "levels used" }}</dt>
+                <dt>{move || if per_block.get().is_some() {
+                    "codes used per block"
+                } else if per_channel.get() {
+                    "levels used in a channel (most)"
+                } else {
+                    "levels used"
+                }}</dt>
                 <dd class="num" data-testid="levels-used">
                     {move || match (per_block.get(), total.get()) {
                         (Some((median, Some(of))), _) => format!("median {median} of {of}"),

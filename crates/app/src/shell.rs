@@ -36,6 +36,7 @@ pub fn App() -> impl IntoView {
     let presenter = Signal::from(Modes::install().present);
     let player = Player::new(router);
     provide_context(player);
+    provide_context(super::tensor::Handoff::default());
     let mounted = router.mounted();
     view! {
         <div class="app">
@@ -131,6 +132,7 @@ fn Explorer(router: Router, presenter: Signal<bool>) -> impl IntoView {
     let (initial, state_problems) = State::parse(&hash::view_hash());
     let problems = [hash::page_problems(), state_problems].concat();
     let model = Model::new(initial, prefers_dark().into(), presenter);
+    super::tensor::Handoff::receive(model);
     model.notices.set(problems);
     hash::sync(model);
     // A pinned x (a lesson step's `pin`) is where the readout and the Explain panel look.

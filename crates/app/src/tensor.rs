@@ -13,8 +13,31 @@ use web_sys::{DragEvent, File, HtmlInputElement};
 use super::dom::listen_while_mounted;
 use super::model::Model;
 use qscope_explore::hash::quote;
-use qscope_explore::tensor::{Loaded, check_page_limit, fmt_count, fmt_size, shape_text};
+use qscope_explore::state::AXIS;
+use qscope_explore::tensor::{Loaded, check_page_limit, fmt_count, fmt_size, missing_message, shape_text};
 use qscope_tensors::{Info, Listing, Source, list, read};
+
+/// A tensor handed from one view to the next (the Train view's "Inspect weights" to the
+/// explorer), provided by the app: the explorer takes it when it mounts.
+#[derive(Clone, Copy)]
+pub struct Handoff(pub RwSignal<Option<Loaded>, LocalStorage>);
+
+impl Default for Handoff {
+    fn default() -> Handoff {
+        Handoff(RwSignal::new_local(None))
+    }
+}
+
+impl Handoff {
+    /// Gives the handed tensor, if any, to the explorer's model.
+    pub fn receive(model: Model) {
+        if let Some(h) = use_context::<Handoff>()
+            && let Some(t) = h.0.try_update(Option::take).flatten()
+        {
+            model.loaded.set(Some(t));
+        }
+    }
+}
 
 /// A `File` of the page, read a slice at a time.
 struct FileSource(File);
@@ -77,6 +100,7 @@ fn pick(model: Model, opened: Opened, info: Info, status: RwSignal<Status>) {
                     s.file = Some(file);
                     s.tensor = Some(name);
                     s.block = None;
+                    s.axis = None;
                 });
                 status.set(Status::Idle);
             }
@@ -145,6 +169,26 @@ pub fn TensorSource(model: Model) -> impl IntoView {
         let about = model.sample_about();
         if model.tensor.get().is_some() { about } else { format!("synthetic: {about}") }
     };
+    // The channel axis of a tensor of two or more dimensions.
+    let dims = Memo::new(move |_| model.shape.with(|s| (s.dims.len() >= 2).then(|| (s.dims.clone(), s.axis))));
+    let set_axis = move |ev: ev::Event| {
+        let Ok(a) = event_target_value(&ev).parse::<usize>() else { return };
+        let last = dims.with_untracked(|d| d.as_ref().map_or(0, |(d, _)| d.len() - 1));
+        model.update(|s| s.axis = (a != last).then_some(a));
+    };
+    let axes = move || {
+        dims.get().map(|(d, axis)| {
+            let last = d.len() - 1;
+            d.iter()
+                .enumerate()
+                .map(|(a, n)| {
+                    let what =
+                        if a == last { format!("{a} ({n}, the last: the libraries')") } else { format!("{a} ({n})") };
+                    view! { <option value=a.to_string() selected=a == axis>{what}</option> }
+                })
+                .collect_view()
+        })
+    };
     let notes = move || model.active_tensor().map(|t| t.notes().join("; ")).unwrap_or_default();
     let rows = move || {
         let needle = filter.get().to_lowercase();
@@ -192,11 +236,12 @@ pub fn TensorSource(model: Model) -> impl IntoView {
                     if n.is_empty() { String::new() } else { format!(" ({n})") }
                 }}</span>
             </p>
+            <label class="field-label axis-row" class:hidden=move || dims.with(Option::is_none) title=AXIS.doc>
+                {AXIS.label}
+                <select class="select" data-testid="tensor-axis" on:change=set_axis>{axes}</select>
+            </label>
             <p class="notice small" role="status" data-testid="tensor-missing" class:hidden=move || missing.with(Option::is_none)>
-                {move || missing.get().map(|(f, t)| format!(
-                    "This link's sample is tensor {} of {}: open that file again to see it; the synthetic sample is shown meanwhile.",
-                    quote(&t), quote(&f)
-                ))}
+                {move || missing.get().map(|(f, t)| missing_message(&f, &t))}
             </p>
             <div class="tensor-buttons">
                 <button type="button" class="button" data-testid="tensor-open"

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 
 use super::metrics::{Quality, measure};
 use qscope_plot::{describe_levels, fmt_number};
+use qscope_quant::shaped::Shape;
 use qscope_quant::{Ctx, Frozen, Levels, Quantizer, Report};
 
 /// How many draws a stochastic quantizer's curve averages (the figure's mean curve).
@@ -92,17 +93,44 @@ pub fn at(q: &Quantizer, training: bool, seed: u64, sample: &[f32], x: f32) -> (
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampleRun {
     pub y: Vec<f32>,
+    /// The report (of the first channel, for a per-channel quantizer on a shaped tensor).
     pub report: Report,
+    /// A per-channel quantizer's report of each channel, in order (empty otherwise); then
+    /// `metrics.levels_used` is the most any channel uses and `levels` are the first channel's.
+    pub channels: Vec<Report>,
     pub levels: Levels,
     pub metrics: Quality,
 }
 
 /// `q` run on the sample tensor `values` (in the given mode and seed), measured against it.
 pub fn run_on_sample(q: &Quantizer, training: bool, seed: u64, values: &[f32]) -> SampleRun {
-    let (y, _, report) = q.eval(values, &mut context(training, seed));
+    run_shaped(q, training, seed, values, &Shape::new(vec![values.len()]))
+}
+
+/// `q` run on a tensor of `shape` as its library sees a weight of that shape
+/// ([`Quantizer::apply_shaped`]), measured against it.
+pub fn run_shaped(q: &Quantizer, training: bool, seed: u64, values: &[f32], shape: &Shape) -> SampleRun {
+    let mut y = vec![0.0; values.len()];
+    let mut reports = q.apply_shaped(values, shape, &mut y, None, &mut context(training, seed));
+    let report = reports.first().cloned().unwrap_or_default();
+    let channels = if reports.len() > 1 { std::mem::take(&mut reports) } else { Vec::new() };
     let levels = q.levels(&report);
-    let metrics = measure(values, &y, &levels);
-    SampleRun { y, report, levels, metrics }
+    let mut metrics = measure(values, &y, &levels);
+    if !channels.is_empty() {
+        // Each channel has its own levels: levels used and clipping are counted channel by channel.
+        let mut clipped = 0.0;
+        metrics.levels_used = 0;
+        for (c, r) in channels.iter().enumerate() {
+            let idx: Vec<usize> = shape.channel_indices(values.len(), c).collect();
+            let xc: Vec<f32> = idx.iter().map(|&i| values[i]).collect();
+            let yc: Vec<f32> = idx.iter().map(|&i| y[i]).collect();
+            let m = measure(&xc, &yc, &q.levels(r));
+            metrics.levels_used = metrics.levels_used.max(m.levels_used);
+            clipped += m.clip_fraction * m.count as f64;
+        }
+        metrics.clip_fraction = if metrics.count == 0 { 0.0 } else { clipped / metrics.count as f64 };
+    }
+    SampleRun { y, report, channels, levels, metrics }
 }
 
 #[cfg(test)]
@@ -113,6 +141,19 @@ mod tests {
 
     fn q(spec: &str) -> Quantizer {
         parse(spec).unwrap()
+    }
+
+    #[test]
+    fn a_per_channel_run_counts_levels_and_clipping_channel_by_channel() {
+        let q = q("qkeras.quantized_bits(3,0,1,alpha='auto')");
+        let values: Vec<f32> = (0..64).map(|i| ((i * 11 % 13) as f32 - 6.0) * 0.1 * (1 + i % 4) as f32).collect();
+        let run = run_shaped(&q, true, 0, &values, &Shape::new(vec![16, 4]));
+        assert_eq!(run.channels.len(), 4);
+        let most = run.levels.count().unwrap();
+        assert!(run.metrics.levels_used as u64 <= most, "{} of {most}", run.metrics.levels_used);
+        let flat = run_on_sample(&q, true, 0, &values);
+        assert!(flat.channels.is_empty());
+        assert_ne!(flat.y, run.y, "four scales are not the one of the whole tensor");
     }
 
     #[test]

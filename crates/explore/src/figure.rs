@@ -13,10 +13,12 @@ use super::sample::SampleSpec;
 use super::state::{Mode, Slot, State};
 use qscope_plot::svg::{Figure, MAX_CURVES, Scheme};
 use qscope_plot::{Curve, DRAWS, SAMPLES, Theme, Viewport};
-use qscope_quant::{Levels, Quantizer, Report, parse};
+use qscope_quant::shaped::Shape;
+use qscope_quant::{Layout, Levels, Quantizer, Report, parse};
+use std::borrow::Cow;
 
 /// What every curve of a figure shares: the x range, the mode, the seed and the sample tensor.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Setting {
     pub x: (f32, f32),
     pub training: bool,
@@ -27,6 +29,8 @@ pub struct Setting {
     /// The user's tensor that is the sample instead of `sample`
     /// ([`Loaded::serial`](crate::tensor::Loaded::serial)).
     pub tensor: Option<u64>,
+    /// The sample's shape and channel axis (a synthetic sample is 1-D: one channel).
+    pub shape: Shape,
 }
 
 impl Setting {
@@ -39,6 +43,7 @@ impl Setting {
             sample: state.sample_spec(),
             block: state.drawn_block(),
             tensor: None,
+            shape: crate::tensor::sample_shape(state, None),
         }
     }
 }
@@ -57,6 +62,8 @@ pub struct Inputs {
     pub sample: Option<SampleSpec>,
     /// The user's tensor in place of `sample`, when it counts (see [`Setting::tensor`]).
     pub tensor: Option<u64>,
+    /// The tensor's shape and channel axis, when the sample counts.
+    pub shape: Option<Shape>,
     /// For a block format, the sample block it is drawn at (see [`Setting::block`]).
     pub block: Option<usize>,
 }
@@ -73,6 +80,7 @@ impl Inputs {
             seed: setting.seed,
             sample: counts.then_some(setting.sample),
             tensor: setting.tensor.filter(|_| counts),
+            shape: counts.then(|| setting.shape.clone()),
             block,
         }
     }
@@ -95,6 +103,9 @@ pub struct Evaluated {
     /// For a block format drawn at a sample block: that block (from 1); its numbers are
     /// `report.blocks[0]`.
     pub block: Option<usize>,
+    /// For a per-channel quantizer on a shaped tensor: `(channels, axis)`; the curve is drawn for
+    /// the first channel ([`drawn_on`]).
+    pub channels: Option<(usize, usize)>,
 }
 
 /// Evaluates `inputs` over its x range: a data-dependent quantizer takes its scale or threshold
@@ -125,12 +136,14 @@ pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
         };
         let levels = frozen.levels(&report);
         let curve = curve.with_levels(levels.list(64));
+        let channel = inputs.shape.as_ref().filter(|s| q.layout() == Layout::Channels && s.channels() > 1);
+        let channels = channel.map(|s| (s.channels(), s.axis));
         let frozen = Some(frozen.describe());
-        return Evaluated { inputs, curve, report, levels, unsupported, frozen, block };
+        return Evaluated { inputs, curve, report, levels, unsupported, frozen, block, channels };
     }
     let (curve, report) = Curve::evaluate(q, lo, hi, SAMPLES, &mut ctx);
     let levels = q.levels(&report);
-    Evaluated { inputs, curve, report, levels, unsupported, frozen: None, block: None }
+    Evaluated { inputs, curve, report, levels, unsupported, frozen: None, block: None, channels: None }
 }
 
 /// Every slot evaluated in `setting` on the sample tensor `values` (generated from
@@ -142,10 +155,20 @@ pub fn evaluate_all(slots: &[Slot], setting: &Setting, values: &[f32], previous:
             let inputs = Inputs::new(&s.quantizer, setting);
             match previous.iter().find(|e| e.inputs == inputs) {
                 Some(e) => e.clone(),
-                None => evaluate(inputs, values),
+                None => evaluate(inputs, &drawn_on(&s.quantizer, &setting.shape, values)),
             }
         })
         .collect()
+}
+
+/// The part of the sample a quantizer's curve is frozen on: a per-channel quantizer's first
+/// channel (its library's statistic is per channel), else the whole sample.
+pub fn drawn_on<'a>(q: &Quantizer, shape: &Shape, values: &'a [f32]) -> Cow<'a, [f32]> {
+    if q.layout() == Layout::Channels && shape.channels() > 1 {
+        Cow::Owned(shape.channel_indices(values.len(), 0).map(|i| values[i]).collect())
+    } else {
+        Cow::Borrowed(values)
+    }
 }
 
 /// The curves of `evaluated`, each hidden as its slot is (a hidden curve keeps its place).
@@ -162,6 +185,8 @@ pub struct Selected {
     pub frozen: Option<String>,
     /// The sample block a block format is drawn at (see [`Evaluated::block`]).
     pub block: Option<usize>,
+    /// See [`Evaluated::channels`].
+    pub channels: Option<(usize, usize)>,
 }
 
 impl Selected {
@@ -174,6 +199,7 @@ impl Selected {
                 unsupported: e.unsupported.clone(),
                 frozen: e.frozen.clone(),
                 block: e.block,
+                channels: e.channels,
             },
             None => Selected {
                 report: Report::default(),
@@ -181,6 +207,7 @@ impl Selected {
                 unsupported: None,
                 frozen: None,
                 block: None,
+                channels: None,
             },
         }
     }
@@ -245,6 +272,22 @@ pub fn from_state(state: &State) -> Result<(Figure, Vec<Evaluated>), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_per_channel_quantizer_on_a_weight_is_drawn_for_its_first_channel() {
+        let q = parse("qkeras.quantized_bits(4,0,1,alpha='auto')").unwrap();
+        let state = State { slots: vec![Slot::new(q.clone())], ..State::default() };
+        // 8 rows of 4 output channels, channel c spread (1 + c).
+        let values: Vec<f32> = (0..32).map(|i| ((i * 5 % 7) as f32 - 3.0) * 0.2 * (1 + i % 4) as f32).collect();
+        let setting = Setting { shape: Shape::new(vec![8, 4]), tensor: Some(1), ..Setting::of(&state) };
+        let e = &evaluate_all(&state.slots, &setting, &values, &[])[0];
+        assert_eq!(e.channels, Some((4, 1)));
+        let first: Vec<f32> = (0..8).map(|r| values[r * 4]).collect();
+        assert_eq!(e.report.scale, q.eval(&first, &mut qscope_quant::Ctx::training(0)).2.scale);
+        let whole = &evaluate_all(&state.slots, &Setting::of(&state), &values, &[])[0];
+        assert_eq!(whole.channels, None);
+        assert_ne!(whole.report.scale, e.report.scale, "the whole tensor's scale is another");
+    }
 
     fn specs(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()

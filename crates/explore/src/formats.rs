@@ -7,13 +7,14 @@
 //! [`PRESET`] is a useful default set, looked up by spec: a spec the catalogue does not parse
 //! (a format not built into this qscope) is skipped, so the preset never breaks.
 
-use super::drawn::run_on_sample;
+use super::drawn::run_shaped;
 use super::sample::settings::Sample;
 use super::state::{MAX_QUANTIZERS, Mode, Slot, State, compact};
 use super::tensor::Loaded;
 use qscope_plot::Theme;
 use qscope_plot::formats::{Comparison, FormatFigure, FormatPoint};
 use qscope_plot::svg::{Scheme, Words};
+use qscope_quant::shaped::Shape;
 use qscope_quant::{Quantizer, parse};
 
 /// One quantizer of the comparison.
@@ -33,9 +34,9 @@ pub struct Row {
     pub not_finite: usize,
 }
 
-/// Every shown slot run on `values` (the sample tensor) in the given mode and seed, in order;
-/// hidden slots are left out, as the figure leaves out their curves.
-pub fn compare(slots: &[Slot], training: bool, seed: u64, values: &[f32]) -> Vec<Row> {
+/// Every shown slot run on `values` (the sample tensor, of `shape`) in the given mode and seed,
+/// in order; hidden slots are left out, as the figure leaves out their curves.
+pub fn compare(slots: &[Slot], training: bool, seed: u64, values: &[f32], shape: &Shape) -> Vec<Row> {
     let finite = values.iter().filter(|v| v.is_finite()).count();
     let shown: Vec<String> = slots.iter().filter(|s| !s.hidden).map(|s| s.quantizer.to_string()).collect();
     let mut names = labels(&shown).into_iter();
@@ -45,7 +46,7 @@ pub fn compare(slots: &[Slot], training: bool, seed: u64, values: &[f32]) -> Vec
         .filter(|(_, s)| !s.hidden)
         .map(|(slot, s)| {
             let q = &s.quantizer;
-            let run = run_on_sample(q, training, seed, values);
+            let run = run_shaped(q, training, seed, values, shape);
             let spec = q.to_string();
             Row {
                 slot,
@@ -176,7 +177,8 @@ pub fn figure(state: &State, tensor: Option<&Loaded>, link: String, size: (u32, 
             &generated
         }
     };
-    let rows = compare(&state.slots, state.mode.training(), state.seed, values);
+    let shape = crate::tensor::sample_shape(state, tensor);
+    let rows = compare(&state.slots, state.mode.training(), state.seed, values, &shape);
     let about = about(&state.sample, tensor, state.seed, qscope_plot::fmt_number);
     let comparison = comparison(&rows, values, about);
     let mode = if state.mode == Mode::Infer { ", inference" } else { "" };
@@ -206,7 +208,7 @@ mod tests {
     }
 
     fn rows(st: &State) -> Vec<Row> {
-        compare(&st.slots, st.mode.training(), st.seed, &st.sample_spec().generate())
+        compare(&st.slots, st.mode.training(), st.seed, &st.sample_spec().generate(), &Shape::new(vec![1000]))
     }
 
     #[test]
@@ -230,7 +232,7 @@ mod tests {
     fn sqnr_and_mse_agree_through_the_signal_power() {
         let st = state(&["ml_dtypes.float6_e2m3fn"]);
         let values = st.sample_spec().generate();
-        let r = &compare(&st.slots, true, 0, &values)[0];
+        let r = &compare(&st.slots, true, 0, &values, &Shape::new(vec![values.len()]))[0];
         let from_mse = 10.0 * (signal(&values) / r.mse).log10();
         assert!((from_mse - r.sqnr_db).abs() < 1e-9, "{from_mse} {}", r.sqnr_db);
     }

@@ -119,6 +119,8 @@ pub struct State {
     pub file: Option<String>,
     /// The name of that tensor in the file (`-` for a `.npy`).
     pub tensor: Option<String>,
+    /// The tensor's channel axis, when not the last (the libraries' convention).
+    pub axis: Option<usize>,
 }
 
 impl Default for State {
@@ -135,6 +137,7 @@ impl Default for State {
             block: None,
             file: None,
             tensor: None,
+            axis: None,
         }
     }
 }
@@ -489,9 +492,26 @@ pub static TENSOR: Setting<State> = Setting {
     show: |st| st.tensor.iter().cloned().collect(),
 };
 
+pub static AXIS: Setting<State> = Setting {
+    key: Some("axis"),
+    flag: Some("--axis"),
+    arg: "A",
+    range: Range::Words(|| "an axis of the tensor from 0; the last by default".into()),
+    label: "channel axis",
+    doc: "the tensor's axis that is the channel: per-channel scales are per index of it, groups and blocks run \
+          along it (the libraries take the last, as a weight is laid out; another is a transpose first)",
+    write: Write::Changed,
+    read: |st, v| {
+        let a = v.trim().parse::<usize>().map_err(|_| "expected an axis number (0, 1, …)".to_string());
+        a.map(|a| st.axis = Some(a))
+    },
+    show: |st| st.axis.map(one).unwrap_or_default(),
+};
+
 /// The explorer's own settings, in the hash's order (the sample tensor's are its settings
 /// table's, written after the first [`SAMPLE_AFTER`]).
-pub static SETTINGS: [&Setting<State>; 11] = [&Q, &X, &MODE, &INFER, &SEED, &HIDE, &SEL, &PIN, &BLOCK, &FILE, &TENSOR];
+pub static SETTINGS: [&Setting<State>; 12] =
+    [&Q, &X, &MODE, &INFER, &SEED, &HIDE, &SEL, &PIN, &BLOCK, &FILE, &TENSOR, &AXIS];
 
 /// How many of [`SETTINGS`] a hash writes before the sample's.
 const SAMPLE_AFTER: usize = 5;

@@ -5,7 +5,10 @@
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::hash::quote;
+use crate::state::State;
 use qscope_plot::fmt_number;
+use qscope_quant::shaped::Shape;
 use qscope_tensors::{Info, Listing, Tensor};
 
 /// The most elements the page takes as its sample: 64 M float32 values are 256 MB, and every
@@ -108,6 +111,46 @@ impl Loaded {
             out.push(format!("{} in the data (left out of MSE and SQNR)", parts.join(", ")));
         }
         out
+    }
+}
+
+/// The sample's shape: the user's tensor's, with the state's channel axis (the last unless
+/// `axis=` names another it has), or the synthetic sample's `[n]` (one channel).
+pub fn sample_shape(state: &State, tensor: Option<&Loaded>) -> Shape {
+    match tensor {
+        Some(t) => {
+            let shape = Shape::new(t.shape.clone());
+            match state.axis {
+                Some(a) => shape.clone().with_axis(a).unwrap_or(shape),
+                None => shape,
+            }
+        }
+        None => Shape::new(vec![state.sample_spec().n]),
+    }
+}
+
+/// The `file=` of a tensor handed over by the Train view's "Inspect weights".
+pub const TRAINER_FILE: &str = "trainer";
+
+/// A trained layer's latent weights (`n_in × n_out`, row-major, as a Keras Dense kernel: the
+/// last axis is the output channel) as the sample, named for the layer.
+pub fn trained_layer(layer: &str, n_in: usize, n_out: usize, weights: &[f32]) -> Loaded {
+    Loaded::from_values(TRAINER_FILE, &format!("{layer} weights"), vec![n_in, n_out], weights.to_vec())
+}
+
+/// What the page says when a link names a tensor it has not read.
+pub fn missing_message(file: &str, tensor: &str) -> String {
+    if file == TRAINER_FILE {
+        format!(
+            "This link's sample was the {} of a net trained in the Train view: train it again and use Inspect weights; the synthetic sample is shown meanwhile.",
+            quote(tensor)
+        )
+    } else {
+        format!(
+            "This link's sample is tensor {} of {}: open that file again to see it; the synthetic sample is shown meanwhile.",
+            quote(tensor),
+            quote(file)
+        )
     }
 }
 
@@ -215,6 +258,14 @@ mod tests {
         );
         assert_eq!(l.describe(), "m.safetensors · w · [2] · BF16");
         assert_eq!(l.notes(), ["1 NaN in the data (left out of MSE and SQNR)"]);
+    }
+
+    #[test]
+    fn a_trained_layer_is_a_dense_kernel_named_for_its_layer() {
+        let l = trained_layer("hidden 1", 2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(l.describe(), "trainer · hidden 1 weights · [2, 3] · F32");
+        assert!(missing_message(&l.file, &l.name).contains("Inspect weights"));
+        assert!(missing_message("m.safetensors", "w").contains("open that file again"));
     }
 
     #[test]

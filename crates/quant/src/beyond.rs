@@ -5,6 +5,7 @@ use super::lane::{self, Lane};
 use super::round::{mean_abs, rhe};
 use super::schema::{Kind, quantizer};
 use super::simd::{self, Op};
+use crate::Layout;
 
 mod passes;
 use super::{Ctx, Facts, Frozen, Kernel, Levels, Quantizer, Report, elementwise_facts};
@@ -450,6 +451,10 @@ impl Kernel for FakeQuantize {
 elementwise_facts! { SoftRound, SoftRoundAT, IdentitySte, ClippedSte, FakeQuantize }
 
 impl Facts for Lsq {
+    fn layout(&self) -> Layout {
+        if self.step.is_none() { Layout::Flat } else { Layout::Elementwise }
+    }
+
     /// step=None takes its step from the tensor: frozen (and learned) at the reported one.
     fn freeze(&self, report: &Report) -> Option<Frozen> {
         self.step.is_none().then(|| {
@@ -482,6 +487,10 @@ impl Facts for Lsq {
 }
 
 impl Facts for Pact {
+    fn layout(&self) -> Layout {
+        Layout::Elementwise
+    }
+
     fn freeze(&self, _: &Report) -> Option<Frozen> {
         None
     }

@@ -432,6 +432,11 @@ macro_rules! four_bit {
         }
 
         impl Facts for $ty {
+            /// Blocks over the flattened tensor, whatever its shape (bitsandbytes' `quantize_4bit`).
+            fn layout(&self) -> $crate::Layout {
+                $crate::Layout::Flat
+            }
+
             /// At the report's first block ([`Self::first_block`], [`Fixed::Bnb4Bit`]).
             fn freeze(&self, report: &Report) -> Option<Frozen> {
                 Some(Frozen::Fixed(Fixed::Bnb4Bit(self.first_block(report))))

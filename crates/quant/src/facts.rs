@@ -20,6 +20,25 @@ use super::frozen::Frozen;
 use super::ml_dtypes::Format;
 use super::{Quantizer, Report};
 
+/// How a library gives a tensor of several dimensions (a weight) to a quantizer: what its
+/// statistics run over. The channel axis is the last, as Keras and PyTorch lay out a weight's
+/// output channels (Keras) or input features (PyTorch's blocks and groups); qscope's `axis`
+/// moves another axis there first (a transpose), see [`Quantizer::apply_shaped`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Each element alone (no statistic): the shape cannot change an output.
+    Elementwise,
+    /// One statistic over the whole tensor (a per-tensor scale, bitsandbytes' blocks over the
+    /// flattened tensor): as a 1-D tensor in row-major order.
+    Flat,
+    /// Blocks or groups along the channel axis, each row on its own (torchao's groups, MX and
+    /// NVFP4 blocks): [`Kernel::apply_rows`](crate::Kernel::apply_rows) with rows along it.
+    Rows,
+    /// One statistic per channel, every other axis reduced (QKeras' `alpha='auto'`, Larq's
+    /// MagnitudeAwareSign): each channel quantized as a tensor of its own.
+    Channels,
+}
+
 /// What a quantizer says about itself besides computing: whether its output depends on the
 /// whole tensor and how to freeze it, which parameters are inert, which learn. Every catalogue
 /// type implements it in its family file; [`Quantizer`] dispatches to it exhaustively.
@@ -36,6 +55,9 @@ pub trait Facts {
     /// The parameters that change no output in the current configuration (a control for them
     /// is folded away). Never `Axis` or `Text` parameters, which never compute.
     fn inert(&self) -> Vec<&'static str>;
+
+    /// How its library sees a tensor of more than one dimension (a weight): see [`Layout`].
+    fn layout(&self) -> Layout;
 
     /// Storage cost of one element in bits, the scales' share included (MXFP4 4 + 8/32 = 4.25,
     /// NVFP4 4 + 8/16 = 4.5, NF4 with blocksize 64 4 + 32/64 = 4.5, int4 in groups of 32 with a
@@ -58,6 +80,12 @@ pub trait Facts {
     /// activations in rows along its input dimension, each row a 1-D tensor cut into blocks.
     /// `None` (the default) for every quantizer whose scale, if any, is per tensor.
     fn block_size(&self) -> Option<usize> {
+        None
+    }
+
+    /// The axis a per-channel statistic keeps when the spec names one (QKeras' `scale_axis`,
+    /// negative from the end); `None` (the default): the shape's channel axis.
+    fn scale_axis(&self) -> Option<i64> {
         None
     }
 
@@ -95,12 +123,26 @@ macro_rules! elementwise_facts {
             fn inert(&self) -> Vec<&'static str> {
                 vec![$($($inert),*)?]
             }
+
+            fn layout(&self) -> $crate::Layout {
+                $crate::Layout::Elementwise
+            }
         }
     )*};
 }
 pub(crate) use elementwise_facts;
 
 impl Quantizer {
+    /// The axis its per-channel statistic keeps, when its spec names one ([`Facts::scale_axis`]).
+    pub fn scale_axis(&self) -> Option<i64> {
+        crate::catalogue::each_quantizer!(self, k => k.scale_axis())
+    }
+
+    /// How its library sees a tensor of several dimensions ([`Facts::layout`]).
+    pub fn layout(&self) -> Layout {
+        crate::catalogue::each_quantizer!(self, k => k.layout())
+    }
+
     /// Whether the output at one element depends on the rest of the tensor (in training,
     /// inference or both), judged from the parameters; see [`Facts::freeze`].
     pub fn is_data_dependent(&self) -> bool {

@@ -8,6 +8,7 @@ use super::schema::{Kind, choice, quantizer};
 use super::simd::{self, Op};
 use super::{Ctx, Kernel, Levels, Report};
 use super::{Facts, Fixed, Frozen, Quantizer, elementwise_facts};
+use crate::Layout;
 
 const CLIP: Kind = Kind::OptFloat { min: 0.0, max: 1e30 };
 
@@ -424,6 +425,10 @@ impl Kernel for NoOp {
 elementwise_facts! { SteSign, ApproxSign, SwishSign, SteHeaviside, NoOp ["precision"] }
 
 impl Facts for MagnitudeAwareSign {
+    fn layout(&self) -> Layout {
+        Layout::Channels
+    }
+
     /// The mean |x| is always the tensor's; Larq has no parameter for it ([`Fixed::MagnitudeSign`]).
     fn freeze(&self, report: &Report) -> Option<Frozen> {
         let scale = report.scale.unwrap_or(f32::NAN);
@@ -436,6 +441,10 @@ impl Facts for MagnitudeAwareSign {
 }
 
 impl Facts for SteTern {
+    fn layout(&self) -> Layout {
+        if self.ternary_weight_networks { Layout::Flat } else { Layout::Elementwise }
+    }
+
     /// With ternary_weight_networks, freezes to the reported Δ as threshold_value.
     fn freeze(&self, report: &Report) -> Option<Frozen> {
         self.ternary_weight_networks.then(|| {
@@ -454,6 +463,10 @@ impl Facts for SteTern {
 }
 
 impl Facts for DoReFa {
+    fn layout(&self) -> Layout {
+        if self.mode == DoReFaMode::Weights { Layout::Flat } else { Layout::Elementwise }
+    }
+
     /// Weights mode normalises by the tensor's max|tanh x| ([`Fixed::DoReFaWeights`]).
     fn freeze(&self, report: &Report) -> Option<Frozen> {
         (self.mode == DoReFaMode::Weights).then(|| {

@@ -25,6 +25,7 @@ pub mod qkeras;
 pub mod random;
 pub mod round;
 pub mod schema;
+pub mod shaped;
 pub mod simd;
 pub mod spec;
 pub mod text;
@@ -39,8 +40,8 @@ pub(crate) fn every_float_step() -> usize {
 }
 
 pub use catalogue::{ENTRIES, Entry, ParamRow, Quantizer};
-pub use facts::Facts;
 pub(crate) use facts::elementwise_facts;
+pub use facts::{Facts, Layout};
 pub use frozen::{Fixed, Frozen};
 pub use levels::Levels;
 pub use schema::{Alpha, AutoScale, Family, Illustration, Info, Kind, Literal, ParamDef};

@@ -312,6 +312,10 @@ macro_rules! casts {
                     None
                 }
 
+                fn layout(&self) -> $crate::Layout {
+                    $crate::Layout::Elementwise
+                }
+
                 fn inert(&self) -> Vec<&'static str> {
                     Vec::new()
                 }

@@ -9,7 +9,11 @@ use leptos::prelude::*;
 
 use super::panels::colours;
 use super::{Train, draw_weights, now};
-use qscope_nn::Layer;
+use crate::route::Router;
+use crate::tensor::Handoff;
+use qscope_explore::state::{Slot, State, default_quantizer};
+use qscope_explore::tensor::trained_layer;
+use qscope_nn::{Layer, QuantizedTensor};
 
 /// Redraw interval while playing, in ms.
 const INTERVAL: f64 = 100.0;
@@ -37,6 +41,46 @@ fn shown_weights(layer: &Layer, latent: bool) -> &[f32] {
     if latent { layer.weights() } else { layer.quantized() }
 }
 
+/// "Inspect weights": the chosen layer's latent weights as the explorer's sample, its weight
+/// quantizer selected — what would 2 bits do to the weights this net just learned?
+#[component]
+fn Inspect(train: Train, layers: Memo<usize>) -> impl IntoView {
+    let chosen = RwSignal::new(0usize);
+    let (handoff, router) = (use_context::<Handoff>(), use_context::<Router>());
+    let inspect = move |_| {
+        let (Some(handoff), Some(router)) = (handoff, router) else { return };
+        let (l, count) = (chosen.get_untracked(), layers.get_untracked());
+        let picked = train.runs.with_value(|r| {
+            let layer = r.as_ref()?.q.layers().get(l)?;
+            let (n_in, n_out) = layer.shape();
+            let q = layer.quantizer(QuantizedTensor::Weights).cloned();
+            Some((trained_layer(&layer_name(l, count), n_in, n_out, layer.weights()), q))
+        });
+        let Some((tensor, q)) = picked else { return };
+        let state = State {
+            slots: vec![Slot::new(q.unwrap_or_else(default_quantizer))],
+            file: Some(tensor.file.clone()),
+            tensor: Some(tensor.name.clone()),
+            ..State::default()
+        };
+        handoff.0.set(Some(tensor));
+        router.go(router.page_untracked(), &state.to_hash());
+    };
+    view! {
+        <div class="inspect-row">
+            <select class="select" aria-label="the layer to inspect" data-testid="train-inspect-layer"
+                on:change=move |ev| chosen.set(event_target_value(&ev).parse().unwrap_or(0))>
+                {move || { let n = layers.get(); (0..n).map(|l| view! {
+                    <option value=l.to_string() selected=move || chosen.get() == l>{layer_name(l, n)}</option>
+                }).collect_view() }}
+            </select>
+            <button type="button" class="button" data-testid="train-inspect"
+                title="open the explorer with this layer's latent weights as the sample tensor and its weight quantizer selected"
+                on:click=inspect>"Inspect weights"</button>
+        </div>
+    }
+}
+
 #[component]
 pub fn Weights(train: Train) -> impl IntoView {
     let latent = train.latent;
@@ -56,6 +100,7 @@ pub fn Weights(train: Train) -> impl IntoView {
         } else {
             "Quantized: what the forward pass uses — only the quantizer's levels (ticks under each histogram)."
         }}</p>
+        <Inspect train=train layers=layers />
         <Diagram train=train />
         <div class="histograms">
             {move || { let n = layers.get(); (0..n).map(|l| view! { <LayerHistogram train=train layer=l count=n /> }).collect_view() }}

@@ -7,6 +7,7 @@ use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{least_squares_scale, only_with_auto_po2, sigmoid_q};
+use crate::Layout;
 use crate::round::EPS;
 use crate::{Facts, Frozen, Quantizer};
 
@@ -297,6 +298,23 @@ impl Kernel for Bernoulli {
 }
 
 impl Facts for Binary {
+    fn scale_axis(&self) -> Option<i64> {
+        match self.scale_axis.0 {
+            crate::Literal::Int(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    fn layout(&self) -> Layout {
+        if self.alpha.is_auto() {
+            Layout::Channels
+        } else if self.use_stochastic_rounding {
+            Layout::Flat
+        } else {
+            Layout::Elementwise
+        }
+    }
+
     /// 'auto'/'auto_po2' freezes to a fixed alpha (the same path: codes sign(x), output
     /// `x + sg(α·k − x)`, gradient 1). Stochastic rounding's grid `2·min(max|x|, 1)` is not
     /// in the report: a run that drew stays [`Frozen::Live`].
@@ -318,6 +336,10 @@ impl Facts for Binary {
 }
 
 impl Facts for StochasticBinary {
+    fn layout(&self) -> Layout {
+        if self.alpha.is_auto() { Layout::Channels } else { Layout::Elementwise }
+    }
+
     /// String alpha: in training the draws need the tensor's std ([`Frozen::Live`]); in
     /// inference it is `binary(alpha)` with the fitted scale.
     fn freeze(&self, report: &Report) -> Option<Frozen> {
@@ -337,6 +359,10 @@ impl Facts for StochasticBinary {
 }
 
 impl Facts for Bernoulli {
+    fn layout(&self) -> Layout {
+        if self.alpha.is_auto() { Layout::Channels } else { Layout::Elementwise }
+    }
+
     /// String alpha: the draws need the tensor's std, which the report lacks.
     fn freeze(&self, _: &Report) -> Option<Frozen> {
         self.alpha.is_auto().then(|| Frozen::Live(Quantizer::Bernoulli(self.clone())))

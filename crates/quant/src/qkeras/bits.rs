@@ -7,6 +7,7 @@ use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::{integer_fits, least_squares_scale, one_minus, only_with_auto_po2, po2_round};
+use crate::Layout;
 use crate::{Facts, Frozen, Quantizer};
 
 mod auto;
@@ -451,6 +452,17 @@ impl Kernel for QuantizedLinear {
 }
 
 impl Facts for QuantizedBits {
+    fn scale_axis(&self) -> Option<i64> {
+        match self.scale_axis.0 {
+            crate::Literal::Int(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    fn layout(&self) -> Layout {
+        if self.alpha.is_auto() && self.post_training_scale.is_none() { Layout::Channels } else { Layout::Elementwise }
+    }
+
     /// 'auto'/'auto_po2' without a post_training_scale freezes to that scale (QKeras:
     /// `s = post_training_scale / m`, and the report's scale is s·m, m a power of two).
     fn freeze(&self, report: &Report) -> Option<Frozen> {
@@ -466,6 +478,17 @@ impl Facts for QuantizedBits {
 }
 
 impl Facts for QuantizedLinear {
+    fn scale_axis(&self) -> Option<i64> {
+        match self.scale_axis.0 {
+            crate::Literal::Int(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    fn layout(&self) -> Layout {
+        if self.alpha.is_auto() { Layout::Channels } else { Layout::Elementwise }
+    }
+
     /// 'auto'/'auto_po2' freezes to a fixed alpha: the report's scale is
     /// `qs / data_type_scale`, and `alpha·data_type_scale` gives qs back.
     fn freeze(&self, report: &Report) -> Option<Frozen> {

@@ -8,6 +8,7 @@ use super::super::schema::{Alpha, Kind, Opaque, quantizer};
 use super::super::simd::{self, Op};
 use super::super::{Ctx, Kernel, Levels, Report};
 use super::bits::{BITS, BitsOp, INTEGER, QNOISE, QuantizedBits};
+use crate::Layout;
 use crate::{Facts, Fixed, Frozen};
 
 quantizer! {
@@ -157,6 +158,17 @@ impl Kernel for QuantizedHswish {
 }
 
 impl Facts for QuantizedHswish {
+    fn scale_axis(&self) -> Option<i64> {
+        match self.scale_axis.0 {
+            crate::Literal::Int(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    fn layout(&self) -> Layout {
+        if self.alpha.is_auto() { Layout::Channels } else { Layout::Elementwise }
+    }
+
     /// 'auto'/'auto_po2' freezes its inner quantized_bits at the report's scale as
     /// post_training_scale, which quantized_hswish itself lacks ([`Fixed::Hswish`]).
     fn freeze(&self, report: &Report) -> Option<Frozen> {

@@ -7,6 +7,7 @@ use super::super::schema::{Alpha, Kind, quantizer};
 use super::super::{Ctx, Kernel, Levels, Report, elementwise};
 use super::binary::{SignOp, std_eps};
 use super::{least_squares_of_sums, least_squares_scale, po2_round, sigmoid_q};
+use crate::Layout;
 use crate::round::EPS;
 use crate::simd::{self, Op};
 use crate::{Facts, Fixed, Frozen, Quantizer};
@@ -375,6 +376,10 @@ impl Kernel for StochasticTernary {
 }
 
 impl Facts for Ternary {
+    fn layout(&self) -> Layout {
+        if self.alpha.is_auto() { Layout::Channels } else { Layout::Elementwise }
+    }
+
     /// 'auto'/'auto_po2' freezes to the codes of the last fitting round, which no fixed
     /// alpha expresses ([`Fixed::AutoTernary`]).
     fn freeze(&self, report: &Report) -> Option<Frozen> {
@@ -393,6 +398,10 @@ impl Facts for Ternary {
 }
 
 impl Facts for StochasticTernary {
+    fn layout(&self) -> Layout {
+        if self.alpha.is_auto() { Layout::Channels } else { Layout::Elementwise }
+    }
+
     /// String alpha: in training the draws need the tensor's std ([`Frozen::Live`]); in
     /// inference it is `ternary(alpha)` with the fitted scale and threshold.
     fn freeze(&self, report: &Report) -> Option<Frozen> {

@@ -16,6 +16,7 @@
 //! `torch.no_grad` and its integer codes carry no gradient, so torchao has none to give.
 
 use super::groups::{self, GroupCodes, MappingType, Path, QParams, choose_qparams};
+use crate::Layout;
 use crate::frozen::{Fixed, Frozen};
 use crate::schema::{Kind, quantizer};
 use crate::{Ctx, Facts, Kernel, Levels, Report};
@@ -126,6 +127,10 @@ pub(super) fn bits_with_overhead(quant_min: i32, quant_max: i32, group_size: i32
 }
 
 impl Facts for Affine {
+    fn layout(&self) -> Layout {
+        Layout::Rows
+    }
+
     /// At the first reported group: [`Fixed::GroupInt`] (the spec has no parameter for a
     /// given scale and zero point).
     fn freeze(&self, report: &Report) -> Option<Frozen> {

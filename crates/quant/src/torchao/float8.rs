@@ -16,6 +16,7 @@
 //! gradient through unchanged and the scale is computed under `no_grad`, so `∂(Σy)/∂x = 1`
 //! everywhere — at NaN, ±inf and saturated inputs too (checked in torch 2.15 and 2.10).
 
+use crate::Layout;
 use std::marker::PhantomData;
 
 use super::mx::{ConstFormat, E4M3, E5M2};
@@ -163,6 +164,10 @@ impl Kernel for Float8 {
 }
 
 impl Facts for Float8 {
+    fn layout(&self) -> Layout {
+        Layout::Flat
+    }
+
     /// The scale is always the tensor's; torchao's `hp_tensor_and_scale_to_float8` takes a
     /// given one, but the spec has no parameter for it: [`Fixed::ScaledFloat8`].
     fn freeze(&self, report: &Report) -> Option<Frozen> {

@@ -21,6 +21,7 @@
 
 use super::affine::{bits_with_overhead, freeze_at};
 use super::groups::{self, GroupCodes, MappingType, Path, QParams, choose_qparams};
+use crate::Layout;
 use crate::frozen::Frozen;
 use crate::schema::{Kind, choice, quantizer};
 use crate::{Ctx, Facts, Kernel, Levels, Report};
@@ -114,6 +115,10 @@ impl Kernel for IntxFakeQuantize {
 }
 
 impl Facts for IntxFakeQuantize {
+    fn layout(&self) -> Layout {
+        Layout::Rows
+    }
+
     /// At the first reported group: [`crate::Fixed::GroupInt`].
     fn freeze(&self, report: &Report) -> Option<Frozen> {
         freeze_at(report, |p| self.at(p))

@@ -30,6 +30,7 @@
 //! where |x/scale| < max, 0 where clamped, at the bound too under torch 2.15) and gives FP6/FP4
 //! elements, cast by integer bit arithmetic, no gradient at all.
 
+use crate::Layout;
 use std::marker::PhantomData;
 
 use crate::blocks::{self, BlockAmax};
@@ -432,6 +433,10 @@ impl Kernel for Mx {
 }
 
 impl Facts for Mx {
+    fn layout(&self) -> Layout {
+        Layout::Rows
+    }
+
     /// The cast at the report's first block's E8M0 code ([`Fixed::ScaledBlock`]); torchao has
     /// no parameter for a given block scale. With no block, NaN.
     fn freeze(&self, report: &Report) -> Option<Frozen> {

@@ -21,6 +21,7 @@
 //! `to_nvfp4` reaches only the block scales (the elements pass through integer bit views), so
 //! `d(Σy)/dx` is 0 except at each block's largest element.
 
+use crate::Layout;
 use crate::blocks::{self, BlockAmax};
 use crate::frozen::{Fixed, Frozen};
 use crate::lane::{Lane, clip};
@@ -202,6 +203,10 @@ impl Kernel for Nvfp4 {
 }
 
 impl Facts for Nvfp4 {
+    fn layout(&self) -> Layout {
+        Layout::Rows
+    }
+
     /// The cast at the report's first block's E4M3 scale and its per-tensor scale
     /// ([`Fixed::ScaledBlock`]); torchao has no parameter for a given block scale. With no
     /// block, NaN.

@@ -1,0 +1,200 @@
+//! A tensor of several dimensions given to a quantizer as its library gives a weight of that
+//! shape ([`Layout`]): per channel of the channel axis (QKeras' `alpha='auto'`), in rows along it
+//! (torchao's groups, MX and NVFP4 blocks), or flattened (a per-tensor scale). The channel axis is
+//! the last by default, the libraries' convention; another axis is a transpose before it.
+
+use crate::{Ctx, Layout, Quantizer, Report};
+
+/// A row-major tensor's dimensions and its channel axis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub dims: Vec<usize>,
+    /// The channel axis (`dims.len() − 1` by convention).
+    pub axis: usize,
+}
+
+impl Shape {
+    /// A shape whose channel axis is the last (a 1-D tensor is one channel, as QKeras sees an
+    /// `(N, 1)` tensor).
+    pub fn new(dims: Vec<usize>) -> Shape {
+        let axis = dims.len().saturating_sub(1);
+        Shape { dims, axis }
+    }
+
+    /// The same shape with channel axis `axis`, if it has one.
+    pub fn with_axis(mut self, axis: usize) -> Result<Shape, String> {
+        if axis >= self.dims.len().max(1) {
+            return Err(format!(
+                "axis {axis}: the tensor has {} axes (0 to {})",
+                self.dims.len(),
+                self.dims.len().max(1) - 1
+            ));
+        }
+        self.axis = axis;
+        Ok(self)
+    }
+
+    /// `(outer, channels, inner)`: element `(o, c, i)` is at `(o·channels + c)·inner + i`.
+    fn split(&self, len: usize) -> (usize, usize, usize) {
+        if self.dims.len() < 2 {
+            return (1, 1, len);
+        }
+        let outer: usize = self.dims[..self.axis].iter().product();
+        let inner: usize = self.dims[self.axis + 1..].iter().product();
+        (outer, self.dims[self.axis], inner)
+    }
+
+    /// The number of channels (1 for a tensor of fewer than two dimensions).
+    pub fn channels(&self) -> usize {
+        if self.dims.len() < 2 { 1 } else { self.dims[self.axis] }
+    }
+
+    /// The flat indices of channel `c`, in row-major order.
+    pub fn channel_indices(&self, len: usize, c: usize) -> impl Iterator<Item = usize> {
+        let (outer, channels, inner) = self.split(len);
+        let whole = self.dims.len() < 2;
+        (0..outer).flat_map(move |o| {
+            let start = if whole { 0 } else { (o * channels + c) * inner };
+            start..start + inner
+        })
+    }
+}
+
+/// The order the elements are given in: channel by channel (for [`Layout::Channels`]), or row by
+/// row along the channel axis (for [`Layout::Rows`]); `None` when it is the tensor's own order.
+fn gather_order(layout: Layout, shape: &Shape, len: usize) -> Option<Vec<usize>> {
+    let (outer, channels, inner) = shape.split(len);
+    match layout {
+        Layout::Elementwise | Layout::Flat => None,
+        Layout::Channels if channels == 1 => None,
+        Layout::Channels => Some((0..channels).flat_map(|c| shape.channel_indices(len, c)).collect()),
+        Layout::Rows if inner == 1 => None,
+        Layout::Rows => Some(
+            (0..outer)
+                .flat_map(|o| (0..inner).flat_map(move |i| (0..channels).map(move |c| (o * channels + c) * inner + i)))
+                .collect(),
+        ),
+    }
+}
+
+impl Quantizer {
+    /// Writes `y = q(x)` and, if asked, `dydx` for a row-major tensor of `shape`, as the library
+    /// gives a weight of that shape to the quantizer ([`Quantizer::layout`]). Returns one report
+    /// per channel for [`Layout::Channels`] (in channel order), else one.
+    pub fn apply_shaped(
+        &self,
+        x: &[f32],
+        shape: &Shape,
+        y: &mut [f32],
+        dydx: Option<&mut [f32]>,
+        ctx: &mut Ctx,
+    ) -> Vec<Report> {
+        let layout = self.layout();
+        // QKeras' scale_axis names the channel axis itself.
+        let named = self.scale_axis().filter(|_| layout == Layout::Channels && shape.dims.len() >= 2).and_then(|a| {
+            let a = if a < 0 { shape.dims.len() as i64 + a } else { a };
+            usize::try_from(a).ok().and_then(|a| shape.clone().with_axis(a).ok())
+        });
+        let shape = named.as_ref().unwrap_or(shape);
+        let Some(order) = gather_order(layout, shape, x.len()) else {
+            return match layout {
+                Layout::Rows if shape.dims.len() >= 2 => vec![self.apply_rows(x, shape.channels(), y, dydx, ctx)],
+                _ => vec![self.apply(x, y, dydx, ctx)],
+            };
+        };
+        let xs: Vec<f32> = order.iter().map(|&i| x[i]).collect();
+        let mut ys = vec![0.0; xs.len()];
+        let mut ds = dydx.as_ref().map(|_| vec![0.0; xs.len()]);
+        let reports = match layout {
+            Layout::Channels => {
+                let per = xs.len() / shape.channels();
+                let mut reports = Vec::with_capacity(shape.channels());
+                for (c, (xc, yc)) in xs.chunks(per.max(1)).zip(ys.chunks_mut(per.max(1))).enumerate() {
+                    let d = ds.as_mut().map(|d| &mut d[c * per..c * per + xc.len()]);
+                    reports.push(self.apply(xc, yc, d, ctx));
+                }
+                reports
+            }
+            _ => vec![self.apply_rows(&xs, shape.channels(), &mut ys, ds.as_deref_mut(), ctx)],
+        };
+        for (k, &i) in order.iter().enumerate() {
+            y[i] = ys[k];
+        }
+        if let (Some(d), Some(ds)) = (dydx, ds) {
+            for (k, &i) in order.iter().enumerate() {
+                d[i] = ds[k];
+            }
+        }
+        reports
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse;
+
+    fn run(spec: &str, x: &[f32], shape: &Shape) -> (Vec<f32>, Vec<f32>, Vec<Report>) {
+        let q = parse(spec).unwrap();
+        let (mut y, mut d) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+        let r = q.apply_shaped(x, shape, &mut y, Some(&mut d), &mut Ctx::training(0));
+        (y, d, r)
+    }
+
+    fn ramp(n: usize) -> Vec<f32> {
+        (0..n).map(|i| ((i * 37 % 23) as f32 - 11.0) * 0.1 * (1.0 + (i % 4) as f32)).collect()
+    }
+
+    #[test]
+    fn a_channel_of_the_last_axis_is_every_k_th_element() {
+        let s = Shape::new(vec![3, 4]);
+        assert_eq!(s.channel_indices(12, 1).collect::<Vec<_>>(), [1, 5, 9]);
+        let s = Shape::new(vec![3, 4]).with_axis(0).unwrap();
+        assert_eq!(s.channel_indices(12, 2).collect::<Vec<_>>(), [8, 9, 10, 11]);
+        assert!(Shape::new(vec![3, 4]).with_axis(2).is_err());
+    }
+
+    #[test]
+    fn a_per_channel_scale_is_each_channels_own() {
+        let x = ramp(32);
+        let shape = Shape::new(vec![8, 4]);
+        let (y, _, reports) = run("qkeras.quantized_bits(4,0,1,alpha='auto')", &x, &shape);
+        assert_eq!(reports.len(), 4);
+        for (c, report) in reports.iter().enumerate() {
+            let xc: Vec<f32> = shape.channel_indices(32, c).map(|i| x[i]).collect();
+            let (yc, _, rc) =
+                parse("qkeras.quantized_bits(4,0,1,alpha='auto')").unwrap().eval(&xc, &mut Ctx::training(0));
+            assert_eq!(rc.scale, report.scale, "channel {c}");
+            let got: Vec<f32> = shape.channel_indices(32, c).map(|i| y[i]).collect();
+            assert_eq!(got, yc, "channel {c}");
+        }
+    }
+
+    #[test]
+    fn elementwise_and_flat_quantizers_ignore_the_shape() {
+        let x = ramp(24);
+        for spec in ["ml_dtypes.float8_e4m3fn", "torchao.float8", "bnb.nf4(blocksize=64)"] {
+            let flat = run(spec, &x, &Shape::new(vec![24]));
+            let shaped = run(spec, &x, &Shape::new(vec![2, 3, 4]).with_axis(1).unwrap());
+            assert_eq!(flat.0, shaped.0, "{spec}");
+            assert_eq!(flat.1, shaped.1, "{spec}");
+        }
+    }
+
+    #[test]
+    fn groups_run_along_the_channel_axis_row_by_row() {
+        // 4 rows of 6 along the last axis, groups of 2: the same as rows of the transpose along axis 0.
+        let x = ramp(24);
+        let spec = "torchao.affine(group_size=2)";
+        let (y, _, _) = run(spec, &x, &Shape::new(vec![4, 6]));
+        let q = parse(spec).unwrap();
+        let mut want = vec![0.0; 24];
+        q.apply_rows(&x, 6, &mut want, None, &mut Ctx::training(0));
+        assert_eq!(y, want);
+        // Along axis 0: the columns are the rows.
+        let t: Vec<f32> = (0..24).map(|k| x[(k % 4) * 6 + k / 4]).collect();
+        let (yt, _, _) = run(spec, &t, &Shape::new(vec![6, 4]).with_axis(0).unwrap());
+        let back: Vec<f32> = (0..24).map(|k| yt[(k % 6) * 4 + k / 6]).collect();
+        assert_eq!(back, want);
+    }
+}
