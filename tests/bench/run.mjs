@@ -24,6 +24,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { benchPage } from './page.mjs';
+import { benchTensors } from './tensors.mjs';
 import { report, metadata } from './tables.mjs';
 import { runBench, TRAIN_ARCHS, TRAIN_BATCH } from './harness.mjs';
 import { serve } from '../../scripts/static-server.mjs';
@@ -34,7 +35,7 @@ const require = createRequire(import.meta.url);
 const log = (line) => process.stderr.write(line + '\n');
 
 function options(argv) {
-  const o = { sizes: [1_000_000, 4_000_000], reps: 15, runtimes: ['node', 'chromium', 'native'], parts: ['kernels', 'train', 'page'] };
+  const o = { sizes: [1_000_000, 4_000_000], reps: 15, runtimes: ['node', 'chromium', 'native'], parts: ['kernels', 'train', 'page', 'tensors'] };
   for (let i = 0; i < argv.length; i += 2) {
     const [k, v] = [argv[i], argv[i + 1]];
     if (v === undefined) throw new Error(`${k} needs a value`);
@@ -47,7 +48,7 @@ function options(argv) {
   }
   if (o.sizes.some((n) => !(Number.isInteger(n) && n > 0))) throw new Error('--n: positive integers');
   if (!(Number.isInteger(o.reps) && o.reps >= 10)) throw new Error('--reps: at least 10');
-  if (!o.parts.length || o.parts.some((p) => !['kernels', 'train', 'page'].includes(p))) throw new Error('--only: kernels, train or page (comma-separated)');
+  if (!o.parts.length || o.parts.some((p) => !['kernels', 'train', 'page', 'tensors'].includes(p))) throw new Error('--only: kernels, train, page or tensors (comma-separated)');
   return o;
 }
 
@@ -143,7 +144,7 @@ for (const runtime of o.runtimes) {
   const t = performance.now();
   log(`== ${runtime}`);
   // The page part runs in Chromium only; kernels and train in every runtime.
-  const harness = o.parts.some((p) => p !== 'page');
+  const harness = o.parts.some((p) => p === 'kernels' || p === 'train');
   if (runtime === 'node') {
     if (harness) rows.push(...(await benchNode(o)));
   } else if (runtime === 'chromium') {
@@ -151,6 +152,8 @@ for (const runtime of o.runtimes) {
     if (o.parts.includes('page')) rows.push(...(await benchPage({ root: ROOT, chromiumPath: CHROMIUM, log })));
   } else if (runtime === 'native') {
     if (harness) rows.push(...benchNative(o));
+    // Opening and scanning a checkpoint: the CLI, and the page's "Open a tensor…" beside it.
+    if (o.parts.includes('tensors')) rows.push(...(await benchTensors({ root: ROOT, chromiumPath: CHROMIUM, log })));
   }
   else throw new Error(`unknown runtime ${runtime}`);
   log(`== ${runtime} done in ${((performance.now() - t) / 1000).toFixed(1)} s`);
@@ -158,7 +161,7 @@ for (const runtime of o.runtimes) {
 const outFile = join(ROOT, 'target/bench.json');
 // `batch` only on the training rows, `fps` only on the Train view's rows, `stochastic` only on
 // stochastic kernels', `ms` only on the explorer's.
-const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'batch', 'fps', 'stochastic', 'elements_per_s', 'ms'];
+const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'batch', 'fps', 'stochastic', 'elements_per_s', 'ms', 'ratio', 'peak_mb'];
 const pick = (r) => Object.fromEntries(keys.filter((k) => r[k] !== undefined).map((k) => [k, r[k]]));
 const meta = metadata({ root: ROOT, chromium: CHROMIUM, options: o, loadBefore: startLoad, loadAfter: load() });
 writeFileSync(outFile, JSON.stringify({ meta, rows: rows.map(pick) }, null, 1) + '\n');

@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { pageTable } from './page.mjs';
+import { tensorsTable } from './tensors.mjs';
 
 /** What a run was: when, on what, at which commit, how busy the machine was. */
 export function metadata({ root, chromium, options, loadBefore, loadAfter }) {
@@ -28,7 +29,7 @@ export function metadata({ root, chromium, options, loadBefore, loadAfter }) {
 
 /** Every table of a run's rows, as run.mjs prints them. */
 export function report(rows) {
-  return [table(rows), trainTable(rows), pageTable(rows)].filter(Boolean).join('\n');
+  return [table(rows), trainTable(rows), pageTable(rows), tensorsTable(rows)].filter(Boolean).join('\n');
 }
 
 const G = (v) => (v === undefined ? '—' : (v / 1e9).toFixed(3));
@@ -37,7 +38,7 @@ const R = (v) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(2))
 // One row per kernel and size: for each pass the SIMD throughput, its time over the copy's,
 // SIMD over scalar and over TF.js; then the native throughputs. Stochastic kernels are marked *.
 function table(all) {
-  const rows = all.filter((r) => r.pass !== 'train' && r.pass !== 'ui');
+  const rows = all.filter((r) => r.pass !== 'train' && r.pass !== 'ui' && !r.kernel.startsWith('tensors:'));
   if (!rows.length) return '';
   const get = (kernel, pass, impl, runtime, n) =>
     rows.find((r) => r.kernel === kernel && r.pass === pass && r.impl === impl && r.runtime === runtime && r.n === n)

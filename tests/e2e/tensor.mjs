@@ -81,6 +81,14 @@ async function run(context, url) {
     const want = expected.get(SPEC);
     check('the Quality panel shows the CLI\'s SQNR for the tensor', want && shown === `${(Math.round(want.sqnr * 10) / 10)} dB`, JSON.stringify([shown, want]));
   }
+  // Channel by channel: the outlier column (output channel 5, ×12) is named.
+  const strip = await until(() => text(page, 'channel-strip').catch(() => ''), (t) => /channels along axis/.test(t));
+  check('the channel strip covers the 48 output channels', /48 channels along axis 1/.test(strip), JSON.stringify(strip.slice(0, 80)));
+  const outl = await text(page, 'channel-outliers').catch(() => '');
+  check('the outlier channel is named with its ratio to the median', /outlier channels .*: 5 \(\d+\.\d×\)$/.test(outl), JSON.stringify(outl));
+  const worstText = await text(page, 'channel-worst').catch(() => '');
+  check('the worst channels are listed with their SQNR', /^worst: channel \d+ -?[\d.]+ dB/.test(worstText), JSON.stringify(worstText));
+
   // The channel axis: axis 0 makes each row a channel; the CLI's --axis 0 agrees.
   await page.locator('[data-testid="tensor-axis"]').selectOption('0');
   const hash0 = await until(() => hashOf(page), (h) => /axis=0/.test(h));

@@ -5,7 +5,9 @@
 //! standard errors; `shaped.py` likewise, on 2-D and 4-D weights (per-channel statistics, QKeras'
 //! `scale_axis`), through [`Quantizer::apply_shaped`](qscope_quant::Quantizer::apply_shaped). Files marked `# compare: bits` — ml_dtypes' casts (`formats.py`), torchao's
 //! scaled FP8, group-wise integers, MX and NVFP4 (`torchao_formats.py`, `torchao_affine.py`,
-//! `torchao_mx.py`) and bitsandbytes' 4-bit formats (`bnb_formats.py`) — bit for bit. The
+//! `torchao_mx.py`) and bitsandbytes' 4-bit formats (`bnb_formats.py`) — bit for bit, and the same
+//! on 2-D and 3-D weights (`shaped_torch.py`: groups and blocks along the last dimension, NVFP4's and
+//! FP8's per-tensor scale over the whole weight, bitsandbytes' blocks over the flattened one). The
 //! torch-style quantizers (`softround`, `lsq`, `pact`…) are held to their PyTorch snippets run
 //! in torch (`tests/snippets/`, the explorer's snippet tests).
 
@@ -33,7 +35,7 @@ fn to_the_bit(c: &Case) -> Vec<String> {
         Ok(q) => q,
         Err(e) => return vec![format!("line {}: {}: does not parse: {e}", c.line, c.spec)],
     };
-    let (y, g, _) = q.eval(&c.x, &mut Ctx::training(1));
+    let (y, g) = vectors::eval_case(&q, c, &mut Ctx::training(1));
     let wrong = (0..c.x.len()).filter(|&i| !same_bits(y[i], c.y[i]) || !same_bits(g[i], c.dydx[i]));
     wrong
         .take(5)

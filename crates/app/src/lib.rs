@@ -26,6 +26,7 @@
 
 mod blocks;
 mod canvas;
+mod channels;
 mod code;
 mod compare;
 mod controls;

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use super::channels::ChannelStrip;
 use super::dom::observed_size;
 use super::figure::{self, Look, fmt_number};
 use super::model::Model;
@@ -114,7 +115,10 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                 </div>
                 <p class="num" data-testid="sample-numbers">{numbers}</p>
             </div>
-            <Histogram model=model resized=resized />
+            <div class="sample-figures">
+                <Histogram model=model resized=resized />
+                <ChannelStrip model=model resized=resized />
+            </div>
         </section>
     }
 }
@@ -171,8 +175,15 @@ fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
         let look = model.look();
         let colour = figure::colour(model.selected.get(), look);
         let (Some(canvas), Some(css)) = (node.get(), size.get()) else { return };
+        // The user's tensor: log counts (its tails are a few elements among millions) and the
+        // selected quantizer's levels (of the first channel, for a per-channel one) as ticks.
+        let tensor = model.tensor.get().is_some();
         model.sample.with(|x| {
-            model.sample_run.with(|run| draw(&canvas, css, x, &run.y, run.report.threshold, &colour, look));
+            model.sample_run.with(|run| {
+                let ticks = if tensor { run.levels.list(64) } else { None };
+                let marks = Marks { threshold: run.report.threshold, ticks: ticks.as_deref(), log: tensor };
+                draw(&canvas, css, x, &run.y, marks, &colour, look)
+            });
         });
     });
     view! {
@@ -184,7 +195,7 @@ fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                 aria-label="Histogram of the sample tensor before quantization (light bars) and after (stems at the output levels)"
             ></canvas>
             <figcaption class="legend small">
-                <span><span class="key input"></span>"before"</span>
+                <span><span class="key input"></span>{move || if model.tensor.get().is_some() { "before (log counts)" } else { "before" }}</span>
                 <span>
                     <span class="key" style:background=move || figure::colour(model.selected.get(), model.look())></span>
                     "after (per output value)"
@@ -194,15 +205,17 @@ fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
     }
 }
 
-fn draw(
-    canvas: &HtmlCanvasElement,
-    (w, h): (f64, f64),
-    x: &[f32],
-    y: &[f32],
+/// What the histogram marks besides the counts.
+struct Marks<'a> {
     threshold: Option<f32>,
-    colour: &str,
-    look: Look,
-) {
+    /// Output levels drawn as ticks on the axis.
+    ticks: Option<&'a [f32]>,
+    /// Counts on a log scale, `ln(1 + count)`.
+    log: bool,
+}
+
+fn draw(canvas: &HtmlCanvasElement, (w, h): (f64, f64), x: &[f32], y: &[f32], marks: Marks, colour: &str, look: Look) {
+    let threshold = marks.threshold;
     let dpr = figure::fit_canvas(canvas, (w, h));
     let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
     else {
@@ -218,7 +231,10 @@ fn draw(
     let m = if m > 0.0 { m * 1.05 } else { 1.0 };
     let (left, right, top, bottom) = (8.0, w - 8.0, 8.0, h - 22.0);
     let px = |v: f32| left + (v + m) as f64 / (2.0 * m) as f64 * (right - left);
-    let ht = |c: u32, max: u32| (bottom - top) * c as f64 / max.max(1) as f64;
+    let ht = |c: u32, max: u32| {
+        let (c, max) = (c as f64, max.max(1) as f64);
+        (bottom - top) * if marks.log { c.ln_1p() / max.ln_1p() } else { c / max }
+    };
 
     // Before: the input in equal bins.
     let hist = histogram(x, -m, m, BINS);
@@ -273,6 +289,17 @@ fn draw(
             ctx.stroke();
         }
         let _ = ctx.set_line_dash(&js_sys::Array::new());
+    }
+    if let Some(ticks) = marks.ticks {
+        ctx.set_stroke_style_str(colour);
+        ctx.set_line_width(1.5);
+        for &v in ticks.iter().filter(|v| v.abs() <= m) {
+            ctx.begin_path();
+            ctx.move_to(px(v), bottom + 0.5);
+            ctx.line_to(px(v), bottom + 5.0);
+            ctx.stroke();
+        }
+        ctx.set_line_width(1.0);
     }
     ctx.set_stroke_style_str(&ink);
     ctx.begin_path();

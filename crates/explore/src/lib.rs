@@ -10,6 +10,8 @@
 //!   warnings about configurations that surprise users.
 //! - [`explain`] — the computation at one x, step by step, with the numbers the kernels give.
 //! - [`code`] — "copy as code": QKeras, Larq, PyTorch and `qscope` CLI snippets.
+//! - [`channels`] — a shaped tensor channel by channel: each channel's SQNR, amax and scale; the
+//!   worst and the outlier channels.
 //! - [`blocks`] — a block format on the sample, block by block: the block its curve is drawn
 //!   at (`block=k`) and the block view's rows (scale, code, codes used, error per block).
 //! - [`drawn`] — a quantizer as the figure draws it: its value and gradient at one x, its
@@ -43,6 +45,7 @@
 //!   equivalent `qscope train` command.
 
 pub mod blocks;
+pub mod channels;
 pub mod code;
 pub mod drawn;
 pub mod explain;

@@ -63,6 +63,9 @@ impl Shape {
 /// The order the elements are given in: channel by channel (for [`Layout::Channels`]), or row by
 /// row along the channel axis (for [`Layout::Rows`]); `None` when it is the tensor's own order.
 fn gather_order(layout: Layout, shape: &Shape, len: usize) -> Option<Vec<usize>> {
+    if shape.dims.len() < 2 {
+        return None;
+    }
     let (outer, channels, inner) = shape.split(len);
     match layout {
         Layout::Elementwise | Layout::Flat => None,
@@ -167,6 +170,18 @@ mod tests {
             assert_eq!(rc.scale, report.scale, "channel {c}");
             let got: Vec<f32> = shape.channel_indices(32, c).map(|i| y[i]).collect();
             assert_eq!(got, yc, "channel {c}");
+        }
+    }
+
+    #[test]
+    fn a_1d_tensor_is_one_row_and_one_channel() {
+        let x = ramp(100);
+        for spec in ["torchao.mx(elem_dtype='fp4_e2m1')", "qkeras.quantized_bits(4,0,1,alpha='auto')", "torchao.nvfp4"]
+        {
+            let (y, d, r) = run(spec, &x, &Shape::new(vec![100]));
+            let (want_y, want_d, want_r) = parse(spec).unwrap().eval(&x, &mut Ctx::training(0));
+            assert_eq!((y, d), (want_y, want_d), "{spec}");
+            assert_eq!(r, [want_r], "{spec}");
         }
     }
 

@@ -1,0 +1,119 @@
+//! The sample tensor channel by channel, when it is a tensor of two or more dimensions: a strip of
+//! each channel's SQNR under the selected quantizer (and its scale, for a per-channel one), the
+//! worst channels and the outlier channels named.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+use super::dom::observed_size;
+use super::figure::{self, Look, fmt_db, fmt_number};
+use super::model::Model;
+use qscope_explore::channels::{ChannelStat, OUTLIER_RATIO, median_amax, outliers, stats, worst};
+
+/// Channels named in the worst list.
+const WORST: usize = 3;
+
+#[component]
+pub fn ChannelStrip(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
+    let shown = Memo::new(move |_| model.tensor.get().is_some() && model.shape.with(|s| s.dims.len() >= 2));
+    let channels = Memo::new(move |_| {
+        if !shown.get() {
+            return Vec::new();
+        }
+        model
+            .shape
+            .with(|shape| model.sample.with(|x| model.sample_run.with(|run| stats(x, &run.y, shape, &run.channels))))
+    });
+    let node = NodeRef::<leptos::html::Canvas>::new();
+    let size = observed_size(node);
+    Effect::new(move |_| {
+        resized.track();
+        let look = model.look();
+        let colour = figure::colour(model.selected.get(), look);
+        let (Some(canvas), Some(css)) = (node.get(), size.get()) else { return };
+        channels.with(|c| draw(&canvas, css, c, &colour, look));
+    });
+    let heading = move || {
+        let n = channels.with(Vec::len);
+        let axis = model.shape.with(|s| s.axis);
+        let scaled = model.sample_run.with(|r| !r.channels.is_empty());
+        let what = if scaled { "SQNR and scale" } else { "SQNR" };
+        format!("{n} channels along axis {axis}: {what} of each")
+    };
+    let worst_text = move || {
+        channels.with(|c| {
+            let w: Vec<String> = worst(c, WORST).iter().map(|s| describe(s)).collect();
+            format!("worst: {}", w.join("; "))
+        })
+    };
+    let outlier_text = move || {
+        channels.with(|c| {
+            let o = outliers(c);
+            let median = median_amax(c);
+            if o.is_empty() {
+                return format!(
+                    "no outlier channel (none has {OUTLIER_RATIO}× the median max |x|, {})",
+                    fmt_number(median as f64)
+                );
+            }
+            let named: Vec<String> = o.iter().take(8).map(|(i, r)| format!("{i} ({r:.1}×)")).collect();
+            let more = if o.len() > 8 { format!(" and {} more", o.len() - 8) } else { String::new() };
+            format!(
+                "outlier channels (max |x| against the median's {}): {}{more}",
+                fmt_number(median as f64),
+                named.join(", ")
+            )
+        })
+    };
+    view! {
+        <div class="channel-strip" class:hidden=move || !shown.get() data-testid="channel-strip">
+            <p class="small muted">{heading}</p>
+            <canvas node_ref=node role="img" aria-label="each channel's SQNR under the selected quantizer, one bar per channel"></canvas>
+            <p class="small num" data-testid="channel-worst">{worst_text}</p>
+            <p class="small num" data-testid="channel-outliers">{outlier_text}</p>
+        </div>
+    }
+}
+
+fn describe(s: &ChannelStat) -> String {
+    let scale = s.scale.map(|v| format!(", scale {}", fmt_number(v as f64))).unwrap_or_default();
+    format!("channel {} {} dB (max |x| {}{scale})", s.index, fmt_db(s.sqnr_db), fmt_number(s.amax as f64))
+}
+
+/// One bar per channel (the lowest SQNR of each bin when there are more channels than pixels),
+/// its height the SQNR from 0 to the highest finite one.
+fn draw(canvas: &HtmlCanvasElement, (w, h): (f64, f64), channels: &[ChannelStat], colour: &str, look: Look) {
+    let dpr = figure::fit_canvas(canvas, (w, h));
+    let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    let theme = look.theme();
+    ctx.set_fill_style_str(&figure::css(theme.background));
+    ctx.fill_rect(0.0, 0.0, w, h);
+    if channels.is_empty() {
+        return;
+    }
+    let finite = |v: f64| if v.is_finite() { v.max(0.0) } else { 0.0 };
+    let top =
+        channels.iter().map(|c| if c.sqnr_db == f64::INFINITY { 0.0 } else { finite(c.sqnr_db) }).fold(1.0, f64::max);
+    let bins = channels.len().min((w / 2.0).max(1.0) as usize);
+    let per = channels.len().div_ceil(bins);
+    let bar = w / bins as f64;
+    ctx.set_fill_style_str(colour);
+    for (b, chunk) in channels.chunks(per).enumerate() {
+        let low = chunk
+            .iter()
+            .map(|c| if c.sqnr_db == f64::INFINITY { top } else { finite(c.sqnr_db) })
+            .fold(f64::INFINITY, f64::min);
+        let height = (h - 14.0) * (low / top);
+        ctx.fill_rect(b as f64 * bar, h - height, (bar - 0.5).max(0.5), height);
+    }
+    ctx.set_fill_style_str(&figure::css(theme.muted));
+    ctx.set_font("10px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif");
+    ctx.set_text_baseline("top");
+    ctx.set_text_align("left");
+    let _ = ctx.fill_text(&format!("{} dB", fmt_db(top)), 2.0, 1.0);
+}

@@ -1,0 +1,126 @@
+// Issue 29's figures: a checkpoint of 1 GiB (64 BF16 tensors of 4096 × 2048, written here once
+// into target/bench/) opened in the CLI (`qscope tensors`) and in the page ("Open a tensor…"),
+// both reading only the header; and `qscope scan` per format, as a ratio to reading the same
+// bytes (`cat` from the page cache), with its peak memory (GNU time's maximum resident set).
+//
+// Rows: kernel `tensors:list:cli` / `tensors:list:page` (pass `open`, ms = median of the
+// repetitions), `tensors:read` (pass `read`, elements_per_s = bytes/s of cat), and
+// `tensors:scan:SPEC` (pass `scan`, elements_per_s = checkpoint bytes/s, ratio to the read,
+// peak_mb); runtime native or chromium, n = the file's bytes.
+
+import { closeSync, existsSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { serve } from '../../scripts/static-server.mjs';
+
+const TENSORS = 64;
+const [ROWS, COLS] = [4096, 2048];
+const BYTES = TENSORS * ROWS * COLS * 2;
+export const SCAN_SPECS = ['ml_dtypes.float8_e4m3fn', "torchao.mx(elem_dtype='fp4_e2m1')", 'bnb.nf4', 'torchao.nvfp4'];
+
+/** Writes the checkpoint once (deterministic weight-like BF16 values), returns its path. */
+function checkpoint(root, log) {
+  const dir = join(root, 'target/bench');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, 'tensors-1g.safetensors');
+  const header = {};
+  for (let t = 0; t < TENSORS; t++) {
+    const start = t * ROWS * COLS * 2;
+    header[`layers.${String(t).padStart(2, '0')}.weight`] = { dtype: 'BF16', shape: [ROWS, COLS], data_offsets: [start, start + ROWS * COLS * 2] };
+  }
+  let json = JSON.stringify(header);
+  while ((8 + json.length) % 8) json += ' ';
+  const total = 8 + json.length + BYTES;
+  if (existsSync(path) && statSync(path).size === total) return path;
+  log(`writing ${path} (${(total / 2 ** 30).toFixed(2)} GiB)`);
+  const fd = openSync(path, 'w');
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(json.length));
+  writeSync(fd, len);
+  writeSync(fd, Buffer.from(json));
+  // One tensor's values: a normal-like draw (sum of uniforms) of spread 0.02, as BF16 bits.
+  const f = new Float32Array(ROWS * COLS);
+  let s = 12345;
+  const u = () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  for (let i = 0; i < f.length; i++) f[i] = (u() + u() + u() + u() - 2) * 0.035;
+  const bits = new Uint16Array(new Uint32Array(f.buffer).map((b) => b >>> 16));
+  const buf = Buffer.from(bits.buffer);
+  for (let t = 0; t < TENSORS; t++) writeSync(fd, buf);
+  closeSync(fd);
+  return path;
+}
+
+const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+
+function timed(cmd, args) {
+  const t = performance.now();
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr}`);
+  return [performance.now() - t, r];
+}
+
+export async function benchTensors({ root, chromiumPath, reps = 5, log }) {
+  const path = checkpoint(root, log);
+  const bin = join(root, 'target/release/qscope');
+  const rows = [];
+  const n = statSync(path).size;
+  const list = median(Array.from({ length: reps }, () => timed(bin, ['tensors', path])[0]));
+  log(`native: qscope tensors on 1 GiB: ${list.toFixed(1)} ms`);
+  rows.push({ kernel: 'tensors:list:cli', pass: 'open', impl: 'native', runtime: 'native', n, ms: list });
+  timed('sh', ['-c', `cat '${path}' > /dev/null`]); // into the page cache
+  const read = median(Array.from({ length: 3 }, () => timed('sh', ['-c', `cat '${path}' > /dev/null`])[0]));
+  const readRate = n / (read / 1000);
+  log(`native: cat 1 GiB: ${read.toFixed(0)} ms, ${(readRate / 1e9).toFixed(2)} GB/s`);
+  rows.push({ kernel: 'tensors:read', pass: 'read', impl: 'native', runtime: 'native', n, elements_per_s: readRate });
+  for (const spec of SCAN_SPECS) {
+    const [ms, r] = timed('/usr/bin/time', ['-f', '%M', bin, 'scan', path, spec]);
+    const peak = Number(r.stderr.trim().split('\n').at(-1)) / 1024;
+    const rate = n / (ms / 1000);
+    log(`native: qscope scan ${spec}: ${(ms / 1000).toFixed(1)} s, ${(rate / 1e6).toFixed(0)} MB/s = ${(rate / readRate).toFixed(3)}× the read, peak ${peak.toFixed(0)} MB`);
+    rows.push({ kernel: `tensors:scan:${spec}`, pass: 'scan', impl: 'native', runtime: 'native', n, elements_per_s: rate, ratio: rate / readRate, peak_mb: peak });
+  }
+  // The page: "Open a tensor…" on the same file, until its 64 tensors are listed.
+  const dist = process.env.QSCOPE_DIST ?? join(root, 'dist');
+  const { chromium } = await import('playwright-core');
+  const server = await serve(dist, 0);
+  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  try {
+    const times = [];
+    for (let i = 0; i < reps; i++) {
+      const page = await browser.newPage();
+      await page.goto(`http://127.0.0.1:${server.address().port}/`);
+      await page.waitForSelector('[data-testid="tensor-file"]', { state: 'attached' });
+      const t = performance.now();
+      await page.setInputFiles('[data-testid="tensor-file"]', path);
+      await page.waitForFunction((k) => document.querySelectorAll('[data-testid="tensor-list"] li').length === k, TENSORS, { timeout: 60_000 });
+      times.push(performance.now() - t);
+      await page.close();
+    }
+    log(`chromium: Open a tensor… on 1 GiB: ${median(times).toFixed(1)} ms`);
+    rows.push({ kernel: 'tensors:list:page', pass: 'open', impl: 'page', runtime: 'chromium', n, ms: median(times) });
+  } finally {
+    await browser.close();
+    server.close();
+  }
+  return rows;
+}
+
+/** The table of these rows, for run.mjs and the book. */
+export function tensorsTable(rows) {
+  const t = rows.filter((r) => r.kernel.startsWith('tensors:'));
+  if (!t.length) return '';
+  const get = (k) => t.find((r) => r.kernel === k);
+  const ms = (k) => (get(k) ? `${get(k).ms.toFixed(1)} ms` : '—');
+  const read = get('tensors:read');
+  const out = [
+    `\ncheckpoints: 1 GiB of safetensors (${TENSORS} BF16 tensors of ${ROWS} × ${COLS}); aims: open < 1 s, scan ≥ 0.5× the read rate for casts and block formats`,
+    `open (header only): qscope tensors ${ms('tensors:list:cli')}; the page's "Open a tensor…" ${ms('tensors:list:page')}`,
+    `read (cat from the page cache): ${read ? `${(read.elements_per_s / 1e9).toFixed(2)} GB/s` : '—'}`,
+  ];
+  const body = t.filter((r) => r.pass === 'scan').map((r) => [r.kernel.slice('tensors:scan:'.length), `${(r.elements_per_s / 1e6).toFixed(0)}`, r.ratio.toFixed(3), r.peak_mb.toFixed(0)]);
+  const head = ['qscope scan SPEC (both cores)', 'MB/s', '÷read', 'peak MB'];
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const fmt = (cells) => cells.map((c, i) => (i < 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  out.push(fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt));
+  return out.join('\n');
+}
