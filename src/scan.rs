@@ -7,7 +7,8 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use qscope_explore::formats::{compare, preset, signal};
+use qscope_explore::formats::preset;
+use qscope_explore::scan::{Scanned, pooled, scan};
 use qscope_explore::state::{MAX_QUANTIZERS, Slot};
 use qscope_explore::tensor::{fmt_count, json_string, shape_text};
 use qscope_plot::fmt_number;
@@ -85,26 +86,10 @@ pub(crate) fn help() -> String {
     command().help()
 }
 
-/// One tensor's numbers: SQNR per spec, and the signal and noise sums behind them.
-struct Scanned {
-    sqnr: Vec<f64>,
-    signal: f64,
-    noise: Vec<f64>,
-    count: usize,
-}
-
 fn scan_one(path: &str, info: &Info, slots: &[Slot], training: bool, seed: u64) -> Result<Scanned, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
     let t = block_on(read(&file, info)).map_err(|e| format!("{path}: {e}"))?;
-    let rows = compare(slots, training, seed, &t.values, &Shape::new(t.shape.clone()));
-    let finite = t.values.iter().filter(|v| v.is_finite()).count();
-    let power = signal(&t.values);
-    Ok(Scanned {
-        sqnr: rows.iter().map(|r| r.sqnr_db).collect(),
-        signal: power * finite as f64,
-        noise: rows.iter().map(|r| r.mse * finite as f64).collect(),
-        count: finite,
-    })
+    Ok(scan(&info.name, &info.stored, slots, training, seed, &t.values, &Shape::new(t.shape.clone())))
 }
 
 fn db(v: f64, output: Output) -> String {
@@ -184,27 +169,22 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
         Output::Json => {}
     }
-    let (mut signal_all, mut noise_all, mut count_all) = (0.0, vec![0.0; names.len()], 0usize);
+    let mut scanned = Vec::new();
     let mut failed = 0;
-    for (info, r) in tensors.iter().zip(results) {
-        let s = match r.expect("every tensor was scanned") {
-            Ok(s) => s,
+    for r in results {
+        match r.expect("every tensor was scanned") {
+            Ok(s) => {
+                row(&mut w, o.output, &s.name, &shape_text(&s.shape), &s.dtype, s.elements, &names, &s.sqnr);
+                scanned.push(s);
+            }
             Err(e) => {
                 eprintln!("{e}");
                 failed += 1;
-                continue;
             }
-        };
-        signal_all += s.signal;
-        for (a, n) in noise_all.iter_mut().zip(&s.noise) {
-            *a += n;
         }
-        count_all += s.count;
-        row(&mut w, o.output, &info.name, &shape_text(&info.shape), &info.stored, info.elements, &names, &s.sqnr);
     }
-    let all: Vec<f64> =
-        noise_all.iter().map(|n| if *n == 0.0 { f64::INFINITY } else { 10.0 * (signal_all / n).log10() }).collect();
-    row(&mut w, o.output, "all", "-", "-", count_all as u64, &names, &all);
+    let count: usize = scanned.iter().map(|s| s.count).sum();
+    row(&mut w, o.output, "all", "-", "-", count as u64, &names, &pooled(&scanned));
     w.flush().map_err(|e| e.to_string())?;
     if failed > 0 {
         return Err(format!("{failed} of {} tensors could not be read (above)", fmt_count(tensors.len() as u64)));

@@ -5,21 +5,14 @@
 //! tensor reads, with exactly its element count of values and its NaN and ±inf counted right.
 #![no_main]
 
+#[path = "common/tensor_checks.rs"]
+mod checks;
+
+use checks::{MAX_ELEMENTS, check};
 use libfuzzer_sys::fuzz_target;
-use qscope_tensors::{Format, Location, Tensor, block_on, elements, list, read};
+use qscope_tensors::{Format, Location, block_on, elements, list, read};
 
-/// The most elements read per tensor (keeps each input fast).
-const MAX_ELEMENTS: u64 = 1 << 20;
 
-/// The tensor's NaN and ±inf counts match its values, and there are `n` of them.
-fn check(t: &Tensor, n: u64, what: &str) {
-    assert_eq!(t.values.len() as u64, n, "{what}: {} values for {n} elements", t.values.len());
-    let nan = t.values.iter().filter(|v| v.is_nan()).count();
-    let pos = t.values.iter().filter(|&&v| v == f32::INFINITY).count();
-    let neg = t.values.iter().filter(|&&v| v == f32::NEG_INFINITY).count();
-    assert_eq!((t.nan, t.pos_inf, t.neg_inf), (nan, pos, neg), "{what}: NaN, +inf, -inf miscounted");
-    assert!(t.rounded as u64 <= n, "{what}: {} rounded of {n}", t.rounded);
-}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(listing) = block_on(list(data)) else { return };

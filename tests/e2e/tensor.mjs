@@ -37,6 +37,57 @@ async function open(page, file) {
   await page.locator('[data-testid="tensor-file"]').setInputFiles(file);
 }
 
+/** A safetensors file of `n` F32 tensors of 4 elements, as the reference writes it. */
+function many(n) {
+  const header = {};
+  for (let i = 0; i < n; i++) header[`t${String(i).padStart(3, '0')}`] = { dtype: 'F32', shape: [4], data_offsets: [16 * i, 16 * i + 16] };
+  let json = JSON.stringify(header);
+  while ((8 + json.length) % 8) json += ' ';
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(json.length));
+  const data = Buffer.alloc(16 * n);
+  for (let i = 0; i < 4 * n; i++) data.writeFloatLE(Math.sin(i) * 0.5, 4 * i);
+  return Buffer.concat([len, Buffer.from(json), data]);
+}
+
+/** `qscope scan FILE SPEC` as a map: tensor → SQNR. */
+function cliScan(file, spec) {
+  const bin = process.env.QSCOPE_BIN ?? join(ROOT, 'target/release/qscope');
+  const r = spawnSync(bin, ['scan', file, spec], { encoding: 'utf8' });
+  if (!check('qscope scan runs', r.status === 0, r.stderr)) return new Map();
+  return new Map(r.stdout.split('\n').filter((l) => l && !l.startsWith('#') && !l.startsWith('name')).map((l) => { const c = l.split('\t'); return [c[0], Number(c[4])]; }));
+}
+
+// "Scan all tensors": the page's rows are qscope scan's, worst first; Cancel stops a scan.
+async function scanAll(page) {
+  await page.locator('[data-testid="tensor-scan"]').click({ timeout: TIMEOUT_MS });
+  const rows = await until(
+    () => page.locator('[data-testid="tensor-scan-table"] tbody tr').evaluateAll((tr) => tr.map((r) => [r.dataset.name, ...[...r.querySelectorAll('td.num')].map((td) => td.innerText)])),
+    (r) => r.length === 3,
+  );
+  const want = cliScan(FILE, "torchao.float8");
+  const same = rows.every(([name, , sqnr]) => want.has(name) && sqnr === String(Math.round(want.get(name) * 10) / 10));
+  check('Scan all tensors gives qscope scan\'s SQNR for each tensor and for all', rows.length === 3 && same, JSON.stringify({ rows, want: [...want] }));
+  const firstTwo = rows.slice(0, 2).map((r) => Number(r[2]));
+  check('the worst tensor comes first', firstTwo[0] <= firstTwo[1], JSON.stringify(rows));
+  await page.locator('[data-testid="tensor-scan-table"] tr[data-name="layer.bias"] button').click({ timeout: TIMEOUT_MS });
+  const bias = await until(() => source(page), (t) => /layer\.bias/.test(t));
+  check('a scanned tensor is one click from being the sample', /layer\.bias · \[48\] · F32/.test(bias), JSON.stringify(bias));
+  // Cancel: 300 small tensors, one per frame, stopped after the first few.
+  await open(page, { name: 'many.safetensors', mimeType: 'application/octet-stream', buffer: many(300) });
+  await until(() => page.locator('[data-testid="tensor-list"] li').count(), (n) => n === 300);
+  await page.locator('[data-testid="tensor-scan"]').click({ timeout: TIMEOUT_MS });
+  await until(() => page.locator('[data-testid="tensor-scan-table"] tbody tr').count(), (n) => n >= 3);
+  await page.locator('[data-testid="tensor-scan-cancel"]').click({ timeout: TIMEOUT_MS });
+  const stopped = await until(() => page.locator('[data-testid="tensor-scan-progress"]').isVisible(), (v) => v === false);
+  const partial = await page.locator('[data-testid="tensor-scan-table"] tbody tr').count();
+  check('Cancel stops the scan with the rows done so far', stopped === false && partial >= 3 && partial < 300, String(partial));
+  await open(page, FILE);
+  await until(() => page.locator('[data-testid="tensor-list"] li').count(), (n) => n === 2);
+  await page.locator('[data-testid="tensor-list"] li[data-name="layer.weight"] button').click({ timeout: TIMEOUT_MS });
+  await until(() => source(page), (t) => /layer\.weight/.test(t));
+}
+
 // The Train view's "Inspect weights": a layer's latent weights become the explorer's sample.
 async function inspectWeights(context, url) {
   const page = await context.newPage();
@@ -115,6 +166,8 @@ async function run(context, url) {
   check('the comparison says it ran on the tensor', !/1000 × normal/.test(await text(page, 'sqnr').catch(() => '')) && table.length > 0, subtitle.slice(0, 80));
   await page.locator('[data-testid="sample-panel"]').screenshot({ path: join(SHOTS, 'tensor-picked-1360.png') });
   await audit(page, 'the explorer with a tensor as the sample');
+
+  await scanAll(page);
 
   // A malformed file, then a PyTorch pickle: named, and the tensor stays the sample.
   await open(page, { name: 'broken.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.concat([Buffer.from([64, 0, 0, 0, 0, 0, 0, 0]), Buffer.from('{"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}')]) });

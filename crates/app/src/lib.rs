@@ -46,6 +46,7 @@ mod plots;
 mod quality;
 mod route;
 mod sample;
+mod scan;
 mod selected;
 mod shell;
 mod spec_field;

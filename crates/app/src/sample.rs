@@ -11,7 +11,8 @@ use super::channels::ChannelStrip;
 use super::dom::observed_size;
 use super::figure::{self, Look, fmt_number};
 use super::model::Model;
-use super::tensor::TensorSource;
+use super::scan::TensorScan;
+use super::tensor::{Opened, Status, TensorSource};
 use qscope_explore::sample::settings::{DF, OUTLIERS, SAMPLE, Sample};
 use qscope_explore::sample::{Dist, MAX_SPREAD, Outputs, histogram, largest_magnitude, outputs};
 use qscope_explore::settings::{Range, Setting};
@@ -26,6 +27,9 @@ const SPREAD_SCALE: Scale = Scale::log(0.01, 10.0);
 
 #[component]
 pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
+    // The open tensor file and what reading it said: the source controls and the scan share them.
+    let opened = RwSignal::new_local(None::<Opened>);
+    let status = RwSignal::new(Status::Idle);
     let dependent = Memo::new(move |_| model.current.with(|q| q.is_data_dependent()));
     let block = Memo::new(move |_| model.current.with(|q| q.block_size().is_some()));
     let spread = Memo::new(move |_| model.sample_spec.get().spread);
@@ -55,7 +59,7 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
         <section class="card sample" aria-labelledby="sample-h" data-testid="sample-panel">
             <div class="sample-controls">
                 <h2 id="sample-h">"Sample tensor"</h2>
-                <TensorSource model=model />
+                <TensorSource model=model opened=opened status=status />
                 <p class="small">
                     {move || if block.get() {
                         "The selected block format's curve is drawn at the block chosen under Blocks of the sample; the sample feeds the error figures and the block view."
@@ -118,6 +122,7 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
             <div class="sample-figures">
                 <Histogram model=model resized=resized />
                 <ChannelStrip model=model resized=resized />
+                <TensorScan model=model opened=opened status=status />
             </div>
         </section>
     }

@@ -40,7 +40,7 @@ impl Handoff {
 }
 
 /// A `File` of the page, read a slice at a time.
-struct FileSource(File);
+pub(crate) struct FileSource(pub File);
 
 impl Source for FileSource {
     fn len(&self) -> u64 {
@@ -69,7 +69,7 @@ pub fn is_tensor_file(name: &str) -> bool {
 
 /// What the panel is doing or last said.
 #[derive(Clone, Debug, PartialEq)]
-enum Status {
+pub(crate) enum Status {
     Idle,
     Busy(String),
     Problem(String),
@@ -77,13 +77,13 @@ enum Status {
 
 /// The open file: its `File` and what its header lists.
 #[derive(Clone)]
-struct Opened {
-    file: File,
-    listing: Listing,
+pub(crate) struct Opened {
+    pub file: File,
+    pub listing: Listing,
 }
 
 /// Reads `info` of the open file and makes it the sample.
-fn pick(model: Model, opened: Opened, info: Info, status: RwSignal<Status>) {
+pub(crate) fn pick(model: Model, opened: Opened, info: Info, status: RwSignal<Status>) {
     if let Err(e) = check_page_limit(&info) {
         status.set(Status::Problem(e));
         return;
@@ -141,9 +141,11 @@ fn open(model: Model, file: File, opened: RwSignal<Option<Opened>, LocalStorage>
 /// The tensor controls of the sample card: open, the list of the file's tensors, what the
 /// sample is, and the way back to the synthetic sample.
 #[component]
-pub fn TensorSource(model: Model) -> impl IntoView {
-    let opened = RwSignal::new_local(None::<Opened>);
-    let status = RwSignal::new(Status::Idle);
+pub fn TensorSource(
+    model: Model,
+    opened: RwSignal<Option<Opened>, LocalStorage>,
+    status: RwSignal<Status>,
+) -> impl IntoView {
     let filter = RwSignal::new(String::new());
     let input = NodeRef::<leptos::html::Input>::new();
     let chosen = move |ev: ev::Event| {
@@ -276,6 +278,7 @@ pub fn TensorSource(model: Model) -> impl IntoView {
                     data-testid="tensor-filter" prop:value=move || filter.get()
                     on:input=move |ev| filter.set(event_target_value(&ev)) />
                 <ul class="tensor-list" data-testid="tensor-list" aria-label="the file's tensors">{rows}</ul>
+
             </div>
         </div>
     }

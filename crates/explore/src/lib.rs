@@ -35,6 +35,7 @@
 //!   and presenter modes.
 //! - `reference` (native only) — `qscope gallery`'s browsable reference: the index by library and
 //!   one page per quantizer (formulas, parameters, levels, code, live and embed links).
+//! - [`scan`] — a checkpoint tensor by tensor: each tensor's SQNR per quantizer, pooled, sorted.
 //! - [`runs`] — the Train view's networks trained in lockstep, and quantizers swapped into them
 //!   mid-run, marked on the curves.
 //! - [`slider`] — a number on a slider and back (linear steps or a log scale) and in a field.
@@ -64,6 +65,7 @@ pub mod page;
 pub mod reference;
 pub mod runs;
 pub mod sample;
+pub mod scan;
 pub mod settings;
 pub mod slider;
 pub mod state;

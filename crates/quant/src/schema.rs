@@ -385,6 +385,16 @@ impl Param for bool {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Opaque(pub Literal);
 
+impl Opaque {
+    /// The whole number it holds (an axis such as QKeras' `scale_axis=0`), if it is one.
+    pub fn int(&self) -> Option<i64> {
+        match self.0 {
+            Literal::Int(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
 impl Param for Opaque {
     fn from_literal(lit: &Literal, kind: &Kind) -> Result<Self, String> {
         let ok = match kind {

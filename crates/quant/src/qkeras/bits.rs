@@ -453,10 +453,7 @@ impl Kernel for QuantizedLinear {
 
 impl Facts for QuantizedBits {
     fn scale_axis(&self) -> Option<i64> {
-        match self.scale_axis.0 {
-            crate::Literal::Int(a) => Some(a),
-            _ => None,
-        }
+        self.scale_axis.int()
     }
 
     fn layout(&self) -> Layout {
@@ -479,10 +476,7 @@ impl Facts for QuantizedBits {
 
 impl Facts for QuantizedLinear {
     fn scale_axis(&self) -> Option<i64> {
-        match self.scale_axis.0 {
-            crate::Literal::Int(a) => Some(a),
-            _ => None,
-        }
+        self.scale_axis.int()
     }
 
     fn layout(&self) -> Layout {

@@ -159,10 +159,7 @@ impl Kernel for QuantizedHswish {
 
 impl Facts for QuantizedHswish {
     fn scale_axis(&self) -> Option<i64> {
-        match self.scale_axis.0 {
-            crate::Literal::Int(a) => Some(a),
-            _ => None,
-        }
+        self.scale_axis.int()
     }
 
     fn layout(&self) -> Layout {

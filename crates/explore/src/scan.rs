@@ -1,0 +1,155 @@
+//! A checkpoint scanned tensor by tensor: each tensor's SQNR under each compared quantizer, and
+//! the SQNR over every element scanned (signal and noise summed over the tensors). `qscope scan`
+//! and the page's "Scan all tensors" compute the same rows here; the page sorts them.
+
+use crate::formats::{compare, signal};
+use crate::state::Slot;
+use qscope_quant::shaped::Shape;
+
+/// One tensor's figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scanned {
+    pub name: String,
+    pub shape: Vec<usize>,
+    pub dtype: String,
+    pub elements: u64,
+    /// SQNR in dB per compared quantizer, in slot order (+∞ where lossless).
+    pub sqnr: Vec<f64>,
+    /// Σx² over the finite elements.
+    pub signal: f64,
+    /// Σ(x − q(x))² per quantizer.
+    pub noise: Vec<f64>,
+    /// Finite elements counted.
+    pub count: usize,
+}
+
+/// The figures of one tensor (`values` of `shape`, each quantizer given it as its library
+/// would a weight of that shape).
+pub fn scan(
+    name: &str,
+    dtype: &str,
+    slots: &[Slot],
+    training: bool,
+    seed: u64,
+    values: &[f32],
+    shape: &Shape,
+) -> Scanned {
+    let rows = compare(slots, training, seed, values, shape);
+    let count = values.iter().filter(|v| v.is_finite()).count();
+    Scanned {
+        name: name.into(),
+        shape: shape.dims.clone(),
+        dtype: dtype.into(),
+        elements: values.len() as u64,
+        sqnr: rows.iter().map(|r| r.sqnr_db).collect(),
+        signal: signal(values) * count as f64,
+        noise: rows.iter().map(|r| r.mse * count as f64).collect(),
+        count,
+    }
+}
+
+/// The SQNR per quantizer over every element of `rows`.
+pub fn pooled(rows: &[Scanned]) -> Vec<f64> {
+    let k = rows.first().map_or(0, |r| r.noise.len());
+    let signal: f64 = rows.iter().map(|r| r.signal).sum();
+    (0..k)
+        .map(|i| {
+            let noise: f64 = rows.iter().map(|r| r.noise[i]).sum();
+            if noise == 0.0 { f64::INFINITY } else { 10.0 * (signal / noise).log10() }
+        })
+        .collect()
+}
+
+/// What the scan table is sorted by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortBy {
+    /// File order.
+    File,
+    Name,
+    Elements,
+    /// A quantizer's SQNR, worst first.
+    Sqnr(usize),
+}
+
+/// `rows` sorted by `by` (ties in file order).
+pub fn sorted(rows: &[Scanned], by: SortBy) -> Vec<&Scanned> {
+    let mut v: Vec<(usize, &Scanned)> = rows.iter().enumerate().collect();
+    match by {
+        SortBy::File => {}
+        SortBy::Name => v.sort_by(|a, b| a.1.name.cmp(&b.1.name).then(a.0.cmp(&b.0))),
+        SortBy::Elements => v.sort_by(|a, b| b.1.elements.cmp(&a.1.elements).then(a.0.cmp(&b.0))),
+        SortBy::Sqnr(i) => v.sort_by(|a, b| {
+            let key = |r: &Scanned| r.sqnr.get(i).copied().filter(|s| !s.is_nan()).unwrap_or(f64::INFINITY);
+            key(a.1).total_cmp(&key(b.1)).then(a.0.cmp(&b.0))
+        }),
+    }
+    v.into_iter().map(|(_, r)| r).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use qscope_quant::parse;
+
+    fn slots() -> Vec<Slot> {
+        vec![Slot::new(parse("bnb.nf4").unwrap()), Slot::new(parse("ml_dtypes.float8_e4m3fn").unwrap())]
+    }
+
+    fn tensor(n: usize, spread: f32) -> Vec<f32> {
+        (0..n).map(|i| ((i * 37 % 101) as f32 / 50.0 - 1.0) * spread).collect()
+    }
+
+    #[test]
+    fn the_pooled_sqnr_lies_between_the_tensors_own() {
+        let (a, b) = (tensor(256, 1.0), tensor(512, 0.01));
+        let rows = [
+            scan("a", "F32", &slots(), true, 0, &a, &Shape::new(vec![16, 16])),
+            scan("b", "F32", &slots(), true, 0, &b, &Shape::new(vec![512])),
+        ];
+        for (i, all) in pooled(&rows).iter().enumerate() {
+            let (x, y) = (rows[0].sqnr[i], rows[1].sqnr[i]);
+            assert!(*all >= x.min(y) - 1e-9 && *all <= x.max(y) + 1e-9, "{x} {y} {all}");
+        }
+    }
+
+    #[test]
+    fn sorting_by_a_quantizer_puts_the_worst_tensor_first() {
+        let rows = vec![
+            Scanned {
+                name: "b".into(),
+                shape: vec![],
+                dtype: "F32".into(),
+                elements: 1,
+                sqnr: vec![20.0],
+                signal: 1.0,
+                noise: vec![0.01],
+                count: 1,
+            },
+            Scanned {
+                name: "a".into(),
+                shape: vec![],
+                dtype: "F32".into(),
+                elements: 9,
+                sqnr: vec![f64::INFINITY],
+                signal: 1.0,
+                noise: vec![0.0],
+                count: 9,
+            },
+            Scanned {
+                name: "c".into(),
+                shape: vec![],
+                dtype: "F32".into(),
+                elements: 4,
+                sqnr: vec![12.0],
+                signal: 1.0,
+                noise: vec![0.1],
+                count: 4,
+            },
+        ];
+        let names = |v: Vec<&Scanned>| v.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(sorted(&rows, SortBy::Sqnr(0))), ["c", "b", "a"]);
+        assert_eq!(names(sorted(&rows, SortBy::Name)), ["a", "b", "c"]);
+        assert_eq!(names(sorted(&rows, SortBy::Elements)), ["a", "c", "b"]);
+        assert_eq!(names(sorted(&rows, SortBy::File)), ["b", "a", "c"]);
+    }
+}
