@@ -3,8 +3,7 @@
 //! worst channels and the outlier channels named.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use web_sys::HtmlCanvasElement;
 
 use super::dom::observed_size;
 use super::figure::{self, Look, fmt_db, fmt_number};
@@ -84,15 +83,8 @@ fn describe(s: &ChannelStat) -> String {
 /// One bar per channel (the lowest SQNR of each bin when there are more channels than pixels),
 /// its height the SQNR from 0 to the highest finite one.
 fn draw(canvas: &HtmlCanvasElement, (w, h): (f64, f64), channels: &[ChannelStat], colour: &str, look: Look) {
-    let dpr = figure::fit_canvas(canvas, (w, h));
-    let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    let Some(ctx) = figure::cleared(canvas, (w, h), look) else { return };
     let theme = look.theme();
-    ctx.set_fill_style_str(&figure::css(theme.background));
-    ctx.fill_rect(0.0, 0.0, w, h);
     if channels.is_empty() {
         return;
     }

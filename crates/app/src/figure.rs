@@ -156,6 +156,22 @@ pub fn fit_canvas(canvas: &HtmlCanvasElement, css: (f64, f64)) -> f64 {
     dpr
 }
 
+/// `canvas` sized to its CSS box `css` (crisp on HiDPI screens), its 2-d context drawing in CSS
+/// pixels, cleared to the theme's background: where the sample card's small canvases start.
+pub fn cleared(
+    canvas: &HtmlCanvasElement,
+    (w, h): (f64, f64),
+    look: Look,
+) -> Option<web_sys::CanvasRenderingContext2d> {
+    let dpr = fit_canvas(canvas, (w, h));
+    use wasm_bindgen::JsCast;
+    let ctx = canvas.get_context("2d").ok().flatten()?.dyn_into::<web_sys::CanvasRenderingContext2d>().ok()?;
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    ctx.set_fill_style_str(&css(look.theme().background));
+    ctx.fill_rect(0.0, 0.0, w, h);
+    Some(ctx)
+}
+
 /// Draws the format comparison on `canvas` (sized to its CSS box `css`, crisp on HiDPI screens).
 pub fn draw_comparison(
     canvas: &HtmlCanvasElement,

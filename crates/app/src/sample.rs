@@ -4,8 +4,7 @@
 //! and a histogram of the values before and after quantization.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use web_sys::HtmlCanvasElement;
 
 use super::channels::ChannelStrip;
 use super::dom::observed_size;
@@ -221,17 +220,9 @@ struct Marks<'a> {
 
 fn draw(canvas: &HtmlCanvasElement, (w, h): (f64, f64), x: &[f32], y: &[f32], marks: Marks, colour: &str, look: Look) {
     let threshold = marks.threshold;
-    let dpr = figure::fit_canvas(canvas, (w, h));
-    let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    let Some(ctx) = figure::cleared(canvas, (w, h), look) else { return };
     let theme = look.theme();
-    let (bg, ink, muted, bars) =
-        (figure::css(theme.background), figure::css(theme.text), figure::css(theme.muted), figure::css(theme.bars));
-    ctx.set_fill_style_str(&bg);
-    ctx.fill_rect(0.0, 0.0, w, h);
+    let (ink, muted, bars) = (figure::css(theme.text), figure::css(theme.muted), figure::css(theme.bars));
     let m = largest_magnitude(x.iter().chain(y));
     let m = if m > 0.0 { m * 1.05 } else { 1.0 };
     let (left, right, top, bottom) = (8.0, w - 8.0, 8.0, h - 22.0);
