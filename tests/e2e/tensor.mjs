@@ -104,6 +104,30 @@ async function inspectWeights(context, url) {
   await page.close();
 }
 
+/** The drawn channel: typed, then clicked on the strip; the curve, levels, Explain and link follow. */
+async function channelPick(page) {
+  const scaleOf = async () => Number((await text(page, 'sample-numbers').catch(() => '')).match(/scale ([\d.e−-]+)/)?.[1].replace('−', '-'));
+  const scale0 = await scaleOf();
+  await page.locator('[data-testid="sample-channel"]').fill('5');
+  await page.locator('[data-testid="sample-channel"]').press('Enter');
+  const hash = await until(() => hashOf(page), (h) => /channel=5/.test(h));
+  check('typing a channel puts it in the link', /&channel=5$/.test(hash), JSON.stringify(hash));
+  const note = await until(() => text(page, 'frozen-note').catch(() => ''), (t) => /channel 5/.test(t));
+  check('the curve is drawn for that channel', /Drawn for channel 5 of 48 \(axis 1\)/.test(note), JSON.stringify(note));
+  const scale5 = await until(scaleOf, (v) => v !== scale0);
+  check('the outlier channel 5 has its own, larger scale', scale5 > 4 * scale0, JSON.stringify([scale0, scale5]));
+  const ticks = await text(page, 'histogram-ticks').catch(() => '');
+  check('the histogram marks that channel\'s levels', /ticks: the levels of channel 5/.test(ticks), JSON.stringify(ticks));
+  const drawn = await text(page, 'channel-drawn').catch(() => '');
+  check('the strip reads out the drawn channel', /^channel 5 -?[\d.]+ dB \(max \|x\| [\d.]+, scale [\d.e−-]+\)$/.test(drawn), JSON.stringify(drawn));
+  const explain = await text(page, 'explain').catch(() => '');
+  check('Explain takes its statistic from that channel', /of channel 5 \(axis 1\) of the sample/.test(explain), JSON.stringify(explain.slice(0, 300)));
+  const box = await page.locator('[data-testid="channel-canvas"]').boundingBox();
+  await page.locator('[data-testid="channel-canvas"]').click({ position: { x: (10.5 * box.width) / 48, y: box.height / 2 } });
+  const clicked = await until(() => hashOf(page), (h) => /channel=10/.test(h));
+  check('a click on the strip picks the channel under it', /&channel=10$/.test(clicked), JSON.stringify([clicked, box.width]));
+}
+
 async function run(context, url) {
   const page = await context.newPage();
   await page.goto(url, { waitUntil: 'load', timeout: TIMEOUT_MS });
@@ -193,6 +217,9 @@ async function run(context, url) {
   await open(again, FILE);
   const note = await until(() => text(again, 'frozen-note').catch(() => ''), (t) => /channel/.test(t));
   check('a per-channel quantizer\'s curve says which channel it is drawn for', /Drawn for channel 0 of 48 \(axis 1\) of the sample tensor/.test(note), JSON.stringify(note));
+  const gran = await text(again, 'tensor-granularity').catch(() => '');
+  check('the granularity says how the library groups the tensor and what sets it', /per channel: one scale for each of the 48 channels of axis 1 \(alpha sets it\)/.test(gran), JSON.stringify(gran));
+  await channelPick(again);
   await again.setViewportSize({ width: 390, height: 844 });
   await again.locator('[data-testid="sample-panel"]').scrollIntoViewIfNeeded();
   const phone = await again.evaluate(() => document.documentElement.scrollWidth);

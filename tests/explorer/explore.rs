@@ -479,6 +479,17 @@ fn quantized_bits_auto_rounds_half_away_from_zero_with_the_sample_scale() {
 }
 
 #[test]
+fn a_per_channel_explanation_names_the_channel_its_statistic_comes_from() {
+    let quant = q("qkeras.quantized_bits(4,0,1,alpha='auto')");
+    let plain = explain(&quant, &report_for(&quant), 0.1);
+    let e = plain.clone().for_channel(5, 1);
+    let text: String = e.steps.iter().map(|s| format!("{}\n", s.what)).collect();
+    assert!(text.contains("of channel 5 (axis 1) of the sample: its largest |x|"), "{text}");
+    let values = |e: &qscope_explore::explain::Explanation| e.steps.iter().map(|s| s.value.clone()).collect::<Vec<_>>();
+    assert_eq!(values(&e), values(&plain), "only the words change");
+}
+
+#[test]
 fn a_ternary_explains_with_the_threshold_the_kernel_used() {
     assert!(
         step_values("qkeras.ternary(alpha=2.0, threshold=0.25)", 0.25)

@@ -334,27 +334,43 @@ fn state() -> impl Strategy<Value = State> {
         prop::option::of(1usize..=40),
         // A file and a tensor name: any text a file system or a checkpoint allows.
         prop::option::of(("[^\\x00]{1,40}", "[^\\x00]{1,60}")),
+        (prop::option::of(0usize..4), prop::option::of(0usize..5000)),
     )
-        .prop_map(|(slots, (lo, w), infer, seed, (d, spread, df, outliers), hide, sel, pin, block, source)| {
-            let mut st = State {
-                selected: sel.index(slots.len()),
+        .prop_map(
+            |(
                 slots,
-                // At least the narrowest range check_x accepts at that magnitude.
-                x: (lo, lo + w.max(lo.abs() * 1e-3)),
-                mode: if infer { Mode::Infer } else { Mode::Train },
+                (lo, w),
+                infer,
                 seed,
-                sample: Sample { dist: Dist::ALL[d], spread, df, outliers: outliers.unwrap_or(0.0) },
-                hide: hide.into_iter().map(String::from).collect(),
+                (d, spread, df, outliers),
+                hide,
+                sel,
                 pin,
-                block: None,
-                file: source.as_ref().map(|s| s.0.clone()),
-                tensor: source.map(|s| s.1),
-                axis: None,
-            };
-            // A block is kept only where a compared block format has it (see State::drawn_block).
-            st.block = block.filter(|&k| k <= st.block_count());
-            st
-        })
+                block,
+                source,
+                (axis, channel),
+            )| {
+                let mut st = State {
+                    selected: sel.index(slots.len()),
+                    slots,
+                    // At least the narrowest range check_x accepts at that magnitude.
+                    x: (lo, lo + w.max(lo.abs() * 1e-3)),
+                    mode: if infer { Mode::Infer } else { Mode::Train },
+                    seed,
+                    sample: Sample { dist: Dist::ALL[d], spread, df, outliers: outliers.unwrap_or(0.0) },
+                    hide: hide.into_iter().map(String::from).collect(),
+                    pin,
+                    block: None,
+                    file: source.as_ref().map(|s| s.0.clone()),
+                    tensor: source.map(|s| s.1),
+                    axis,
+                    channel,
+                };
+                // A block is kept only where a compared block format has it (see State::drawn_block).
+                st.block = block.filter(|&k| k <= st.block_count());
+                st
+            },
+        )
 }
 
 proptest! {

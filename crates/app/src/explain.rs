@@ -21,7 +21,15 @@ pub fn ExplainPanel(model: Model) -> impl IntoView {
     let at = model.reading_x();
     let explanation = Memo::new(move |_| {
         let x = at.get();
-        model.current.with(|q| model.chosen.with(|c| explain(q, &c.report, x)))
+        model.current.with(|q| {
+            model.chosen.with(|c| {
+                let e = explain(q, &c.report, x);
+                match c.channels {
+                    Some(d) => e.for_channel(d.index, d.axis),
+                    None => e,
+                }
+            })
+        })
     });
     let probe_text = RwSignal::new(None::<String>);
     let set_probe = move |text: String| match text.trim().replace('−', "-").parse::<f32>() {

@@ -13,7 +13,7 @@ use qscope_explore::figure::{self as evaluation, Evaluated, Selected, Setting};
 use qscope_explore::formats::{Row, compare};
 use qscope_explore::sample::SampleSpec;
 use qscope_explore::state::{Mode, Slot, State};
-use qscope_explore::tensor::{Loaded, sample_shape};
+use qscope_explore::tensor::{Loaded, drawn_channel, sample_shape};
 use qscope_quant::Quantizer;
 use qscope_quant::shaped::Shape;
 
@@ -52,6 +52,8 @@ pub struct Model {
     pub sample: Memo<Vec<f32>>,
     /// The sample's shape and channel axis (the synthetic sample is one channel).
     pub shape: Memo<Shape>,
+    /// The channel a per-channel quantizer is drawn for (within the shape's channels).
+    pub channel: Memo<usize>,
     pub hide: Memo<Vec<String>>,
     pub evaluated: Memo<Vec<Evaluated>>,
     pub curves: Memo<Vec<Curve>>,
@@ -109,6 +111,7 @@ impl Model {
             let active = tensor.get().and_then(|_| loaded.get());
             state.with(|s| sample_shape(s, active.as_ref()))
         });
+        let channel = Memo::new(move |_| shape.with(|shape| state.with(|s| drawn_channel(s, shape))));
         let hide = Memo::new(move |_| state.with(|s| s.hide.clone()));
         let block = Memo::new(move |_| state.with(State::drawn_block));
         let eval_ms = RwSignal::new(0.0);
@@ -124,6 +127,7 @@ impl Model {
                 block: block.get(),
                 tensor: tensor.get(),
                 shape: shape.get(),
+                channel: channel.get(),
             };
             let previous = prev.map_or(&[][..], Vec::as_slice);
             let out =
@@ -139,7 +143,8 @@ impl Model {
         let sample_run = Memo::new(move |_| {
             let q = current.get();
             let (training, seed) = (mode.get().training(), seed.get());
-            shape.with(|shape| sample.with(|values| run_shaped(&q, training, seed, values, shape)))
+            let c = channel.get();
+            shape.with(|shape| sample.with(|values| run_shaped(&q, training, seed, values, shape, c)))
         });
         let blocks = Memo::new(move |_| {
             sample_run.with(|run| current.with(|q| sample.with(|values| blocks::rows(q, values, run))))
@@ -169,6 +174,7 @@ impl Model {
             tensor,
             sample,
             shape,
+            channel,
             hide,
             evaluated,
             curves,

@@ -180,7 +180,7 @@ fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
         let colour = figure::colour(model.selected.get(), look);
         let (Some(canvas), Some(css)) = (node.get(), size.get()) else { return };
         // The user's tensor: log counts (its tails are a few elements among millions) and the
-        // selected quantizer's levels (of the first channel, for a per-channel one) as ticks.
+        // selected quantizer's levels (of the drawn channel, for a per-channel one) as ticks.
         let tensor = model.tensor.get().is_some();
         model.sample.with(|x| {
             model.sample_run.with(|run| {
@@ -190,6 +190,15 @@ fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
             });
         });
     });
+    let ticks_text = move || {
+        let per_channel = model.sample_run.with(|r| !r.channels.is_empty());
+        let listed = model.sample_run.with(|r| r.levels.list(64).is_some());
+        match (listed, per_channel) {
+            (false, _) => "more than 64 levels: no ticks".to_string(),
+            (true, true) => format!("ticks: the levels of channel {}", model.channel.get()),
+            (true, false) => "ticks: the levels".to_string(),
+        }
+    };
     view! {
         <figure class="histogram">
             <canvas
@@ -204,6 +213,7 @@ fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                     <span class="key" style:background=move || figure::colour(model.selected.get(), model.look())></span>
                     "after (per output value)"
                 </span>
+                <span class:hidden=move || model.tensor.get().is_none() data-testid="histogram-ticks">{ticks_text}</span>
             </figcaption>
         </figure>
     }

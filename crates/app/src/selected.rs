@@ -68,8 +68,8 @@ pub fn SelectedPanel(model: Model) -> impl IntoView {
                 } else if model.current.with(|q| q.block_size().is_some()) {
                     let (lo, hi) = model.x.get();
                     format!("Drawn at the sweep's own block (the quantizer on [{}, {}]): ", n(lo), n(hi))
-                } else if let Some((count, axis)) = model.chosen.with(|c| c.channels) {
-                    format!("Drawn for channel 0 of {count} (axis {axis}) of the sample tensor: ")
+                } else if let Some(c) = model.chosen.with(|c| c.channels) {
+                    format!("Drawn for channel {} of {} (axis {}) of the sample tensor: ", c.index, c.count, c.axis)
                 } else {
                     "Drawn for the sample tensor's numbers: ".to_string()
                 };

@@ -14,7 +14,7 @@ use super::dom::listen_while_mounted;
 use super::model::Model;
 use qscope_explore::hash::quote;
 use qscope_explore::state::AXIS;
-use qscope_explore::tensor::{Loaded, check_page_limit, fmt_count, fmt_size, missing_message, shape_text};
+use qscope_explore::tensor::{Loaded, check_page_limit, fmt_count, fmt_size, granularity, missing_message, shape_text};
 use qscope_tensors::{Info, Listing, Source, list, read};
 
 /// A tensor handed from one view to the next (the Train view's "Inspect weights" to the
@@ -101,6 +101,7 @@ pub(crate) fn pick(model: Model, opened: Opened, info: Info, status: RwSignal<St
                     s.tensor = Some(name);
                     s.block = None;
                     s.axis = None;
+                    s.channel = None;
                 });
                 status.set(Status::Idle);
             }
@@ -242,6 +243,10 @@ pub fn TensorSource(
                 {AXIS.label}
                 <select class="select" data-testid="tensor-axis" on:change=set_axis>{axes}</select>
             </label>
+            <p class="small" data-testid="tensor-granularity" class:hidden=move || model.tensor.get().is_none()>
+                <span class="muted">{move || format!("{}: ", model.current.with(|q| q.info().qualified()))}</span>
+                {move || model.current.with(|q| model.shape.with(|s| granularity(q, s)))}
+            </p>
             <p class="notice small" role="status" data-testid="tensor-missing" class:hidden=move || missing.with(Option::is_none)>
                 {move || missing.get().map(|(f, t)| missing_message(&f, &t))}
             </p>
@@ -258,6 +263,7 @@ pub fn TensorSource(
                             s.file = None;
                             s.tensor = None;
                             s.block = None;
+                            s.channel = None;
                         });
                         status.set(Status::Idle);
                     }>

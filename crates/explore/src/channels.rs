@@ -67,6 +67,21 @@ pub fn outliers(stats: &[ChannelStat]) -> Vec<(usize, f32)> {
     v
 }
 
+/// Channels per bar of a strip `w` pixels wide: one, or several when there are more channels than
+/// half the pixels (the bar then shows its worst).
+pub fn per_bar(channels: usize, w: f64) -> usize {
+    let bins = channels.min((w / 2.0).max(1.0) as usize).max(1);
+    channels.div_ceil(bins).max(1)
+}
+
+/// The channel under pixel `x` of a strip `w` wide: its bar's own, or the worst of its bar's.
+pub fn channel_at(stats: &[ChannelStat], w: f64, x: f64) -> Option<usize> {
+    let per = per_bar(stats.len(), w);
+    let bar = w / stats.len().div_ceil(per).max(1) as f64;
+    let chunk = stats.chunks(per).nth((x.max(0.0) / bar) as usize)?;
+    worst(chunk, 1).first().copied().or(chunk.first()).map(|c| c.index)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +102,30 @@ mod tests {
         assert_eq!(o.len(), 1);
         assert_eq!(o[0].0, 4);
         assert!((o[0].1 - 10.0).abs() < 1e-4, "{o:?}");
+    }
+
+    fn stat(index: usize, sqnr_db: f64) -> ChannelStat {
+        ChannelStat { index, amax: 1.0, sqnr_db, scale: None }
+    }
+
+    #[test]
+    fn a_click_on_the_strip_picks_the_channel_under_it() {
+        let s: Vec<ChannelStat> = (0..6).map(|i| stat(i, 20.0 + i as f64)).collect();
+        // 6 channels on 120 px: 20 px each.
+        assert_eq!(per_bar(6, 120.0), 1);
+        assert_eq!(channel_at(&s, 120.0, 0.0), Some(0));
+        assert_eq!(channel_at(&s, 120.0, 45.0), Some(2));
+        assert_eq!(channel_at(&s, 120.0, 119.9), Some(5));
+        assert_eq!(channel_at(&s, 120.0, 130.0), None);
+    }
+
+    #[test]
+    fn a_bar_of_many_channels_picks_its_worst() {
+        // 4096 channels on 400 px: 196 bars of 21 channels (the last shorter).
+        let s: Vec<ChannelStat> = (0..4096).map(|i| stat(i, if i == 30 { 3.0 } else { 40.0 })).collect();
+        assert_eq!(per_bar(4096, 400.0), 21);
+        assert_eq!(channel_at(&s, 400.0, 3.0), Some(30), "bar 1 holds channels 21 to 41");
+        assert_eq!(channel_at(&s, 400.0, 0.5), Some(0), "a tie is the first channel");
     }
 
     #[test]

@@ -93,10 +93,10 @@ pub fn at(q: &Quantizer, training: bool, seed: u64, sample: &[f32], x: f32) -> (
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampleRun {
     pub y: Vec<f32>,
-    /// The report (of the first channel, for a per-channel quantizer on a shaped tensor).
+    /// The report (of the drawn channel, for a per-channel quantizer on a shaped tensor).
     pub report: Report,
     /// A per-channel quantizer's report of each channel, in order (empty otherwise); then
-    /// `metrics.levels_used` is the most any channel uses and `levels` are the first channel's.
+    /// `metrics.levels_used` is the most any channel uses and `levels` are the drawn channel's.
     pub channels: Vec<Report>,
     pub levels: Levels,
     pub metrics: Quality,
@@ -104,15 +104,24 @@ pub struct SampleRun {
 
 /// `q` run on the sample tensor `values` (in the given mode and seed), measured against it.
 pub fn run_on_sample(q: &Quantizer, training: bool, seed: u64, values: &[f32]) -> SampleRun {
-    run_shaped(q, training, seed, values, &Shape::new(vec![values.len()]))
+    run_shaped(q, training, seed, values, &Shape::new(vec![values.len()]), 0)
 }
 
 /// `q` run on a tensor of `shape` as its library sees a weight of that shape
-/// ([`Quantizer::apply_shaped`]), measured against it.
-pub fn run_shaped(q: &Quantizer, training: bool, seed: u64, values: &[f32], shape: &Shape) -> SampleRun {
+/// ([`Quantizer::apply_shaped`]), measured against it; a per-channel quantizer's report and
+/// levels are those of `channel` (the last channel when beyond).
+pub fn run_shaped(
+    q: &Quantizer,
+    training: bool,
+    seed: u64,
+    values: &[f32],
+    shape: &Shape,
+    channel: usize,
+) -> SampleRun {
     let mut y = vec![0.0; values.len()];
     let mut reports = q.apply_shaped(values, shape, &mut y, None, &mut context(training, seed));
-    let report = reports.first().cloned().unwrap_or_default();
+    let drawn = channel.min(reports.len().saturating_sub(1));
+    let report = reports.get(drawn).cloned().unwrap_or_default();
     let channels = if reports.len() > 1 { std::mem::take(&mut reports) } else { Vec::new() };
     let levels = q.levels(&report);
     let mut metrics = measure(values, &y, &levels);
@@ -147,13 +156,26 @@ mod tests {
     fn a_per_channel_run_counts_levels_and_clipping_channel_by_channel() {
         let q = q("qkeras.quantized_bits(3,0,1,alpha='auto')");
         let values: Vec<f32> = (0..64).map(|i| ((i * 11 % 13) as f32 - 6.0) * 0.1 * (1 + i % 4) as f32).collect();
-        let run = run_shaped(&q, true, 0, &values, &Shape::new(vec![16, 4]));
+        let run = run_shaped(&q, true, 0, &values, &Shape::new(vec![16, 4]), 0);
         assert_eq!(run.channels.len(), 4);
         let most = run.levels.count().unwrap();
         assert!(run.metrics.levels_used as u64 <= most, "{} of {most}", run.metrics.levels_used);
         let flat = run_on_sample(&q, true, 0, &values);
         assert!(flat.channels.is_empty());
         assert_ne!(flat.y, run.y, "four scales are not the one of the whole tensor");
+    }
+
+    #[test]
+    fn a_per_channel_run_reports_the_drawn_channels_scale_and_levels() {
+        let q = q("qkeras.quantized_bits(3,0,1,alpha='auto')");
+        let values: Vec<f32> = (0..64).map(|i| ((i * 11 % 13) as f32 - 6.0) * 0.1 * (1 + i % 4) as f32).collect();
+        let shape = Shape::new(vec![16, 4]);
+        let third = run_shaped(&q, true, 0, &values, &shape, 2);
+        assert_eq!(third.report, third.channels[2]);
+        assert_eq!(third.levels, q.levels(&third.channels[2]));
+        assert_ne!(third.report.scale, third.channels[0].scale);
+        let beyond = run_shaped(&q, true, 0, &values, &shape, 99);
+        assert_eq!(beyond.report, beyond.channels[3], "beyond the last channel reads as the last");
     }
 
     #[test]

@@ -89,6 +89,18 @@ pub fn explain(q: &Quantizer, report: &Report, x: f32) -> Explanation {
     }
 }
 
+impl Explanation {
+    /// The explanation of a per-channel quantizer drawn for channel `index` along `axis`: every
+    /// statistic the steps take "from the sample" is that channel's, and says so.
+    pub fn for_channel(mut self, index: usize, axis: usize) -> Explanation {
+        let whose = format!("channel {index} (axis {axis}) of the sample");
+        for step in &mut self.steps {
+            step.what = step.what.replace("the sample", &whose);
+        }
+        self
+    }
+}
+
 /// What the family explainers see: the input, the kernel's answer and the report.
 struct At<'a> {
     x: f32,

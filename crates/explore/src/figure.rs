@@ -31,6 +31,8 @@ pub struct Setting {
     pub tensor: Option<u64>,
     /// The sample's shape and channel axis (a synthetic sample is 1-D: one channel).
     pub shape: Shape,
+    /// The channel a per-channel quantizer is drawn for ([`crate::tensor::drawn_channel`]).
+    pub channel: usize,
 }
 
 impl Setting {
@@ -44,6 +46,7 @@ impl Setting {
             block: state.drawn_block(),
             tensor: None,
             shape: crate::tensor::sample_shape(state, None),
+            channel: 0,
         }
     }
 }
@@ -66,6 +69,8 @@ pub struct Inputs {
     pub shape: Option<Shape>,
     /// For a block format, the sample block it is drawn at (see [`Setting::block`]).
     pub block: Option<usize>,
+    /// For a per-channel quantizer on a shaped tensor, the channel it is drawn for.
+    pub channel: Option<usize>,
 }
 
 impl Inputs {
@@ -73,6 +78,7 @@ impl Inputs {
     pub fn new(q: &Quantizer, setting: &Setting) -> Inputs {
         let block = setting.block.filter(|_| q.block_size().is_some());
         let counts = q.is_data_dependent() && (q.block_size().is_none() || block.is_some());
+        let per_channel = counts && q.layout() == Layout::Channels && setting.shape.channels() > 1;
         Inputs {
             quantizer: q.clone(),
             x: setting.x,
@@ -82,6 +88,7 @@ impl Inputs {
             tensor: setting.tensor.filter(|_| counts),
             shape: counts.then(|| setting.shape.clone()),
             block,
+            channel: per_channel.then_some(setting.channel),
         }
     }
 }
@@ -103,9 +110,17 @@ pub struct Evaluated {
     /// For a block format drawn at a sample block: that block (from 1); its numbers are
     /// `report.blocks[0]`.
     pub block: Option<usize>,
-    /// For a per-channel quantizer on a shaped tensor: `(channels, axis)`; the curve is drawn for
-    /// the first channel ([`drawn_on`]).
-    pub channels: Option<(usize, usize)>,
+    /// For a per-channel quantizer on a shaped tensor: the channel the curve is drawn for
+    /// ([`drawn_on`]).
+    pub channels: Option<DrawnChannel>,
+}
+
+/// The channel a per-channel quantizer's curve is drawn for, of how many along which axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawnChannel {
+    pub index: usize,
+    pub count: usize,
+    pub axis: usize,
 }
 
 /// Evaluates `inputs` over its x range: a data-dependent quantizer takes its scale or threshold
@@ -136,8 +151,11 @@ pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
         };
         let levels = frozen.levels(&report);
         let curve = curve.with_levels(levels.list(64));
-        let channel = inputs.shape.as_ref().filter(|s| q.layout() == Layout::Channels && s.channels() > 1);
-        let channels = channel.map(|s| (s.channels(), s.axis));
+        let channels = inputs.channel.zip(inputs.shape.as_ref()).map(|(index, s)| DrawnChannel {
+            index,
+            count: s.channels(),
+            axis: s.axis,
+        });
         let frozen = Some(frozen.describe());
         return Evaluated { inputs, curve, report, levels, unsupported, frozen, block, channels };
     }
@@ -155,17 +173,18 @@ pub fn evaluate_all(slots: &[Slot], setting: &Setting, values: &[f32], previous:
             let inputs = Inputs::new(&s.quantizer, setting);
             match previous.iter().find(|e| e.inputs == inputs) {
                 Some(e) => e.clone(),
-                None => evaluate(inputs, &drawn_on(&s.quantizer, &setting.shape, values)),
+                None => evaluate(inputs, &drawn_on(&s.quantizer, &setting.shape, setting.channel, values)),
             }
         })
         .collect()
 }
 
-/// The part of the sample a quantizer's curve is frozen on: a per-channel quantizer's first
-/// channel (its library's statistic is per channel), else the whole sample.
-pub fn drawn_on<'a>(q: &Quantizer, shape: &Shape, values: &'a [f32]) -> Cow<'a, [f32]> {
+/// The part of the sample a quantizer's curve is frozen on: a per-channel quantizer's channel
+/// `channel` (its library's statistic is per channel), else the whole sample.
+pub fn drawn_on<'a>(q: &Quantizer, shape: &Shape, channel: usize, values: &'a [f32]) -> Cow<'a, [f32]> {
     if q.layout() == Layout::Channels && shape.channels() > 1 {
-        Cow::Owned(shape.channel_indices(values.len(), 0).map(|i| values[i]).collect())
+        let channel = channel.min(shape.channels() - 1);
+        Cow::Owned(shape.channel_indices(values.len(), channel).map(|i| values[i]).collect())
     } else {
         Cow::Borrowed(values)
     }
@@ -186,7 +205,7 @@ pub struct Selected {
     /// The sample block a block format is drawn at (see [`Evaluated::block`]).
     pub block: Option<usize>,
     /// See [`Evaluated::channels`].
-    pub channels: Option<(usize, usize)>,
+    pub channels: Option<DrawnChannel>,
 }
 
 impl Selected {
@@ -281,12 +300,35 @@ mod tests {
         let values: Vec<f32> = (0..32).map(|i| ((i * 5 % 7) as f32 - 3.0) * 0.2 * (1 + i % 4) as f32).collect();
         let setting = Setting { shape: Shape::new(vec![8, 4]), tensor: Some(1), ..Setting::of(&state) };
         let e = &evaluate_all(&state.slots, &setting, &values, &[])[0];
-        assert_eq!(e.channels, Some((4, 1)));
+        assert_eq!(e.channels, Some(DrawnChannel { index: 0, count: 4, axis: 1 }));
         let first: Vec<f32> = (0..8).map(|r| values[r * 4]).collect();
         assert_eq!(e.report.scale, q.eval(&first, &mut qscope_quant::Ctx::training(0)).2.scale);
         let whole = &evaluate_all(&state.slots, &Setting::of(&state), &values, &[])[0];
         assert_eq!(whole.channels, None);
         assert_ne!(whole.report.scale, e.report.scale, "the whole tensor's scale is another");
+    }
+
+    #[test]
+    fn a_per_channel_quantizer_is_drawn_for_the_chosen_channel_and_re_evaluated_when_it_changes() {
+        let q = parse("qkeras.quantized_bits(4,0,1,alpha='auto')").unwrap();
+        let state = State { slots: vec![Slot::new(q.clone())], ..State::default() };
+        let values: Vec<f32> = (0..32).map(|i| ((i * 5 % 7) as f32 - 3.0) * 0.2 * (1 + i % 4) as f32).collect();
+        let first = Setting { shape: Shape::new(vec![8, 4]), tensor: Some(1), ..Setting::of(&state) };
+        let before = evaluate_all(&state.slots, &first, &values, &[]);
+        let third = Setting { channel: 2, ..first };
+        let e = &evaluate_all(&state.slots, &third, &values, &before)[0];
+        assert_eq!(e.channels, Some(DrawnChannel { index: 2, count: 4, axis: 1 }));
+        let column: Vec<f32> = (0..8).map(|r| values[r * 4 + 2]).collect();
+        assert_eq!(e.report.scale, q.eval(&column, &mut qscope_quant::Ctx::training(0)).2.scale);
+        assert_ne!(e.report.scale, before[0].report.scale);
+    }
+
+    #[test]
+    fn the_channel_does_not_touch_a_quantizer_with_one_scale_for_the_tensor() {
+        let q = parse("torchao.float8").unwrap();
+        let state = State { slots: vec![Slot::new(q)], ..State::default() };
+        let shaped = Setting { shape: Shape::new(vec![8, 4]), tensor: Some(1), channel: 3, ..Setting::of(&state) };
+        assert_eq!(Inputs::new(&state.slots[0].quantizer, &shaped).channel, None);
     }
 
     fn specs(list: &[&str]) -> Vec<String> {

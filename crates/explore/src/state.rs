@@ -121,6 +121,9 @@ pub struct State {
     pub tensor: Option<String>,
     /// The tensor's channel axis, when not the last (the libraries' convention).
     pub axis: Option<usize>,
+    /// The channel a per-channel quantizer is drawn for, when not the first
+    /// ([`crate::tensor::drawn_channel`] keeps it within the tensor's channels).
+    pub channel: Option<usize>,
 }
 
 impl Default for State {
@@ -138,6 +141,7 @@ impl Default for State {
             file: None,
             tensor: None,
             axis: None,
+            channel: None,
         }
     }
 }
@@ -508,10 +512,26 @@ pub static AXIS: Setting<State> = Setting {
     show: |st| st.axis.map(one).unwrap_or_default(),
 };
 
+pub static CHANNEL: Setting<State> = Setting {
+    key: Some("channel"),
+    flag: None,
+    arg: "C",
+    range: Range::Words(|| "a channel of the tensor from 0; the first by default, the last if beyond".into()),
+    label: "drawn channel",
+    doc: "the channel (an index of the channel axis) whose scale a per-channel quantizer's curve, levels and \
+          Explain steps are drawn for",
+    write: Write::Changed,
+    read: |st, v| {
+        let c = v.trim().parse::<usize>().map_err(|_| "expected a channel number (0, 1, …)".to_string());
+        c.map(|c| st.channel = Some(c))
+    },
+    show: |st| st.channel.map(one).unwrap_or_default(),
+};
+
 /// The explorer's own settings, in the hash's order (the sample tensor's are its settings
 /// table's, written after the first [`SAMPLE_AFTER`]).
-pub static SETTINGS: [&Setting<State>; 12] =
-    [&Q, &X, &MODE, &INFER, &SEED, &HIDE, &SEL, &PIN, &BLOCK, &FILE, &TENSOR, &AXIS];
+pub static SETTINGS: [&Setting<State>; 13] =
+    [&Q, &X, &MODE, &INFER, &SEED, &HIDE, &SEL, &PIN, &BLOCK, &FILE, &TENSOR, &AXIS, &CHANNEL];
 
 /// How many of [`SETTINGS`] a hash writes before the sample's.
 const SAMPLE_AFTER: usize = 5;

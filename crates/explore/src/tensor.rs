@@ -9,6 +9,7 @@ use crate::hash::quote;
 use crate::state::State;
 use qscope_plot::fmt_number;
 use qscope_quant::shaped::Shape;
+use qscope_quant::{Layout, Quantizer};
 use qscope_tensors::{Info, Listing, Tensor};
 
 /// The most elements the page takes as its sample: 64 M float32 values are 256 MB, and every
@@ -126,6 +127,42 @@ pub fn sample_shape(state: &State, tensor: Option<&Loaded>) -> Shape {
             }
         }
         None => Shape::new(vec![state.sample_spec().n]),
+    }
+}
+
+/// The channel a per-channel quantizer is drawn for on `shape`: the state's `channel=`, the
+/// last channel when it names one beyond the tensor's (a link opened on another tensor).
+pub fn drawn_channel(state: &State, shape: &Shape) -> usize {
+    state.channel.unwrap_or(0).min(shape.channels() - 1)
+}
+
+/// How `q` takes its statistics from a tensor of `shape`, as its library does
+/// ([`Quantizer::layout`]), and the parameter that changes it — the granularity, in words.
+pub fn granularity(q: &Quantizer, shape: &Shape) -> String {
+    let shape = q.seen_shape(shape);
+    let set_by = |names: &[&str]| {
+        let p = q.params().iter().find(|p| names.contains(&p.name));
+        p.map(|p| format!(" ({} sets it)", p.name)).unwrap_or_default()
+    };
+    let blocks = ["group_size", "block_size", "blocksize"];
+    let shaped = shape.dims.len() >= 2;
+    match (q.layout(), q.block_size()) {
+        (Layout::Elementwise, _) => "element by element: nothing is taken from the tensor".into(),
+        (Layout::Flat, Some(b)) => format!("blocks of {b} over the flattened tensor{}", set_by(&blocks)),
+        (Layout::Flat, None) => "one statistic for the whole tensor".into(),
+        (Layout::Rows, Some(b)) if shaped => {
+            format!("blocks of {b} along axis {}, row by row{}", shape.axis, set_by(&blocks))
+        }
+        (Layout::Rows, Some(b)) => format!("blocks of {b} along the tensor{}", set_by(&blocks)),
+        (Layout::Rows, None) if shaped => format!("row by row along axis {}", shape.axis),
+        (Layout::Rows, None) => "one row: the whole tensor".into(),
+        (Layout::Channels, _) if shape.channels() > 1 => format!(
+            "per channel: one scale for each of the {} channels of axis {}{}",
+            shape.channels(),
+            shape.axis,
+            set_by(&["alpha"])
+        ),
+        (Layout::Channels, _) => "one scale for the whole tensor (one channel)".into(),
     }
 }
 
@@ -258,6 +295,46 @@ mod tests {
         );
         assert_eq!(l.describe(), "m.safetensors · w · [2] · BF16");
         assert_eq!(l.notes(), ["1 NaN in the data (left out of MSE and SQNR)"]);
+    }
+
+    #[test]
+    fn the_granularity_names_the_libraries_grouping_and_the_parameter_that_sets_it() {
+        let q = |s: &str| qscope_quant::parse(s).unwrap();
+        let w = Shape::new(vec![64, 48]);
+        let g = |spec: &str, shape: &Shape| granularity(&q(spec), shape);
+        assert_eq!(
+            g("torchao.affine(group_size=32)", &w),
+            "blocks of 32 along axis 1, row by row (group_size sets it)"
+        );
+        assert_eq!(
+            g("torchao.affine(group_size=32)", &w.clone().with_axis(0).unwrap()),
+            "blocks of 32 along axis 0, row by row (group_size sets it)"
+        );
+        assert_eq!(g("bnb.nf4", &w), "blocks of 64 over the flattened tensor (blocksize sets it)");
+        assert_eq!(g("torchao.float8", &w), "one statistic for the whole tensor");
+        assert_eq!(
+            g("qkeras.quantized_bits(4,0,1,alpha='auto')", &w),
+            "per channel: one scale for each of the 48 channels of axis 1 (alpha sets it)"
+        );
+        assert_eq!(
+            g("qkeras.quantized_bits(4,0,1,alpha='auto',scale_axis=0)", &w),
+            "per channel: one scale for each of the 64 channels of axis 0 (alpha sets it)"
+        );
+        assert_eq!(g("ml_dtypes.float8_e4m3fn", &w), "element by element: nothing is taken from the tensor");
+        assert_eq!(
+            g("qkeras.quantized_bits(4,0,1,alpha='auto')", &Shape::new(vec![100])),
+            "one scale for the whole tensor (one channel)"
+        );
+    }
+
+    #[test]
+    fn the_drawn_channel_stays_within_the_tensors_channels() {
+        let st = |c| State { channel: c, ..State::default() };
+        let w = Shape::new(vec![64, 48]);
+        assert_eq!(drawn_channel(&st(None), &w), 0);
+        assert_eq!(drawn_channel(&st(Some(7)), &w), 7);
+        assert_eq!(drawn_channel(&st(Some(480)), &w), 47);
+        assert_eq!(drawn_channel(&st(Some(3)), &Shape::new(vec![100])), 0, "a 1-D tensor is one channel");
     }
 
     #[test]

@@ -81,6 +81,17 @@ fn gather_order(layout: Layout, shape: &Shape, len: usize) -> Option<Vec<usize>>
 }
 
 impl Quantizer {
+    /// `shape` as this quantizer sees it: with the channel axis its own parameter names (QKeras'
+    /// `scale_axis`, for a per-channel scale), else as given.
+    pub fn seen_shape(&self, shape: &Shape) -> Shape {
+        let named = self.scale_axis().filter(|_| self.layout() == Layout::Channels && shape.dims.len() >= 2);
+        let axis = named.and_then(|a| {
+            let a = if a < 0 { shape.dims.len() as i64 + a } else { a };
+            usize::try_from(a).ok().and_then(|a| shape.clone().with_axis(a).ok())
+        });
+        axis.unwrap_or_else(|| shape.clone())
+    }
+
     /// Writes `y = q(x)` and, if asked, `dydx` for a row-major tensor of `shape`, as the library
     /// gives a weight of that shape to the quantizer ([`Quantizer::layout`]). Returns one report
     /// per channel for [`Layout::Channels`] (in channel order), else one.
@@ -93,12 +104,8 @@ impl Quantizer {
         ctx: &mut Ctx,
     ) -> Vec<Report> {
         let layout = self.layout();
-        // QKeras' scale_axis names the channel axis itself.
-        let named = self.scale_axis().filter(|_| layout == Layout::Channels && shape.dims.len() >= 2).and_then(|a| {
-            let a = if a < 0 { shape.dims.len() as i64 + a } else { a };
-            usize::try_from(a).ok().and_then(|a| shape.clone().with_axis(a).ok())
-        });
-        let shape = named.as_ref().unwrap_or(shape);
+        let seen = self.seen_shape(shape);
+        let shape = &seen;
         let Some(order) = gather_order(layout, shape, x.len()) else {
             return match layout {
                 Layout::Rows if shape.dims.len() >= 2 => vec![self.apply_rows(x, shape.channels(), y, dydx, ctx)],
