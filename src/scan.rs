@@ -12,9 +12,8 @@ use qscope_explore::scan::{Scanned, pooled, scan};
 use qscope_explore::state::{MAX_QUANTIZERS, Slot};
 use qscope_explore::tensor::{fmt_count, json_string, shape_text};
 use qscope_plot::fmt_number;
-use qscope_quant::shaped::Shape;
 use qscope_quant::{Quantizer, parse};
-use qscope_tensors::{Info, block_on, read};
+use qscope_tensors::{Info, block_on, read_into};
 
 use crate::args::{Command, Opt, evaluation, number};
 use crate::open::open;
@@ -86,10 +85,26 @@ pub(crate) fn help() -> String {
     command().help()
 }
 
-fn scan_one(path: &str, info: &Info, slots: &[Slot], training: bool, seed: u64) -> Result<Scanned, String> {
+/// A worker's two buffers, the tensor's values and the quantized outputs, kept from tensor to
+/// tensor: the system is asked for pages once, not for every tensor.
+#[derive(Default)]
+struct Buffers {
+    values: Vec<f32>,
+    outputs: Vec<f32>,
+}
+
+fn scan_one(
+    path: &str,
+    info: &Info,
+    slots: &[Slot],
+    (training, seed): (bool, u64),
+    b: &mut Buffers,
+) -> Result<Scanned, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
-    let t = block_on(read(&file, info)).map_err(|e| format!("{path}: {e}"))?;
-    Ok(scan(&info.name, &info.stored, slots, training, seed, &t.values, &Shape::new(t.shape.clone())))
+    let t = block_on(read_into(&file, info, std::mem::take(&mut b.values))).map_err(|e| format!("{path}: {e}"))?;
+    let scanned = scan(&info.name, &info.stored, slots, training, seed, &t, &mut b.outputs);
+    b.values = t.values;
+    Ok(scanned)
 }
 
 fn db(v: f64, output: Output) -> String {
@@ -127,10 +142,11 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     std::thread::scope(|scope| {
         for _ in 0..o.jobs.min(tensors.len()) {
             scope.spawn(|| {
+                let mut buffers = Buffers::default();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(info) = tensors.get(i) else { break };
-                    let r = scan_one(path, info, &slots, training, seed);
+                    let r = scan_one(path, info, &slots, (training, seed), &mut buffers);
                     results.lock().expect("no panic while holding the lock")[i] = Some(r);
                     let mut d = done.lock().expect("no panic while holding the lock");
                     d.0 += 1;

@@ -13,7 +13,6 @@ use super::tensor::{FileSource, Opened, Status, pick};
 use qscope_explore::formats::labels;
 use qscope_explore::scan::{Scanned, SortBy, pooled, scan, sorted};
 use qscope_explore::tensor::{PAGE_LIMIT, fmt_count, shape_text};
-use qscope_quant::shaped::Shape;
 use qscope_tensors::read;
 
 /// Resolves at the next animation frame: the page paints between two tensors.
@@ -63,6 +62,8 @@ pub fn TensorScan(
         progress.set(Some(Progress { done: 0, of: tensors.len() }));
         spawn_local(async move {
             let src = FileSource(o.file.clone());
+            // One buffer for every tensor's outputs: wasm memory only grows.
+            let mut scratch = Vec::new();
             for (k, info) in tensors.iter().enumerate() {
                 next_frame().await;
                 if cancel.get_untracked() {
@@ -70,7 +71,7 @@ pub fn TensorScan(
                 }
                 match read(&src, info).await {
                     Ok(t) => {
-                        let s = scan(&info.name, &info.stored, &slots, training, seed, &t.values, &Shape::new(t.shape));
+                        let s = scan(&info.name, &info.stored, &slots, training, seed, &t, &mut scratch);
                         rows.update(|r| r.push(s));
                     }
                     Err(e) => status.set(Status::Problem(format!("{}: {e}", o.file.name()))),

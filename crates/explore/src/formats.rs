@@ -38,9 +38,25 @@ pub struct Row {
 /// Every shown slot run on `values` (the sample tensor, of `shape`) in the given mode and seed,
 /// in order; hidden slots are left out, as the figure leaves out their curves.
 pub fn compare(slots: &[Slot], training: bool, seed: u64, values: &[f32], shape: &Shape) -> Vec<Row> {
+    compare_in(slots, training, seed, values, shape, &mut Vec::new())
+}
+
+/// [`compare`] with the outputs written to `scratch` (resized as needed): a scan comparing tensor
+/// after tensor keeps one buffer.
+pub fn compare_in(
+    slots: &[Slot],
+    training: bool,
+    seed: u64,
+    values: &[f32],
+    shape: &Shape,
+    scratch: &mut Vec<f32>,
+) -> Vec<Row> {
     let finite = values.iter().filter(|v| v.is_finite()).count();
     let shown: Vec<String> = slots.iter().filter(|s| !s.hidden).map(|s| s.quantizer.to_string()).collect();
     let mut names = labels(&shown).into_iter();
+    // Every quantizer writes every output, so the buffer is only resized, never cleared.
+    scratch.resize(values.len(), 0.0);
+    let y = &mut scratch[..values.len()];
     slots
         .iter()
         .enumerate()
@@ -48,10 +64,9 @@ pub fn compare(slots: &[Slot], training: bool, seed: u64, values: &[f32], shape:
         .map(|(slot, s)| {
             let q = &s.quantizer;
             // Only the error is needed: no sort for the levels used (a checkpoint's tensors are big).
-            let mut y = vec![0.0; values.len()];
-            let reports = q.apply_shaped(values, shape, &mut y, None, &mut context(training, seed));
+            let reports = q.apply_shaped(values, shape, y, None, &mut context(training, seed));
             let report = reports.into_iter().next().unwrap_or_default();
-            let (mse, sqnr_db, count) = error(values, &y);
+            let (mse, sqnr_db, count) = error(values, y);
             Row {
                 slot,
                 label: names.next().unwrap_or_default(),
@@ -144,10 +159,7 @@ pub fn fmt_mse(v: f64) -> String {
 
 /// The mean square of the finite values: the signal power that SQNR divides by.
 pub fn signal(values: &[f32]) -> f64 {
-    let (sum, n) = values
-        .iter()
-        .filter(|v| v.is_finite())
-        .fold((0.0f64, 0usize), |(s, n), &v| (s + f64::from(v) * f64::from(v), n + 1));
+    let (sum, _, n) = super::metrics::sums(values, None);
     if n == 0 { 0.0 } else { sum / n as f64 }
 }
 

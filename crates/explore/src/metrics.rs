@@ -18,17 +18,46 @@ pub struct Quality {
     pub count: usize,
 }
 
+/// Σx², Σ(x − y)² and the count over the pairs where both are finite (`y` absent: Σx² and the
+/// count of finite x). Summed in four interleaved lanes — element i in lane i mod 4, the lanes
+/// added pairwise at the end — so four additions are in flight instead of one long chain: the
+/// same numbers on every platform, at several times the speed on a checkpoint's tensors.
+pub fn sums(x: &[f32], y: Option<&[f32]>) -> (f64, f64, usize) {
+    let (mut signal, mut noise, mut n) = ([0.0f64; 4], [0.0f64; 4], [0usize; 4]);
+    let mut add = |k: usize, a: f32, b: f32| {
+        let ok = a.is_finite() && b.is_finite();
+        let (a, b) = if ok { (f64::from(a), f64::from(b)) } else { (0.0, 0.0) };
+        signal[k] += a * a;
+        noise[k] += (a - b) * (a - b);
+        n[k] += usize::from(ok);
+    };
+    match y {
+        Some(y) => {
+            let (xs, ys) = (x.chunks_exact(4), y.chunks_exact(4));
+            let tail = xs.remainder().iter().zip(ys.remainder());
+            for (a, b) in xs.zip(ys) {
+                (0..4).for_each(|k| add(k, a[k], b[k]));
+            }
+            tail.enumerate().for_each(|(k, (&a, &b))| add(k, a, b));
+        }
+        None => {
+            let xs = x.chunks_exact(4);
+            let tail = xs.remainder();
+            for a in xs {
+                (0..4).for_each(|k| add(k, a[k], a[k]));
+            }
+            tail.iter().enumerate().for_each(|(k, &a)| add(k, a, a));
+        }
+    }
+    let total = |v: [f64; 4]| (v[0] + v[1]) + (v[2] + v[3]);
+    (total(signal), total(noise), n.iter().sum())
+}
+
 /// MSE, SQNR in dB and the pairs counted (both finite) of `y` against `x`: [`measure`]'s first
 /// figures, in one pass without allocating (what `qscope scan` needs per tensor).
 pub fn error(x: &[f32], y: &[f32]) -> (f64, f64, usize) {
-    let (mut signal, mut noise, mut n) = (0.0f64, 0.0f64, 0usize);
-    for (&a, &b) in x.iter().zip(y) {
-        if a.is_finite() && b.is_finite() {
-            signal += f64::from(a) * f64::from(a);
-            noise += (f64::from(a) - f64::from(b)).powi(2);
-            n += 1;
-        }
-    }
+    assert_eq!(x.len(), y.len(), "x and y differ in length");
+    let (signal, noise, n) = sums(x, Some(y));
     let sqnr_db = if noise == 0.0 { f64::INFINITY } else { 10.0 * (signal / noise).log10() };
     (if n == 0 { 0.0 } else { noise / n as f64 }, sqnr_db, n)
 }
@@ -39,13 +68,7 @@ pub fn measure(x: &[f32], y: &[f32], levels: &Levels) -> Quality {
     assert_eq!(x.len(), y.len(), "x and y differ in length");
     let pairs: Vec<(f32, f32)> =
         x.iter().zip(y).map(|(&a, &b)| (a, b)).filter(|(a, b)| a.is_finite() && b.is_finite()).collect();
-    let (mut signal, mut noise) = (0.0f64, 0.0f64);
-    for &(a, b) in &pairs {
-        signal += (a as f64) * (a as f64);
-        noise += (a as f64 - b as f64).powi(2);
-    }
-    let n = pairs.len();
-    let sqnr_db = if noise == 0.0 { f64::INFINITY } else { 10.0 * (signal / noise).log10() };
+    let (mse, sqnr_db, n) = error(x, y);
     let mut outs: Vec<f32> = pairs.iter().map(|&(_, b)| if b == 0.0 { 0.0 } else { b }).collect();
     outs.sort_by(f32::total_cmp);
     outs.dedup();
@@ -54,13 +77,7 @@ pub fn measure(x: &[f32], y: &[f32], levels: &Levels) -> Quality {
         None => 0,
     };
     let frac = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
-    Quality {
-        mse: if n == 0 { 0.0 } else { noise / n as f64 },
-        sqnr_db,
-        levels_used: outs.len(),
-        clip_fraction: frac(clipped),
-        count: n,
-    }
+    Quality { mse, sqnr_db, levels_used: outs.len(), clip_fraction: frac(clipped), count: n }
 }
 
 #[cfg(test)]
@@ -87,6 +104,28 @@ mod tests {
         let m = measure(&[1.0, -1.0, 0.5, 0.0], &[1.0, -0.75, 0.5, 0.0], &Levels::Continuous);
         assert_eq!(m.mse, 0.015625);
         assert!((m.sqnr_db - 10.0 * 36f64.log10()).abs() < 1e-12, "{}", m.sqnr_db);
+    }
+
+    #[test]
+    fn the_lanes_sum_what_a_plain_loop_sums_up_to_rounding() {
+        for len in [0, 1, 3, 4, 5, 1001] {
+            let x: Vec<f32> = (0..len).map(|i| ((i * 7919 % 101) as f32 - 50.0) * 0.037).collect();
+            let y: Vec<f32> = x.iter().map(|v| (v * 8.0).round() / 8.0).collect();
+            let (s, e, n) = sums(&x, Some(&y));
+            let plain_s: f64 = x.iter().map(|&a| f64::from(a) * f64::from(a)).sum();
+            let plain_e: f64 = x.iter().zip(&y).map(|(&a, &b)| (f64::from(a) - f64::from(b)).powi(2)).sum();
+            assert_eq!(n, len);
+            assert!((s - plain_s).abs() <= 1e-12 * plain_s && (e - plain_e).abs() <= 1e-12 * plain_e, "{len}");
+            assert_eq!(sums(&x, None), (s, 0.0, n), "no y: the signal and the count");
+        }
+    }
+
+    #[test]
+    fn a_non_finite_pair_adds_nothing_in_any_lane() {
+        let x = [1.0, f32::NAN, 2.0, 3.0, f32::INFINITY, 0.5];
+        let y = [1.0, 1.0, f32::NAN, 2.0, 4.0, 0.5];
+        assert_eq!(sums(&x, Some(&y)), (1.0 + 9.0 + 0.25, 1.0, 3));
+        assert_eq!(sums(&x, None), (1.0 + 4.0 + 9.0 + 0.25, 0.0, 4));
     }
 
     #[test]

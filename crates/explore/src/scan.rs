@@ -2,9 +2,11 @@
 //! the SQNR over every element scanned (signal and noise summed over the tensors). `qscope scan`
 //! and the page's "Scan all tensors" compute the same rows here; the page sorts them.
 
-use crate::formats::{compare, signal};
+use crate::formats::compare_in;
+use crate::metrics::sums;
 use crate::state::Slot;
 use qscope_quant::shaped::Shape;
+use qscope_tensors::Tensor;
 
 /// One tensor's figures.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,26 +25,27 @@ pub struct Scanned {
     pub count: usize,
 }
 
-/// The figures of one tensor (`values` of `shape`, each quantizer given it as its library
-/// would a weight of that shape).
+/// The figures of one tensor (each quantizer given it as its library would a weight of its
+/// shape); the outputs are written to `scratch` ([`compare_in`]).
 pub fn scan(
     name: &str,
     dtype: &str,
     slots: &[Slot],
     training: bool,
     seed: u64,
-    values: &[f32],
-    shape: &Shape,
+    tensor: &Tensor,
+    scratch: &mut Vec<f32>,
 ) -> Scanned {
-    let rows = compare(slots, training, seed, values, shape);
-    let count = values.iter().filter(|v| v.is_finite()).count();
+    let (values, shape) = (&tensor.values[..], Shape::new(tensor.shape.clone()));
+    let rows = compare_in(slots, training, seed, values, &shape, scratch);
+    let (signal, _, count) = sums(values, None);
     Scanned {
         name: name.into(),
         shape: shape.dims.clone(),
         dtype: dtype.into(),
         elements: values.len() as u64,
         sqnr: rows.iter().map(|r| r.sqnr_db).collect(),
-        signal: signal(values) * count as f64,
+        signal,
         noise: rows.iter().map(|r| r.mse * count as f64).collect(),
         count,
     }
@@ -95,21 +98,33 @@ mod tests {
         vec![Slot::new(parse("bnb.nf4").unwrap()), Slot::new(parse("ml_dtypes.float8_e4m3fn").unwrap())]
     }
 
-    fn tensor(n: usize, spread: f32) -> Vec<f32> {
-        (0..n).map(|i| ((i * 37 % 101) as f32 / 50.0 - 1.0) * spread).collect()
+    fn tensor(shape: Vec<usize>, spread: f32) -> Tensor {
+        let n = shape.iter().product();
+        let values = (0..n).map(|i| ((i * 37 % 101) as f32 / 50.0 - 1.0) * spread).collect();
+        Tensor { values, shape, ..Tensor::default() }
     }
 
     #[test]
     fn the_pooled_sqnr_lies_between_the_tensors_own() {
-        let (a, b) = (tensor(256, 1.0), tensor(512, 0.01));
+        let mut scratch = Vec::new();
         let rows = [
-            scan("a", "F32", &slots(), true, 0, &a, &Shape::new(vec![16, 16])),
-            scan("b", "F32", &slots(), true, 0, &b, &Shape::new(vec![512])),
+            scan("a", "F32", &slots(), true, 0, &tensor(vec![16, 16], 1.0), &mut scratch),
+            scan("b", "F32", &slots(), true, 0, &tensor(vec![512], 0.01), &mut scratch),
         ];
         for (i, all) in pooled(&rows).iter().enumerate() {
             let (x, y) = (rows[0].sqnr[i], rows[1].sqnr[i]);
             assert!(*all >= x.min(y) - 1e-9 && *all <= x.max(y) + 1e-9, "{x} {y} {all}");
         }
+    }
+
+    #[test]
+    fn a_reused_scratch_buffer_gives_the_numbers_of_a_fresh_one() {
+        let mut scratch = vec![7.0; 4096];
+        let t = tensor(vec![16, 16], 1.0);
+        assert_eq!(
+            scan("a", "F32", &slots(), true, 0, &t, &mut scratch),
+            scan("a", "F32", &slots(), true, 0, &t, &mut Vec::new())
+        );
     }
 
     #[test]

@@ -100,22 +100,20 @@ impl Dtype {
     /// Converts elements to float32, appending to `out`. `bytes.len()` is a multiple of
     /// [`Dtype::size`]; a trailing partial element is ignored.
     pub fn decode(self, endian: Endian, bytes: &[u8], out: &mut Vec<f32>) {
+        // Each conversion is a loop of its own, the byte order decided outside it, so the
+        // compiler can unroll (and vectorize) it: a bf16 checkpoint converts at memory speed.
         macro_rules! each {
             ($n:literal, $f:expr) => {{
                 let f = $f;
-                out.extend(bytes.chunks_exact($n).map(|c| {
-                    let a: [u8; $n] = c.try_into().expect("chunks_exact");
-                    f(a)
-                }))
+                out.extend(bytes.chunks_exact($n).map(|c| f(<[u8; $n]>::try_from(c).expect("chunks_exact"))))
             }};
         }
-        let big = endian == Endian::Big;
         macro_rules! num {
             ($t:ty, $n:literal, $conv:expr) => {
-                each!($n, |a: [u8; $n]| {
-                    let v = if big { <$t>::from_be_bytes(a) } else { <$t>::from_le_bytes(a) };
-                    $conv(v)
-                })
+                match endian {
+                    Endian::Big => each!($n, |a: [u8; $n]| $conv(<$t>::from_be_bytes(a))),
+                    Endian::Little => each!($n, |a: [u8; $n]| $conv(<$t>::from_le_bytes(a))),
+                }
             };
         }
         match self {

@@ -137,15 +137,36 @@ pub async fn list<S: Source + ?Sized>(src: &S) -> Result<Listing, String> {
     }
 }
 
+/// Bytes read and converted at a time: the whole tensor's bytes are never held at once.
+pub const CHUNK: usize = 1 << 20;
+
 /// Reads one tensor's bytes — only those — and converts them to float32, row-major.
 pub async fn read<S: Source + ?Sized>(src: &S, info: &Info) -> Result<Tensor, String> {
+    read_into(src, info, Vec::new()).await
+}
+
+/// [`read`] into `spare`'s memory (cleared first): a scan reading tensor after tensor keeps one
+/// buffer instead of asking the system for fresh pages each time.
+pub async fn read_into<S: Source + ?Sized>(src: &S, info: &Info, spare: Vec<f32>) -> Result<Tensor, String> {
     let len = usize::try_from(info.bytes()).map_err(|_| format!("{}: too large for this machine", info.name))?;
-    let bytes = match info.location {
+    let mut values = spare;
+    values.clear();
+    match info.location {
         Location::Raw { offset } => {
             if offset.checked_add(len as u64).is_none_or(|end| end > src.len()) {
                 return Err(format!("{}: its bytes run past the end of the file (truncated?)", info.name));
             }
-            src.read(offset, len).await?
+            values.reserve(len / info.dtype.size());
+            let step = CHUNK - CHUNK % info.dtype.size();
+            let (mut at, mut rounded) = (0, 0);
+            while at < len {
+                let k = step.min(len - at);
+                let bytes = src.read(offset + at as u64, k).await?;
+                info.dtype.decode(info.endian, &bytes, &mut values);
+                rounded += info.dtype.rounded(info.endian, &bytes);
+                at += k;
+            }
+            Ok(finish(info, values, rounded))
         }
         Location::Deflated { offset, compressed, skip } => {
             let c = usize::try_from(compressed).map_err(|_| format!("{}: too large for this machine", info.name))?;
@@ -153,27 +174,33 @@ pub async fn read<S: Source + ?Sized>(src: &S, info: &Info) -> Result<Tensor, St
                 return Err(format!("{}: its bytes run past the end of the file (truncated?)", info.name));
             }
             let data = src.read(offset, c).await?;
-            npz::inflate_range(&data, skip as usize, len).map_err(|e| format!("{}: {e}", info.name))?
+            let bytes = npz::inflate_range(&data, skip as usize, len).map_err(|e| format!("{}: {e}", info.name))?;
+            info.dtype.decode(info.endian, &bytes, &mut values);
+            Ok(finish(info, values, info.dtype.rounded(info.endian, &bytes)))
         }
-    };
-    Ok(decode(info, &bytes))
+    }
 }
 
 /// Converts a tensor's bytes (exactly [`Info::bytes`] of them) to its [`Tensor`].
 pub fn decode(info: &Info, bytes: &[u8]) -> Tensor {
     let mut values = Vec::with_capacity(bytes.len() / info.dtype.size());
     info.dtype.decode(info.endian, bytes, &mut values);
+    finish(info, values, info.dtype.rounded(info.endian, bytes))
+}
+
+/// The tensor of converted `values` (in the file's order), `rounded` of them changed by the cast:
+/// reordered row-major, its NaN and infinities counted.
+fn finish(info: &Info, mut values: Vec<f32>, rounded: usize) -> Tensor {
     if info.fortran && info.shape.len() > 1 {
         values = fortran_to_c(&values, &info.shape);
     }
-    let mut t =
-        Tensor { rounded: info.dtype.rounded(info.endian, bytes), shape: info.shape.clone(), ..Tensor::default() };
-    for v in &values {
+    let mut t = Tensor { rounded, shape: info.shape.clone(), ..Tensor::default() };
+    for v in values.iter().filter(|v| !v.is_finite()) {
         if v.is_nan() {
             t.nan += 1;
-        } else if *v == f32::INFINITY {
+        } else if *v > 0.0 {
             t.pos_inf += 1;
-        } else if *v == f32::NEG_INFINITY {
+        } else {
             t.neg_inf += 1;
         }
     }
