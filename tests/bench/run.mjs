@@ -161,7 +161,7 @@ for (const runtime of o.runtimes) {
 const outFile = join(ROOT, 'target/bench.json');
 // `batch` only on the training rows, `fps` only on the Train view's rows, `stochastic` only on
 // stochastic kernels', `ms` only on the explorer's.
-const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'batch', 'fps', 'stochastic', 'elements_per_s', 'ms', 'ratio', 'peak_mb'];
+const keys = ['kernel', 'pass', 'impl', 'runtime', 'n', 'batch', 'fps', 'stochastic', 'elements_per_s', 'ms', 'longest_ms', 'ratio', 'peak_mb'];
 const pick = (r) => Object.fromEntries(keys.filter((k) => r[k] !== undefined).map((k) => [k, r[k]]));
 const meta = metadata({ root: ROOT, chromium: CHROMIUM, options: o, loadBefore: startLoad, loadAfter: load() });
 writeFileSync(outFile, JSON.stringify({ meta, rows: rows.map(pick) }, null, 1) + '\n');

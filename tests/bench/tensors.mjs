@@ -6,7 +6,10 @@
 // Rows: kernel `tensors:list:cli` / `tensors:list:page` (pass `open`, ms = median of the
 // repetitions), `tensors:read` (pass `read`, elements_per_s = bytes/s of cat), and
 // `tensors:scan:SPEC` (pass `scan`, elements_per_s = checkpoint bytes/s, ratio to the read,
-// peak_mb); runtime native or chromium, n = the file's bytes.
+// peak_mb); runtime native or chromium, n = the file's bytes. Then the page with a 16 M-element
+// tensor (BF16 4096 × 4096, target/bench/tensor-16m.safetensors) as the sample: picking it, and
+// "Compare formats" on it (`tensors:page:pick`, `tensors:page:compare`, pass `sample`: ms until
+// done, longest_ms = the longest task meanwhile, which the aim of frames ≤ 50 ms bounds).
 
 import { closeSync, existsSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +20,32 @@ const TENSORS = 64;
 const [ROWS, COLS] = [4096, 2048];
 const BYTES = TENSORS * ROWS * COLS * 2;
 export const SCAN_SPECS = ['ml_dtypes.float8_e4m3fn', "torchao.mx(elem_dtype='fp4_e2m1')", 'bnb.nf4', 'torchao.nvfp4'];
+
+/** Writes a safetensors file of one BF16 tensor `[rows, cols]` once, returns its path. */
+function single(root, name, rows, cols, log) {
+  const path = join(root, 'target/bench', name);
+  let json = JSON.stringify({ w: { dtype: 'BF16', shape: [rows, cols], data_offsets: [0, rows * cols * 2] } });
+  while ((8 + json.length) % 8) json += ' ';
+  if (existsSync(path) && statSync(path).size === 8 + json.length + rows * cols * 2) return path;
+  log(`writing ${path}`);
+  const fd = openSync(path, 'w');
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(json.length));
+  writeSync(fd, len);
+  writeSync(fd, Buffer.from(json));
+  writeSync(fd, weights(rows * cols));
+  closeSync(fd);
+  return path;
+}
+
+/** `n` weight-like BF16 values: a normal-like draw (sum of uniforms) of spread 0.02. */
+function weights(n) {
+  const f = new Float32Array(n);
+  let s = 12345;
+  const u = () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  for (let i = 0; i < f.length; i++) f[i] = (u() + u() + u() + u() - 2) * 0.035;
+  return Buffer.from(new Uint16Array(new Uint32Array(f.buffer).map((b) => b >>> 16)).buffer);
+}
 
 /** Writes the checkpoint once (deterministic weight-like BF16 values), returns its path. */
 function checkpoint(root, log) {
@@ -38,13 +67,7 @@ function checkpoint(root, log) {
   len.writeBigUInt64LE(BigInt(json.length));
   writeSync(fd, len);
   writeSync(fd, Buffer.from(json));
-  // One tensor's values: a normal-like draw (sum of uniforms) of spread 0.02, as BF16 bits.
-  const f = new Float32Array(ROWS * COLS);
-  let s = 12345;
-  const u = () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32);
-  for (let i = 0; i < f.length; i++) f[i] = (u() + u() + u() + u() - 2) * 0.035;
-  const bits = new Uint16Array(new Uint32Array(f.buffer).map((b) => b >>> 16));
-  const buf = Buffer.from(bits.buffer);
+  const buf = weights(ROWS * COLS);
   for (let t = 0; t < TENSORS; t++) writeSync(fd, buf);
   closeSync(fd);
   return path;
@@ -98,9 +121,43 @@ export async function benchTensors({ root, chromiumPath, reps = 5, log }) {
     }
     log(`chromium: Open a tensor… on 1 GiB: ${median(times).toFixed(1)} ms`);
     rows.push({ kernel: 'tensors:list:page', pass: 'open', impl: 'page', runtime: 'chromium', n, ms: median(times) });
+    rows.push(...(await bigSample(browser, `http://127.0.0.1:${server.address().port}/`, single(root, 'tensor-16m.safetensors', 4096, 4096, log), log)));
   } finally {
     await browser.close();
     server.close();
+  }
+  return rows;
+}
+
+/** The page with a 16 M-element tensor as the sample: picked, then the preset compared on it. */
+async function bigSample(browser, url, path, log) {
+  const page = await browser.newPage();
+  const rows = [];
+  try {
+    await page.goto(url + '#q=torchao.float8');
+    await page.waitForSelector('[data-testid="tensor-file"]', { state: 'attached' });
+    await page.evaluate(() => {
+      window.longest = 0;
+      new PerformanceObserver((l) => l.getEntries().forEach((e) => (window.longest = Math.max(window.longest, e.duration)))).observe({ type: 'longtask' });
+    });
+    await page.setInputFiles('[data-testid="tensor-file"]', path);
+    await page.waitForSelector('[data-testid="tensor-list"] li button', { timeout: 60_000 });
+    const step = async (kernel, act, done) => {
+      await page.evaluate(() => (window.longest = 0));
+      const t = performance.now();
+      await act();
+      await page.waitForFunction(done, null, { timeout: 600_000 });
+      const ms = performance.now() - t;
+      const longest = await page.evaluate(() => window.longest);
+      log(`chromium: ${kernel} on 4096 × 4096: ${ms.toFixed(0)} ms, longest task ${longest.toFixed(0)} ms`);
+      rows.push({ kernel, pass: 'sample', impl: 'page', runtime: 'chromium', n: 4096 * 4096, ms, longest_ms: longest });
+    };
+    await step('tensors:page:pick', () => page.locator('[data-testid="tensor-list"] li button').first().click(),
+      () => /tensor-16m/.test(document.querySelector('[data-testid="sample-source"]')?.innerText ?? ''));
+    await step('tensors:page:compare', () => page.locator('[data-testid="compare-formats"]').click(),
+      () => document.querySelectorAll('[data-testid="formats-table"] tbody tr').length >= 4);
+  } finally {
+    await page.close();
   }
   return rows;
 }
@@ -117,6 +174,8 @@ export function tensorsTable(rows) {
     `open (header only): qscope tensors ${ms('tensors:list:cli')}; the page's "Open a tensor…" ${ms('tensors:list:page')}`,
     `read (cat from the page cache): ${read ? `${(read.elements_per_s / 1e9).toFixed(2)} GB/s` : '—'}`,
   ];
+  const big = (k) => (get(k) ? `${get(k).ms.toFixed(0)} ms (longest task ${get(k).longest_ms.toFixed(0)} ms)` : '—');
+  out.push(`the page with a 16 M-element tensor (aim: frames ≤ 50 ms): picked in ${big('tensors:page:pick')}, the preset compared in ${big('tensors:page:compare')}`);
   const body = t.filter((r) => r.pass === 'scan').map((r) => [r.kernel.slice('tensors:scan:'.length), `${(r.elements_per_s / 1e6).toFixed(0)}`, r.ratio.toFixed(3), r.peak_mb.toFixed(0)]);
   const head = ['qscope scan SPEC (both cores)', 'MB/s', '÷read', 'peak MB'];
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));

@@ -3,6 +3,8 @@
 //! its inputs change. A few signals hold what a link does not carry (hover, messages, theme);
 //! presenter mode comes in from the app.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 
 use super::dom::now_ms;
@@ -48,8 +50,8 @@ pub struct Model {
     /// [`Loaded::serial`] of the loaded tensor while it is the sample: the state names its file
     /// and tensor.
     pub tensor: Memo<Option<u64>>,
-    /// The sample's values: the user's tensor, or the synthetic sample's.
-    pub sample: Memo<Vec<f32>>,
+    /// The sample's values: the user's tensor (shared, never copied), or the synthetic sample's.
+    pub sample: Memo<Arc<Vec<f32>>>,
     /// The sample's shape and channel axis (the synthetic sample is one channel).
     pub shape: Memo<Shape>,
     /// The channel a per-channel quantizer is drawn for (within the shape's channels).
@@ -104,8 +106,8 @@ impl Model {
             loaded.with(|l| l.as_ref().filter(|l| l.is(file.as_deref(), name.as_deref())).map(|l| l.serial))
         });
         let sample = Memo::new(move |_| match tensor.get() {
-            Some(_) => loaded.with(|l| l.as_ref().map(|l| l.values.to_vec()).unwrap_or_default()),
-            None => sample_spec.get().generate(),
+            Some(_) => loaded.with(|l| l.as_ref().map(|l| Arc::clone(&l.values)).unwrap_or_default()),
+            None => Arc::new(sample_spec.get().generate()),
         });
         let shape = Memo::new(move |_| {
             let active = tensor.get().and_then(|_| loaded.get());

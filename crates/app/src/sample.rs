@@ -233,7 +233,7 @@ fn draw(canvas: &HtmlCanvasElement, (w, h): (f64, f64), x: &[f32], y: &[f32], ma
     let Some(ctx) = figure::cleared(canvas, (w, h), look) else { return };
     let theme = look.theme();
     let (ink, muted, bars) = (figure::css(theme.text), figure::css(theme.muted), figure::css(theme.bars));
-    let m = largest_magnitude(x.iter().chain(y));
+    let m = largest_magnitude(x).max(largest_magnitude(y));
     let m = if m > 0.0 { m * 1.05 } else { 1.0 };
     let (left, right, top, bottom) = (8.0, w - 8.0, 8.0, h - 22.0);
     let px = |v: f32| left + (v + m) as f64 / (2.0 * m) as f64 * (right - left);

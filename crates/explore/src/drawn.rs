@@ -126,18 +126,14 @@ pub fn run_shaped(
     let levels = q.levels(&report);
     let mut metrics = measure(values, &y, &levels);
     if !channels.is_empty() {
-        // Each channel has its own levels: levels used and clipping are counted channel by channel.
-        let mut clipped = 0.0;
-        metrics.levels_used = 0;
-        for (c, r) in channels.iter().enumerate() {
-            let idx: Vec<usize> = shape.channel_indices(values.len(), c).collect();
-            let xc: Vec<f32> = idx.iter().map(|&i| values[i]).collect();
-            let yc: Vec<f32> = idx.iter().map(|&i| y[i]).collect();
-            let m = measure(&xc, &yc, &q.levels(r));
-            metrics.levels_used = metrics.levels_used.max(m.levels_used);
-            clipped += m.clip_fraction * m.count as f64;
-        }
-        metrics.clip_fraction = if metrics.count == 0 { 0.0 } else { clipped / metrics.count as f64 };
+        // Each channel has its own levels: levels used and clipping are counted channel by
+        // channel, in one row-major pass with a table per channel.
+        let bounds: Vec<Option<(f32, f32)>> = channels.iter().map(|r| q.levels(r).bounds()).collect();
+        let seen = q.seen_shape(shape);
+        let inner: usize = seen.dims[seen.axis + 1..].iter().product();
+        let (most, clipped) = qscope_tensors::stats::channel_used(values, &y, inner, &bounds);
+        metrics.levels_used = most;
+        metrics.clip_fraction = if metrics.count == 0 { 0.0 } else { clipped as f64 / metrics.count as f64 };
     }
     SampleRun { y, report, channels, levels, metrics }
 }

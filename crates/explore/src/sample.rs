@@ -201,51 +201,24 @@ fn edges(lo: f32, hi: f32, bins: usize) -> Vec<f32> {
 /// Histogram of `values` in `bins` equal bins over `[lo, hi]`; NaN is not counted, values
 /// outside the range are counted in `below` / `above`. `bins = 0` or `hi ≤ lo` gives no bins.
 pub fn histogram(values: &[f32], lo: f32, hi: f32, bins: usize) -> Histogram {
-    let mut h = Histogram { lo, hi, counts: vec![0; if hi > lo { bins } else { 0 }], below: 0, above: 0 };
-    let bins = h.counts.len();
-    let e = edges(lo, hi, bins);
-    for &v in values {
-        if v.is_nan() {
-            continue;
-        }
-        if v < lo {
-            h.below += 1;
-        } else if v > hi {
-            h.above += 1;
-        } else if bins > 0 {
-            // A first guess from the position, then settled against the edges themselves.
-            let mut i = (((v - lo) / (hi - lo)) * bins as f32) as usize;
-            i = i.min(bins - 1);
-            while i > 0 && v < e[i] {
-                i -= 1;
-            }
-            while i + 1 < bins && v >= e[i + 1] {
-                i += 1;
-            }
-            h.counts[i] += 1;
-        }
+    if hi > lo && bins > 0 {
+        let (counts, below, above) = qscope_tensors::stats::bin_counts(values, &edges(lo, hi, bins));
+        return Histogram { lo, hi, counts, below, above };
     }
-    h
+    let count = |f: &dyn Fn(f32) -> bool| values.iter().filter(|v| f(**v)).count() as u32;
+    Histogram { lo, hi, counts: Vec::new(), below: count(&|v| v < lo), above: count(&|v| v > hi) }
 }
 
 /// The largest finite magnitude among `values` (0 when there is none): what a histogram
 /// symmetric about 0 must reach.
-pub fn largest_magnitude<'a>(values: impl IntoIterator<Item = &'a f32>) -> f32 {
-    values.into_iter().filter(|v| v.is_finite()).fold(0.0f32, |m, v| m.max(v.abs()))
+pub fn largest_magnitude(values: &[f32]) -> f32 {
+    qscope_tensors::stats::amax(values)
 }
 
-/// The distinct finite values of `values`, ascending, each with how often it occurs.
+/// The distinct finite values of `values`, ascending, each with how often it occurs (−0 and
+/// +0 as one stem at 0).
 pub fn stems(values: &[f32]) -> Vec<(f32, u32)> {
-    let mut sorted: Vec<f32> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    sorted.sort_by(f32::total_cmp);
-    let mut out: Vec<(f32, u32)> = Vec::new();
-    for v in sorted {
-        match out.last_mut() {
-            Some((last, n)) if *last == v => *n += 1,
-            _ => out.push((v, 1)),
-        }
-    }
-    out
+    qscope_tensors::distinct::Distinct::of(values).sorted()
 }
 
 /// A quantized tensor's histogram: a stem per output level when there are few, else bins.
@@ -260,8 +233,14 @@ pub enum Outputs {
 /// The histogram of outputs `y`: [`stems`] when there are at most `max_stems` distinct values,
 /// else `bins` equal bins over `[lo, hi]`.
 pub fn outputs(y: &[f32], max_stems: usize, lo: f32, hi: f32, bins: usize) -> Outputs {
-    let stems = stems(y);
-    if stems.len() <= max_stems { Outputs::Stems(stems) } else { Outputs::Bins(histogram(y, lo, hi, bins)) }
+    let mut d = qscope_tensors::distinct::Distinct::default();
+    for &v in y {
+        d.add(v);
+        if d.len() > max_stems {
+            return Outputs::Bins(histogram(y, lo, hi, bins));
+        }
+    }
+    Outputs::Stems(d.sorted())
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! dtype), what reading it met (rounding casts, NaN and infinities), how a listing is shown, and
 //! the page's size limit. The bytes are read by `qscope_tensors`; the page and the CLI share this.
 
-use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::hash::quote;
@@ -29,7 +29,7 @@ pub struct Loaded {
     pub cast_rounds: bool,
     pub shape: Vec<usize>,
     /// Row-major float32 values, shared (the page hands them to several views).
-    pub values: Rc<Vec<f32>>,
+    pub values: Arc<Vec<f32>>,
     pub rounded: usize,
     pub nan: usize,
     pub pos_inf: usize,
@@ -53,7 +53,7 @@ impl Loaded {
             dtype: info.stored.clone(),
             cast_rounds: info.dtype.cast_rounds(),
             shape: t.shape,
-            values: Rc::new(t.values),
+            values: Arc::new(t.values),
             rounded: t.rounded,
             nan: t.nan,
             pos_inf: t.pos_inf,
@@ -75,7 +75,7 @@ impl Loaded {
             pos_inf: count(|v| *v == f32::INFINITY),
             neg_inf: count(|v| *v == f32::NEG_INFINITY),
             rounded: 0,
-            values: Rc::new(values),
+            values: Arc::new(values),
             serial: next_serial(),
         }
     }

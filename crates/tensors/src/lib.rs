@@ -14,12 +14,14 @@
 //! or bytes in memory.
 
 pub mod detect;
+pub mod distinct;
 pub mod dtype;
 pub mod json;
 pub mod npy;
 pub mod npz;
 pub mod safetensors;
 pub mod source;
+pub mod stats;
 
 pub use dtype::{Dtype, Endian};
 pub use source::{Source, block_on};

@@ -15,7 +15,7 @@ pub fn histogram(canvas: &HtmlCanvasElement, values: &[f32], levels: Option<&[f3
     let (w, h) = (220u32, 96u32);
     let Some(ctx) = context(canvas, w, h) else { return };
     ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
-    let span = largest_magnitude(values.iter().chain(levels.unwrap_or(&[]))).max(1e-6) * 1.05;
+    let span = largest_magnitude(values).max(largest_magnitude(levels.unwrap_or(&[]))).max(1e-6) * 1.05;
     const BINS: usize = 32;
     let counts = sample::histogram(values, -span, span, BINS).counts;
     let most = counts.iter().copied().max().unwrap_or(1).max(1) as f64;

@@ -1,0 +1,205 @@
+//! Reductions over a tensor's float32 values — sums of squares and of squared errors, the largest
+//! magnitude, histogram counts, per-channel sums — written for speed, as this package is compiled
+//! (the page's analysis code is compiled for size; its loops over millions of elements are here).
+
+use crate::distinct::Distinct;
+
+/// Σx², Σ(x − y)² and the count over the pairs where both are finite (`y` absent: Σx² and the
+/// count of finite x). Summed in four interleaved lanes — element i in lane i mod 4, the lanes
+/// added pairwise at the end — so four additions are in flight instead of one long chain: the
+/// same numbers on every platform, several times faster than one chain.
+pub fn sums(x: &[f32], y: Option<&[f32]>) -> (f64, f64, usize) {
+    let y = y.unwrap_or(x);
+    assert_eq!(x.len(), y.len(), "x and y differ in length");
+    let (mut signal, mut noise, mut n) = ([0.0f64; 4], [0.0f64; 4], [0usize; 4]);
+    let (xs, ys) = (x.chunks_exact(4), y.chunks_exact(4));
+    let tail = xs.remainder().iter().zip(ys.remainder());
+    for (a, b) in xs.zip(ys) {
+        for k in 0..4 {
+            add(&mut signal[k], &mut noise[k], &mut n[k], a[k], b[k]);
+        }
+    }
+    for (k, (&a, &b)) in tail.enumerate() {
+        add(&mut signal[k], &mut noise[k], &mut n[k], a, b);
+    }
+    let total = |v: [f64; 4]| (v[0] + v[1]) + (v[2] + v[3]);
+    (total(signal), total(noise), n.iter().sum())
+}
+
+#[inline(always)]
+fn add(signal: &mut f64, noise: &mut f64, n: &mut usize, a: f32, b: f32) {
+    let ok = a.is_finite() && b.is_finite();
+    let (a, b) = if ok { (f64::from(a), f64::from(b)) } else { (0.0, 0.0) };
+    *signal += a * a;
+    *noise += (a - b) * (a - b);
+    *n += usize::from(ok);
+}
+
+/// The largest finite magnitude (0 when there is none).
+pub fn amax(values: &[f32]) -> f32 {
+    let mut m = [0.0f32; 4];
+    let xs = values.chunks_exact(4);
+    let tail = xs.remainder();
+    for a in xs {
+        for k in 0..4 {
+            let v = if a[k].is_finite() { a[k].abs() } else { 0.0 };
+            m[k] = if v > m[k] { v } else { m[k] };
+        }
+    }
+    tail.iter().filter(|v| v.is_finite()).fold(m[0].max(m[1]).max(m[2].max(m[3])), |m, v| m.max(v.abs()))
+}
+
+/// Counts of `values` in the bins between consecutive `edges` (ascending; a value on an edge
+/// belongs to the bin above it, the last edge to the last bin), and how many fall below the first
+/// and above the last edge; NaN is left out.
+pub fn bin_counts(values: &[f32], edges: &[f32]) -> (Vec<u32>, u32, u32) {
+    let bins = edges.len().saturating_sub(1);
+    let mut counts = vec![0u32; bins];
+    let (mut below, mut above) = (0u32, 0u32);
+    let (Some(&lo), Some(&hi)) = (edges.first(), edges.last()) else { return (counts, 0, 0) };
+    let per = bins as f32 / (hi - lo);
+    for &v in values {
+        if v.is_nan() {
+            continue;
+        }
+        if v < lo {
+            below += 1;
+        } else if v > hi {
+            above += 1;
+        } else if bins > 0 {
+            // A first guess from the position, then settled against the edges themselves.
+            let mut i = (((v - lo) * per) as usize).min(bins - 1);
+            while i > 0 && v < edges[i] {
+                i -= 1;
+            }
+            while i + 1 < bins && v >= edges[i + 1] {
+                i += 1;
+            }
+            counts[i] += 1;
+        }
+    }
+    (counts, below, above)
+}
+
+/// Per channel of a row-major tensor seen as `(outer, channels, inner)`: Σx², Σ(x − y)² over the
+/// pairs where both are finite, and the largest finite |x| — one pass over memory.
+pub fn channel_sums(x: &[f32], y: &[f32], channels: usize, inner: usize) -> Vec<(f64, f64, f32)> {
+    let mut out = vec![(0.0f64, 0.0f64, 0.0f32); channels.max(1)];
+    for (k, (xs, ys)) in x.chunks(inner.max(1)).zip(y.chunks(inner.max(1))).enumerate() {
+        let c = &mut out[k % channels.max(1)];
+        for (&a, &b) in xs.iter().zip(ys) {
+            if a.is_finite() {
+                c.2 = c.2.max(a.abs());
+                if b.is_finite() {
+                    let (a, b) = (f64::from(a), f64::from(b));
+                    c.0 += a * a;
+                    c.1 += (a - b) * (a - b);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Over the pairs where both are finite: the distinct values of `y` (−0 and +0 as one, at most
+/// [`Distinct::LIMIT`]) and how many x lie outside `bounds`.
+pub fn used(x: &[f32], y: &[f32], bounds: Option<(f32, f32)>) -> (usize, usize) {
+    let mut outs = Distinct::default();
+    let mut clipped = 0usize;
+    for (&a, &b) in x.iter().zip(y) {
+        if a.is_finite() && b.is_finite() {
+            outs.add(b);
+            if let Some((lo, hi)) = bounds {
+                clipped += usize::from(a < lo || a > hi);
+            }
+        }
+    }
+    (outs.len(), clipped)
+}
+
+/// [`used`] channel by channel of a row-major tensor seen as `(outer, channels, inner)`, each
+/// channel with its own `bounds`: the most distinct outputs any channel has, and the clipped x
+/// over all channels — one pass over memory, a table per channel.
+pub fn channel_used(x: &[f32], y: &[f32], inner: usize, bounds: &[Option<(f32, f32)>]) -> (usize, usize) {
+    let channels = bounds.len().max(1);
+    let mut used = vec![Distinct::default(); channels];
+    let mut clipped = 0usize;
+    for (k, (xs, ys)) in x.chunks(inner.max(1)).zip(y.chunks(inner.max(1))).enumerate() {
+        let c = k % channels;
+        let b = bounds.get(c).copied().flatten();
+        for (&a, &v) in xs.iter().zip(ys) {
+            if a.is_finite() && v.is_finite() {
+                used[c].add(v);
+                if let Some((lo, hi)) = b {
+                    clipped += usize::from(a < lo || a > hi);
+                }
+            }
+        }
+    }
+    (used.iter().map(Distinct::len).max().unwrap_or(0), clipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lanes_sum_what_a_plain_loop_sums_up_to_rounding() {
+        for len in [0, 1, 3, 4, 5, 1001] {
+            let x: Vec<f32> = (0..len).map(|i| ((i * 7919 % 101) as f32 - 50.0) * 0.037).collect();
+            let y: Vec<f32> = x.iter().map(|v| (v * 8.0).round() / 8.0).collect();
+            let (s, e, n) = sums(&x, Some(&y));
+            let plain_s: f64 = x.iter().map(|&a| f64::from(a) * f64::from(a)).sum();
+            let plain_e: f64 = x.iter().zip(&y).map(|(&a, &b)| (f64::from(a) - f64::from(b)).powi(2)).sum();
+            assert_eq!(n, len);
+            assert!((s - plain_s).abs() <= 1e-12 * plain_s && (e - plain_e).abs() <= 1e-12 * plain_e, "{len}");
+            assert_eq!(sums(&x, None), (s, 0.0, n), "no y: the signal and the count");
+        }
+    }
+
+    #[test]
+    fn a_non_finite_pair_adds_nothing_in_any_lane() {
+        let x = [1.0, f32::NAN, 2.0, 3.0, f32::INFINITY, 0.5];
+        let y = [1.0, 1.0, f32::NAN, 2.0, 4.0, 0.5];
+        assert_eq!(sums(&x, Some(&y)), (1.0 + 9.0 + 0.25, 1.0, 3));
+        assert_eq!(sums(&x, None), (1.0 + 4.0 + 9.0 + 0.25, 0.0, 4));
+    }
+
+    #[test]
+    fn amax_is_the_largest_finite_magnitude() {
+        assert_eq!(amax(&[]), 0.0);
+        assert_eq!(amax(&[0.5, -3.0, f32::INFINITY, f32::NAN, 2.0]), 3.0);
+        assert_eq!(amax(&[1.0, 2.0, 3.0, 4.0, -7.5]), 7.5, "the tail counts");
+    }
+
+    #[test]
+    fn a_value_on_an_edge_goes_to_the_bin_above_and_the_last_edge_to_the_last_bin() {
+        let (counts, below, above) = bin_counts(&[-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, f32::NAN], &[-1.0, 0.0, 1.0]);
+        assert_eq!((counts, below, above), (vec![2, 3], 1, 1));
+    }
+
+    #[test]
+    fn used_counts_distinct_outputs_and_clipped_inputs_of_finite_pairs() {
+        let x = [0.1, 0.2, -3.0, 5.0, f32::NAN, 0.4];
+        let y = [0.0, 0.25, -1.0, 1.0, 0.5, -0.0];
+        assert_eq!(used(&x, &y, Some((-1.0, 1.0))), (4, 2));
+        assert_eq!(used(&x, &y, None), (4, 0));
+        // Two channels (inner 1): channel 0 holds x[0], x[2], x[4]; channel 1 x[1], x[3], x[5].
+        assert_eq!(channel_used(&x, &y, 1, &[Some((-5.0, 5.0)), Some((0.0, 0.3))]), (3, 2));
+    }
+
+    #[test]
+    fn channel_sums_match_each_gathered_channel() {
+        // 3 rows × 4 channels (inner 1).
+        let x: Vec<f32> = (0..12).map(|i| i as f32 - 5.5).collect();
+        let y: Vec<f32> = x.iter().map(|v| v.round()).collect();
+        let c = channel_sums(&x, &y, 4, 1);
+        for (ch, &(s, e, m)) in c.iter().enumerate() {
+            let idx = [ch, ch + 4, ch + 8];
+            let want_s: f64 = idx.iter().map(|&i| f64::from(x[i]).powi(2)).sum();
+            let want_e: f64 = idx.iter().map(|&i| (f64::from(x[i]) - f64::from(y[i])).powi(2)).sum();
+            let want_m = idx.iter().map(|&i| x[i].abs()).fold(0.0, f32::max);
+            assert_eq!((s, e, m), (want_s, want_e, want_m), "channel {ch}");
+        }
+    }
+}
