@@ -181,11 +181,25 @@ impl Facts for Float8 {
     fn element_format(&self) -> Option<Format> {
         Some(self.float8_dtype.format())
     }
+
+    /// 8 bits an element, whatever the tensor (its one float32 scale is shared by all of them):
+    /// counting the levels a report gives would read a tensor with ±inf, whose scale is 0, as
+    /// one level and 1 bit.
+    fn bits_per_element(&self) -> Option<f32> {
+        Some(8.0)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_element_costs_8_bits_even_on_a_tensor_with_an_infinity() {
+        let q = crate::parse("torchao.float8").unwrap();
+        let (_, _, report) = q.eval(&[0.5, f32::INFINITY, -1.0], &mut crate::Ctx::training(0));
+        assert_eq!(q.bits_per_element(&report), Some(8.0));
+    }
 
     #[test]
     fn the_scale_is_computed_in_float64_and_rounded_once() {
