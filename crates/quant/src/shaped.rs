@@ -60,25 +60,6 @@ impl Shape {
     }
 }
 
-/// The order the elements are given in: row by row along the channel axis (for [`Layout::Rows`]
-/// when it is not the last); `None` when it is the tensor's own order.
-fn gather_order(layout: Layout, shape: &Shape, len: usize) -> Option<Vec<usize>> {
-    if shape.dims.len() < 2 {
-        return None;
-    }
-    let (outer, channels, inner) = shape.split(len);
-    match layout {
-        // Channels are gathered one at a time (`apply_channels`).
-        Layout::Elementwise | Layout::Flat | Layout::Channels => None,
-        Layout::Rows if inner == 1 => None,
-        Layout::Rows => Some(
-            (0..outer)
-                .flat_map(|o| (0..inner).flat_map(move |i| (0..channels).map(move |c| (o * channels + c) * inner + i)))
-                .collect(),
-        ),
-    }
-}
-
 impl Quantizer {
     /// `shape` as this quantizer sees it: with the channel axis its own parameter names (QKeras'
     /// `scale_axis`, for a per-channel scale), else as given.
@@ -108,25 +89,43 @@ impl Quantizer {
         if layout == Layout::Channels && shape.channels() > 1 && shape.dims.len() >= 2 {
             return self.apply_channels(x, shape, y, dydx, ctx);
         }
-        let Some(order) = gather_order(layout, shape, x.len()) else {
-            return match layout {
-                Layout::Rows if shape.dims.len() >= 2 => vec![self.apply_rows(x, shape.channels(), y, dydx, ctx)],
-                _ => vec![self.apply(x, y, dydx, ctx)],
-            };
-        };
-        let xs: Vec<f32> = order.iter().map(|&i| x[i]).collect();
-        let mut ys = vec![0.0; xs.len()];
-        let mut ds = dydx.as_ref().map(|_| vec![0.0; xs.len()]);
-        let reports = vec![self.apply_rows(&xs, shape.channels(), &mut ys, ds.as_deref_mut(), ctx)];
-        for (k, &i) in order.iter().enumerate() {
-            y[i] = ys[k];
+        let (outer, channels, inner) = shape.split(x.len());
+        match layout {
+            Layout::Rows if shape.dims.len() >= 2 && inner > 1 && outer * channels * inner == x.len() => {
+                self.apply_rows_along(x, (outer, channels, inner), y, dydx, ctx)
+            }
+            Layout::Rows if shape.dims.len() >= 2 => vec![self.apply_rows(x, channels, y, dydx, ctx)],
+            _ => vec![self.apply(x, y, dydx, ctx)],
+        }
+    }
+
+    /// Rows along a channel axis that is not the last: each `(channels × inner)` slab transposed
+    /// so the axis runs last, the rows quantized, the outputs transposed back.
+    fn apply_rows_along(
+        &self,
+        x: &[f32],
+        (outer, channels, inner): (usize, usize, usize),
+        y: &mut [f32],
+        dydx: Option<&mut [f32]>,
+        ctx: &mut Ctx,
+    ) -> Vec<Report> {
+        let slab = channels * inner;
+        let mut xs = vec![0.0; x.len()];
+        for o in 0..outer {
+            transpose(&x[o * slab..(o + 1) * slab], &mut xs[o * slab..(o + 1) * slab], (channels, inner), 1);
+        }
+        let mut ys = vec![0.0; x.len()];
+        let mut ds = dydx.as_ref().map(|_| vec![0.0; x.len()]);
+        let report = self.apply_rows(&xs, channels, &mut ys, ds.as_deref_mut(), ctx);
+        for o in 0..outer {
+            transpose(&ys[o * slab..(o + 1) * slab], &mut y[o * slab..(o + 1) * slab], (inner, channels), 1);
         }
         if let (Some(d), Some(ds)) = (dydx, ds) {
-            for (k, &i) in order.iter().enumerate() {
-                d[i] = ds[k];
+            for o in 0..outer {
+                transpose(&ds[o * slab..(o + 1) * slab], &mut d[o * slab..(o + 1) * slab], (inner, channels), 1);
             }
         }
-        reports
+        vec![report]
     }
 
     /// Each channel of `shape` quantized as a tensor of its own, in channel order: the tensor
