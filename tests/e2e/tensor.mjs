@@ -220,6 +220,10 @@ async function run(context, url) {
   const gran = await text(again, 'tensor-granularity').catch(() => '');
   check('the granularity says how the library groups the tensor and what sets it', /per channel: one scale for each of the 48 channels of axis 1 \(alpha sets it\)/.test(gran), JSON.stringify(gran));
   await channelPick(again);
+  await again.goto(url + "#q=qkeras.quantized_bits(4,0,1,alpha='auto')&file=weights.safetensors&tensor=layer.weight&axis=0&channel=7", { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await open(again, FILE);
+  const kept = await until(() => text(again, 'frozen-note').catch(() => ''), (t) => /channel \d+ of/.test(t));
+  check('opening the file a link names keeps the link\'s axis and drawn channel', /Drawn for channel 7 of 64 \(axis 0\)/.test(kept) && /&axis=0&channel=7$/.test(await hashOf(again)), JSON.stringify(kept));
   await again.setViewportSize({ width: 390, height: 844 });
   await again.locator('[data-testid="sample-panel"]').scrollIntoViewIfNeeded();
   const phone = await again.evaluate(() => document.documentElement.scrollWidth);

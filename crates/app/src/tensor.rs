@@ -96,13 +96,7 @@ pub(crate) fn pick(model: Model, opened: Opened, info: Info, status: RwSignal<St
                 let loaded = Loaded::new(opened.file.name(), &info, t);
                 let (file, name) = (loaded.file.clone(), loaded.name.clone());
                 model.loaded.set(Some(loaded));
-                model.update(|s| {
-                    s.file = Some(file);
-                    s.tensor = Some(name);
-                    s.block = None;
-                    s.axis = None;
-                    s.channel = None;
-                });
+                model.update(|s| qscope_explore::tensor::pick(s, file, name));
                 status.set(Status::Idle);
             }
             Err(e) => status.set(Status::Problem(format!("{}: {e}", opened.file.name()))),

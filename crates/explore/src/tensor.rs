@@ -130,6 +130,19 @@ pub fn sample_shape(state: &State, tensor: Option<&Loaded>) -> Shape {
     }
 }
 
+/// `state` with tensor `name` of `file` as the sample. The tensor its link names keeps the
+/// link's block, channel axis and drawn channel (opening the file a link asked for restores the
+/// whole view); another tensor starts from its own defaults.
+pub fn pick(state: &mut State, file: String, name: String) {
+    if !(state.file.as_ref() == Some(&file) && state.tensor.as_ref() == Some(&name)) {
+        state.block = None;
+        state.axis = None;
+        state.channel = None;
+    }
+    state.file = Some(file);
+    state.tensor = Some(name);
+}
+
 /// The channel a per-channel quantizer is drawn for on `shape`: the state's `channel=`, the
 /// last channel when it names one beyond the tensor's (a link opened on another tensor).
 pub fn drawn_channel(state: &State, shape: &Shape) -> usize {
@@ -325,6 +338,25 @@ mod tests {
             g("qkeras.quantized_bits(4,0,1,alpha='auto')", &Shape::new(vec![100])),
             "one scale for the whole tensor (one channel)"
         );
+    }
+
+    #[test]
+    fn the_links_own_tensor_keeps_its_axis_and_channel_and_another_starts_afresh() {
+        let named = State {
+            file: Some("w.safetensors".into()),
+            tensor: Some("fc1".into()),
+            axis: Some(0),
+            channel: Some(5),
+            block: Some(2),
+            ..State::default()
+        };
+        let mut same = named.clone();
+        pick(&mut same, "w.safetensors".into(), "fc1".into());
+        assert_eq!(same, named);
+        let mut other = named.clone();
+        pick(&mut other, "w.safetensors".into(), "fc2".into());
+        assert_eq!((other.axis, other.channel, other.block), (None, None, None));
+        assert_eq!(other.tensor.as_deref(), Some("fc2"));
     }
 
     #[test]
