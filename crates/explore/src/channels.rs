@@ -26,7 +26,7 @@ pub struct ChannelStat {
 /// (no channel is gathered): a 4096 × 4096 weight in one sweep of memory.
 pub fn stats(values: &[f32], y: &[f32], shape: &Shape, reports: &[Report]) -> Vec<ChannelStat> {
     let n = shape.channels();
-    let inner = if shape.dims.len() < 2 { values.len().max(1) } else { shape.dims[shape.axis + 1..].iter().product() };
+    let (_, _, inner) = shape.split(values.len());
     let sums = qscope_tensors::stats::channel_sums(values, y, n, inner);
     (0..n)
         .map(|c| {

@@ -129,8 +129,7 @@ pub fn run_shaped(
         // Each channel has its own levels: levels used and clipping are counted channel by
         // channel, in one row-major pass with a table per channel.
         let bounds: Vec<Option<(f32, f32)>> = channels.iter().map(|r| q.levels(r).bounds()).collect();
-        let seen = q.seen_shape(shape);
-        let inner: usize = seen.dims[seen.axis + 1..].iter().product();
+        let (_, _, inner) = q.seen_shape(shape).split(values.len());
         let (most, clipped) = qscope_tensors::stats::channel_used(values, &y, inner, &bounds);
         metrics.levels_used = most;
         metrics.clip_fraction = if metrics.count == 0 { 0.0 } else { clipped as f64 / metrics.count as f64 };

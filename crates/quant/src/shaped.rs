@@ -35,7 +35,7 @@ impl Shape {
     }
 
     /// `(outer, channels, inner)`: element `(o, c, i)` is at `(o·channels + c)·inner + i`.
-    fn split(&self, len: usize) -> (usize, usize, usize) {
+    pub fn split(&self, len: usize) -> (usize, usize, usize) {
         if self.dims.len() < 2 {
             return (1, 1, len);
         }
