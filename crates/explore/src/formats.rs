@@ -8,7 +8,7 @@
 //! (a format not built into this qscope) is skipped, so the preset never breaks.
 
 use super::drawn::context;
-use super::metrics::error;
+use super::metrics::{Sums, error_of, sums};
 use super::sample::settings::Sample;
 use super::state::{MAX_QUANTIZERS, Mode, Slot, State, compact};
 use super::tensor::Loaded;
@@ -38,8 +38,23 @@ pub struct Row {
 /// Every shown slot run on `values` (the sample tensor, of `shape`) in the given mode and seed,
 /// in order; hidden slots are left out, as the figure leaves out their curves.
 pub fn compare(slots: &[Slot], training: bool, seed: u64, values: &[f32], shape: &Shape) -> Vec<Row> {
-    compare_in(slots, training, seed, values, shape, &mut Vec::new())
+    compare_in(slots, training, seed, values, shape, &mut Vec::new()).rows
 }
+
+/// A comparison with the tensor's own sums: what a scan pools over tensors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compared {
+    pub rows: Vec<Row>,
+    /// Σx² over the finite elements.
+    pub signal: f64,
+    /// The finite elements.
+    pub finite: usize,
+}
+
+/// Elements quantized and measured at a time where a quantizer allows it
+/// ([`Quantizer::apply_pieces`]): inputs and outputs of a piece (128 KB) stay in the cache
+/// between the quantizer and the sums, instead of a tensor's outputs going to memory and back.
+const PIECE: usize = 1 << 14;
 
 /// [`compare`] with the outputs written to `scratch` (resized as needed): a scan comparing tensor
 /// after tensor keeps one buffer.
@@ -50,23 +65,22 @@ pub fn compare_in(
     values: &[f32],
     shape: &Shape,
     scratch: &mut Vec<f32>,
-) -> Vec<Row> {
-    let finite = values.iter().filter(|v| v.is_finite()).count();
+) -> Compared {
+    let (signal, _, finite) = sums(values, None);
     let shown: Vec<String> = slots.iter().filter(|s| !s.hidden).map(|s| s.quantizer.to_string()).collect();
     let mut names = labels(&shown).into_iter();
-    // Every quantizer writes every output, so the buffer is only resized, never cleared.
-    scratch.resize(values.len(), 0.0);
-    let y = &mut scratch[..values.len()];
-    slots
+    let rows = slots
         .iter()
         .enumerate()
         .filter(|(_, s)| !s.hidden)
         .map(|(slot, s)| {
             let q = &s.quantizer;
             // Only the error is needed: no sort for the levels used (a checkpoint's tensors are big).
-            let reports = q.apply_shaped(values, shape, y, None, &mut context(training, seed));
+            let mut acc = Sums::default();
+            let reports =
+                q.apply_pieces(values, shape, &mut context(training, seed), PIECE, scratch, |x, y| acc.add(x, Some(y)));
             let report = reports.into_iter().next().unwrap_or_default();
-            let (mse, sqnr_db, count) = error(values, y);
+            let (mse, sqnr_db, count) = error_of(acc.total());
             Row {
                 slot,
                 label: names.next().unwrap_or_default(),
@@ -77,7 +91,8 @@ pub fn compare_in(
                 not_finite: finite - count,
             }
         })
-        .collect()
+        .collect();
+    Compared { rows, signal, finite }
 }
 
 /// Short names for `specs` on the figure: each spec without its namespace and spaces, and,

@@ -20,13 +20,17 @@ pub struct Quality {
     pub count: usize,
 }
 
-pub use qscope_tensors::stats::sums;
+pub use qscope_tensors::stats::{Sums, sums};
 
 /// MSE, SQNR in dB and the pairs counted (both finite) of `y` against `x`: [`measure`]'s first
 /// figures, in one pass without allocating (what `qscope scan` needs per tensor).
 pub fn error(x: &[f32], y: &[f32]) -> (f64, f64, usize) {
     assert_eq!(x.len(), y.len(), "x and y differ in length");
-    let (signal, noise, n) = sums(x, Some(y));
+    error_of(sums(x, Some(y)))
+}
+
+/// [`error`]'s figures from the sums `(Σx², Σ(x − y)², count)` ([`Sums::total`]).
+pub fn error_of((signal, noise, n): (f64, f64, usize)) -> (f64, f64, usize) {
     let sqnr_db = if noise == 0.0 { f64::INFINITY } else { 10.0 * (signal / noise).log10() };
     (if n == 0 { 0.0 } else { noise / n as f64 }, sqnr_db, n)
 }

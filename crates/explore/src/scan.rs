@@ -3,7 +3,6 @@
 //! and the page's "Scan all tensors" compute the same rows here; the page sorts them.
 
 use crate::formats::compare_in;
-use crate::metrics::sums;
 use crate::state::Slot;
 use qscope_quant::shaped::Shape;
 use qscope_tensors::Tensor;
@@ -37,8 +36,8 @@ pub fn scan(
     scratch: &mut Vec<f32>,
 ) -> Scanned {
     let (values, shape) = (&tensor.values[..], Shape::new(tensor.shape.clone()));
-    let rows = compare_in(slots, training, seed, values, &shape, scratch);
-    let (signal, _, count) = sums(values, None);
+    let compared = compare_in(slots, training, seed, values, &shape, scratch);
+    let (rows, signal, count) = (compared.rows, compared.signal, compared.finite);
     Scanned {
         name: name.into(),
         shape: shape.dims.clone(),

@@ -455,6 +455,11 @@ macro_rules! four_bit {
             fn block_size(&self) -> Option<usize> {
                 Some(self.blocksize as usize)
             }
+
+            /// Each block's absmax is its own (no `compress_statistics`).
+            fn blocks_independent(&self) -> bool {
+                true
+            }
         }
     )*};
 }

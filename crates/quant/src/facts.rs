@@ -83,6 +83,14 @@ pub trait Facts {
         None
     }
 
+    /// For block formats, whether each block is quantized from its own elements alone (no
+    /// statistic of the whole tensor, such as NVFP4's per-tensor scale), so that a tensor cut at
+    /// block boundaries — at row boundaries for [`Layout::Rows`] — gives the same outputs piece
+    /// by piece ([`Quantizer::piece`]). `false` (the default) is always safe.
+    fn blocks_independent(&self) -> bool {
+        false
+    }
+
     /// The axis a per-channel statistic keeps when the spec names one (QKeras' `scale_axis`,
     /// negative from the end); `None` (the default): the shape's channel axis.
     fn scale_axis(&self) -> Option<i64> {
@@ -183,6 +191,11 @@ impl Quantizer {
     /// Elements per block for block formats; see [`Facts::block_size`].
     pub fn block_size(&self) -> Option<usize> {
         crate::catalogue::each_quantizer!(self, k => k.block_size())
+    }
+
+    /// Whether its blocks are quantized independently; see [`Facts::blocks_independent`].
+    pub fn blocks_independent(&self) -> bool {
+        crate::catalogue::each_quantizer!(self, k => k.blocks_independent())
     }
 
     /// The learnable parameters (none for most).

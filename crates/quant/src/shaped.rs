@@ -99,6 +99,68 @@ impl Quantizer {
         }
     }
 
+    /// The length of the pieces a tensor of `shape` may be cut into and quantized one after the
+    /// other with exactly the outputs [`Quantizer::apply_shaped`] gives the whole: 1 element by
+    /// element, a block for independent blocks over the flattened tensor, a row for independent
+    /// blocks in rows along the last axis. `None` where an output depends on more of the tensor
+    /// (a per-tensor or per-channel statistic, rows along another axis, a random draw).
+    pub fn piece(&self, shape: &Shape, training: bool) -> Option<usize> {
+        if self.is_stochastic(training) || self.is_data_dependent() && !self.blocks_independent() {
+            return None;
+        }
+        let shape = self.seen_shape(shape);
+        match (self.layout(), self.block_size()) {
+            (Layout::Elementwise, _) => Some(1),
+            (Layout::Flat, Some(b)) => Some(b),
+            (Layout::Rows, Some(b)) if shape.dims.len() < 2 => Some(b),
+            (Layout::Rows, Some(_)) => match shape.split(usize::MAX) {
+                (_, row, 1) => Some(row),
+                _ => None,
+            },
+            (Layout::Flat | Layout::Rows | Layout::Channels, _) => None,
+        }
+    }
+
+    /// [`Quantizer::apply_shaped`] (forward only) with the outputs handed to `each` beside their
+    /// inputs, in order: in pieces of about `target` elements (a multiple of [`Quantizer::piece`]
+    /// and of 4, the last piece excepted) where the quantizer allows it, so that the outputs and
+    /// whatever `each` computes from them stay in the cache; else once for the whole tensor.
+    /// `y` is scratch space. Returns the first piece's reports.
+    pub fn apply_pieces(
+        &self,
+        x: &[f32],
+        shape: &Shape,
+        ctx: &mut Ctx,
+        target: usize,
+        y: &mut Vec<f32>,
+        mut each: impl FnMut(&[f32], &[f32]),
+    ) -> Vec<Report> {
+        let whole = |y: &mut Vec<f32>, ctx: &mut Ctx, each: &mut dyn FnMut(&[f32], &[f32])| {
+            y.resize(x.len(), 0.0);
+            let reports = self.apply_shaped(x, shape, &mut y[..x.len()], None, ctx);
+            each(x, &y[..x.len()]);
+            reports
+        };
+        let Some(granule) = self.piece(shape, ctx.training).filter(|&g| g > 0 && x.len() > target) else {
+            return whole(y, ctx, &mut each);
+        };
+        let unit = granule.saturating_mul(4);
+        let len = unit.saturating_mul((target / unit).max(1));
+        let rows = self.seen_shape(shape).dims.len() >= 2 && self.layout() == Layout::Rows;
+        y.resize(len.min(x.len()), 0.0);
+        let mut first = None;
+        for xp in x.chunks(len) {
+            let yp = &mut y[..xp.len()];
+            let report = match rows {
+                true => self.apply_rows(xp, granule, yp, None, ctx),
+                false => self.apply(xp, yp, None, ctx),
+            };
+            first.get_or_insert(report);
+            each(xp, yp);
+        }
+        first.into_iter().collect()
+    }
+
     /// Rows along a channel axis that is not the last: each `(channels × inner)` slab transposed
     /// so the axis runs last, the rows quantized, the outputs transposed back.
     fn apply_rows_along(
@@ -291,5 +353,66 @@ mod tests {
         let (yt, _, _) = run(spec, &t, &Shape::new(vec![6, 4]).with_axis(0).unwrap());
         let back: Vec<f32> = (0..24).map(|k| yt[(k % 6) * 4 + k / 6]).collect();
         assert_eq!(back, want);
+    }
+
+    /// Every quantizer at its defaults, and the block formats and per-channel scales at the
+    /// settings that decide whether they may be cut.
+    fn cut_specs() -> Vec<String> {
+        let mut specs: Vec<String> = crate::ENTRIES.iter().map(|e| (e.default)().to_string()).collect();
+        specs.extend(
+            [
+                "bnb.nf4(blocksize=64)",
+                "torchao.mx(elem_dtype='fp4_e2m1',block_size=16)",
+                "torchao.nvfp4(per_tensor_scale='auto')",
+                "torchao.affine(group_size=16)",
+                "torchao.intx_fake_quantize(group_size=16)",
+                "quantized_bits(4,0,alpha='auto')",
+                "ternary(alpha='auto')",
+            ]
+            .map(String::from),
+        );
+        specs
+    }
+
+    #[test]
+    fn pieces_give_the_outputs_of_the_whole_tensor_for_every_quantizer() {
+        let x: Vec<f32> = ramp(48 * 96).iter().enumerate().map(|(i, v)| v * (1.0 + (i / 96) as f32)).collect();
+        for spec in cut_specs() {
+            let q = parse(&spec).unwrap();
+            for shape in
+                [Shape::new(vec![48, 96]), Shape::new(vec![48 * 96]), Shape::new(vec![48, 96]).with_axis(0).unwrap()]
+            {
+                for training in [false, true] {
+                    let ctx = || if training { Ctx::training(3) } else { Ctx::inference(3) };
+                    let mut whole = vec![0.0; x.len()];
+                    q.apply_shaped(&x, &shape, &mut whole, None, &mut ctx());
+                    let (mut pieces, mut cuts, mut scratch) = (Vec::new(), 0, Vec::new());
+                    q.apply_pieces(&x, &shape, &mut ctx(), 700, &mut scratch, |xp, yp| {
+                        assert_eq!(xp, &x[pieces.len()..pieces.len() + xp.len()]);
+                        pieces.extend_from_slice(yp);
+                        cuts += 1;
+                    });
+                    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                    let at = format!("{spec} on {:?} axis {}, training {training}", shape.dims, shape.axis);
+                    assert_eq!(bits(&pieces), bits(&whole), "{at}");
+                    if q.piece(&shape, training).is_some() {
+                        assert!(cuts > 1, "{at}: cut");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn whatever_depends_on_the_whole_tensor_is_not_cut() {
+        let s = Shape::new(vec![48, 96]);
+        let piece = |spec: &str, shape: &Shape, training| parse(spec).unwrap().piece(shape, training);
+        assert_eq!(piece("ml_dtypes.float8_e4m3fn", &s, true), Some(1));
+        assert_eq!(piece("bnb.nf4(blocksize=64)", &s, true), Some(64), "flattened blocks");
+        assert_eq!(piece("torchao.mx(elem_dtype='fp4_e2m1')", &s, true), Some(96), "a row along the last axis");
+        assert_eq!(piece("torchao.mx(elem_dtype='fp4_e2m1')", &s.clone().with_axis(0).unwrap(), true), None);
+        assert_eq!(piece("torchao.nvfp4(per_tensor_scale='auto')", &s, true), None, "per-tensor amax");
+        assert_eq!(piece("quantized_bits(4,0,alpha='auto')", &s, true), None, "per-channel scale");
+        assert_eq!(piece("quantized_bits(4,0,alpha=1)", &s, true), Some(1));
     }
 }

@@ -5,34 +5,77 @@
 use crate::distinct::Distinct;
 
 /// Σx², Σ(x − y)² and the count over the pairs where both are finite (`y` absent: Σx² and the
-/// count of finite x). Summed in four interleaved lanes — element i in lane i mod 4, the lanes
-/// added pairwise at the end — so four additions are in flight instead of one long chain: the
-/// same numbers on every platform, several times faster than one chain.
+/// count of finite x), in one pass: [`Sums`] over the whole slice.
 pub fn sums(x: &[f32], y: Option<&[f32]>) -> (f64, f64, usize) {
-    let y = y.unwrap_or(x);
-    assert_eq!(x.len(), y.len(), "x and y differ in length");
-    let (mut signal, mut noise, mut n) = ([0.0f64; 4], [0.0f64; 4], [0usize; 4]);
-    let (xs, ys) = (x.chunks_exact(4), y.chunks_exact(4));
-    let tail = xs.remainder().iter().zip(ys.remainder());
-    for (a, b) in xs.zip(ys) {
-        for k in 0..4 {
-            add(&mut signal[k], &mut noise[k], &mut n[k], a[k], b[k]);
-        }
-    }
-    for (k, (&a, &b)) in tail.enumerate() {
-        add(&mut signal[k], &mut noise[k], &mut n[k], a, b);
-    }
-    let total = |v: [f64; 4]| (v[0] + v[1]) + (v[2] + v[3]);
-    (total(signal), total(noise), n.iter().sum())
+    let mut s = Sums::default();
+    s.add(x, y);
+    s.total()
 }
 
-#[inline(always)]
-fn add(signal: &mut f64, noise: &mut f64, n: &mut usize, a: f32, b: f32) {
-    let ok = a.is_finite() && b.is_finite();
-    let (a, b) = if ok { (f64::from(a), f64::from(b)) } else { (0.0, 0.0) };
-    *signal += a * a;
-    *noise += (a - b) * (a - b);
-    *n += usize::from(ok);
+/// [`sums`] accumulated piece by piece: the pairs are summed in four interleaved lanes — element
+/// i in lane i mod 4, the lanes added pairwise at the end — so four additions are in flight
+/// instead of one long chain, and pieces whose lengths are multiples of 4 (the last excepted)
+/// give the very bits of one pass over their concatenation: the same numbers on every platform,
+/// however a tensor is cut.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Sums {
+    signal: [f64; 4],
+    noise: [f64; 4],
+    n: [u64; 4],
+}
+
+impl Sums {
+    /// Adds the pairs of `x` and `y` (`y` absent: `x` against itself, so only Σx² and the count
+    /// grow). A piece whose length is not a multiple of 4 must be the last.
+    pub fn add(&mut self, x: &[f32], y: Option<&[f32]>) {
+        let y = y.unwrap_or(x);
+        assert_eq!(x.len(), y.len(), "x and y differ in length");
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, which is all `add_avx2` is compiled for.
+            return unsafe { self.add_avx2(x, y) };
+        }
+        self.add_lanes(x, y);
+    }
+
+    /// [`Sums::add_lanes`] compiled for AVX2, where four f64 lanes are one register: the same
+    /// operations in the same order, so the same bits.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn add_avx2(&mut self, x: &[f32], y: &[f32]) {
+        self.add_lanes(x, y);
+    }
+
+    #[inline(always)]
+    fn add_lanes(&mut self, x: &[f32], y: &[f32]) {
+        let (xs, ys) = (x.chunks_exact(4), y.chunks_exact(4));
+        let tail = xs.remainder().iter().zip(ys.remainder());
+        let (mut signal, mut noise, mut n) = (self.signal, self.noise, self.n);
+        for (a, b) in xs.zip(ys) {
+            for k in 0..4 {
+                // Branch-free: a pair with a non-finite side adds zeros.
+                let ok = a[k].is_finite() & b[k].is_finite();
+                let (a, b) = (f64::from(if ok { a[k] } else { 0.0 }), f64::from(if ok { b[k] } else { 0.0 }));
+                signal[k] += a * a;
+                noise[k] += (a - b) * (a - b);
+                n[k] += u64::from(ok);
+            }
+        }
+        for (k, (&a, &b)) in tail.enumerate() {
+            let ok = a.is_finite() && b.is_finite();
+            let (a, b) = if ok { (f64::from(a), f64::from(b)) } else { (0.0, 0.0) };
+            signal[k] += a * a;
+            noise[k] += (a - b) * (a - b);
+            n[k] += u64::from(ok);
+        }
+        (self.signal, self.noise, self.n) = (signal, noise, n);
+    }
+
+    /// `(Σx², Σ(x − y)², count)`.
+    pub fn total(&self) -> (f64, f64, usize) {
+        let total = |v: [f64; 4]| (v[0] + v[1]) + (v[2] + v[3]);
+        (total(self.signal), total(self.noise), self.n.iter().sum::<u64>() as usize)
+    }
 }
 
 /// The largest finite magnitude (0 when there is none).
@@ -154,6 +197,20 @@ mod tests {
             assert_eq!(n, len);
             assert!((s - plain_s).abs() <= 1e-12 * plain_s && (e - plain_e).abs() <= 1e-12 * plain_e, "{len}");
             assert_eq!(sums(&x, None), (s, 0.0, n), "no y: the signal and the count");
+        }
+    }
+
+    #[test]
+    fn pieces_of_multiples_of_four_sum_the_bits_of_one_pass() {
+        let x: Vec<f32> = (0..1003).map(|i| ((i * 7919 % 101) as f32 - 50.0) * 0.037).collect();
+        let mut y: Vec<f32> = x.iter().map(|v| (v * 8.0).round() / 8.0).collect();
+        y[17] = f32::NAN;
+        for piece in [4, 8, 64, 1000] {
+            let mut s = Sums::default();
+            for (a, b) in x.chunks(piece).zip(y.chunks(piece)) {
+                s.add(a, Some(b));
+            }
+            assert_eq!(s.total(), sums(&x, Some(&y)), "pieces of {piece}");
         }
     }
 

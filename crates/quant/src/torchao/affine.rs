@@ -152,6 +152,11 @@ impl Facts for Affine {
     fn block_size(&self) -> Option<usize> {
         Some(self.group_size as usize)
     }
+
+    /// Each group's scale (and zero point) is its own.
+    fn blocks_independent(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

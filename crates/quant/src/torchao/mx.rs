@@ -462,6 +462,11 @@ impl Facts for Mx {
         Some(self.size())
     }
 
+    /// Each block's shared exponent is its own.
+    fn blocks_independent(&self) -> bool {
+        true
+    }
+
     fn element_format(&self) -> Option<Format> {
         Some(self.format())
     }

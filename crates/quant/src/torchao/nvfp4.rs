@@ -232,6 +232,11 @@ impl Facts for Nvfp4 {
         Some(NVFP4_BLOCK)
     }
 
+    /// Unless the per-tensor scale is taken from the tensor's amax.
+    fn blocks_independent(&self) -> bool {
+        !matches!(self.per_tensor_scale, AutoScale::Auto)
+    }
+
     fn element_format(&self) -> Option<Format> {
         Some(Float4E2M1Fn::FORMAT)
     }
