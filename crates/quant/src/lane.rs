@@ -2,7 +2,7 @@
 //!
 //! A kernel's math is a generic function over [`Lane`]; it runs on `f32` (the scalar
 //! path, the tail of every slice, and every scalar computation of the kernels) and on
-//! [`F32x4`] (WASM SIMD, `f32x4` v128 ops). Every operation is the same IEEE operation in
+//! [`F32x4`] (WASM SIMD, `f32x4` v128 ops) and natively on `F32x8` (AVX2, where the build targets it). Every operation is the same IEEE operation in
 //! both (round-half-even `nearest`, `floor`, `div`, comparisons, NaN-passing `clip`), so
 //! the two paths are bit-identical. The rounding and sign rules below (`clip`, `sgn0`,
 //! `ste_blend`, …) are the only definitions: scalar code calls them at `f32`. [`Wide`] puts
@@ -12,9 +12,13 @@
 
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+mod avx2;
 mod ranged;
 mod tf;
 mod wide;
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+pub use avx2::F32x8;
 pub use ranged::exp_in_range;
 pub(crate) use tf::exp_reduced;
 pub use tf::{exp, log, sigmoid, tanh};
