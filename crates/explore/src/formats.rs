@@ -66,7 +66,9 @@ pub fn compare_in(
     shape: &Shape,
     scratch: &mut Vec<f32>,
 ) -> Compared {
-    let (signal, _, finite) = sums(values, None);
+    // The tensor's own Σx² and finite count, summed beside the first quantizer's error while each
+    // piece is in the cache (the same lanes and order as one pass, so the same bits).
+    let mut own: Option<Sums> = None;
     let shown: Vec<String> = slots.iter().filter(|s| !s.hidden).map(|s| s.quantizer.to_string()).collect();
     let mut names = labels(&shown).into_iter();
     let rows = slots
@@ -76,11 +78,23 @@ pub fn compare_in(
         .map(|(slot, s)| {
             let q = &s.quantizer;
             // Only the error is needed: no sort for the levels used (a checkpoint's tensors are big).
-            let mut acc = Sums::default();
-            let reports =
-                q.apply_pieces(values, shape, &mut context(training, seed), PIECE, scratch, |x, y| acc.add(x, Some(y)));
+            let (mut acc, mut tensor) = (Sums::default(), own.is_none().then(Sums::default));
+            let reports = q.apply_pieces(values, shape, &mut context(training, seed), PIECE, scratch, |x, y| {
+                acc.add(x, Some(y));
+                if let Some(t) = tensor.as_mut() {
+                    t.add(x, None);
+                }
+            });
+            own = own.or(tensor);
             let report = reports.into_iter().next().unwrap_or_default();
-            let (mse, sqnr_db, count) = error_of(acc.total());
+            (slot, q, report, acc.total())
+        })
+        .collect::<Vec<_>>();
+    let (signal, _, finite) = own.map_or_else(|| sums(values, None), |s| s.total());
+    let rows = rows
+        .into_iter()
+        .map(|(slot, q, report, total)| {
+            let (mse, sqnr_db, count) = error_of(total);
             Row {
                 slot,
                 label: names.next().unwrap_or_default(),

@@ -160,15 +160,18 @@ pub async fn read_into<S: Source + ?Sized>(src: &S, info: &Info, spare: Vec<f32>
             }
             values.reserve(len / info.dtype.size());
             let step = CHUNK - CHUNK % info.dtype.size();
-            let (mut at, mut rounded) = (0, 0);
+            let (mut at, mut rounded, mut bytes, mut not_finite) = (0, 0, Vec::new(), 0);
             while at < len {
                 let k = step.min(len - at);
-                let bytes = src.read(offset + at as u64, k).await?;
+                src.read_to(offset + at as u64, k, &mut bytes).await?;
+                let start = values.len();
                 info.dtype.decode(info.endian, &bytes, &mut values);
+                // Counted while the chunk is in the cache.
+                not_finite += count_not_finite(&values[start..]);
                 rounded += info.dtype.rounded(info.endian, &bytes);
                 at += k;
             }
-            Ok(finish(info, values, rounded))
+            Ok(finish(info, values, rounded, Some(not_finite)))
         }
         Location::Deflated { offset, compressed, skip } => {
             let c = usize::try_from(compressed).map_err(|_| format!("{}: too large for this machine", info.name))?;
@@ -178,7 +181,7 @@ pub async fn read_into<S: Source + ?Sized>(src: &S, info: &Info, spare: Vec<f32>
             let data = src.read(offset, c).await?;
             let bytes = npz::inflate_range(&data, skip as usize, len).map_err(|e| format!("{}: {e}", info.name))?;
             info.dtype.decode(info.endian, &bytes, &mut values);
-            Ok(finish(info, values, info.dtype.rounded(info.endian, &bytes)))
+            Ok(finish(info, values, info.dtype.rounded(info.endian, &bytes), None))
         }
     }
 }
@@ -187,19 +190,19 @@ pub async fn read_into<S: Source + ?Sized>(src: &S, info: &Info, spare: Vec<f32>
 pub fn decode(info: &Info, bytes: &[u8]) -> Tensor {
     let mut values = Vec::with_capacity(bytes.len() / info.dtype.size());
     info.dtype.decode(info.endian, bytes, &mut values);
-    finish(info, values, info.dtype.rounded(info.endian, bytes))
+    finish(info, values, info.dtype.rounded(info.endian, bytes), None)
 }
 
 /// The tensor of converted `values` (in the file's order), `rounded` of them changed by the cast:
-/// reordered row-major, its NaN and infinities counted.
-fn finish(info: &Info, mut values: Vec<f32>, rounded: usize) -> Tensor {
+/// reordered row-major, its NaN and infinities counted (`not_finite`: how many, where the reader
+/// counted them already).
+fn finish(info: &Info, mut values: Vec<f32>, rounded: usize, not_finite: Option<usize>) -> Tensor {
     if info.fortran && info.shape.len() > 1 {
         values = fortran_to_c(&values, &info.shape);
     }
     let mut t = Tensor { rounded, shape: info.shape.clone(), ..Tensor::default() };
-    // Branch-free count first (one compare per element); the kinds only where there are any.
-    let exponent = |v: &f32| u32::from(v.to_bits() & 0x7f80_0000 == 0x7f80_0000);
-    let not_finite: u32 = values.chunks(1 << 16).map(|c| c.iter().map(exponent).sum::<u32>()).sum();
+    // The kinds are told apart only where there are any.
+    let not_finite = not_finite.unwrap_or_else(|| count_not_finite(&values));
     if not_finite > 0 {
         for v in values.iter().filter(|v| !v.is_finite()) {
             if v.is_nan() {
@@ -213,6 +216,11 @@ fn finish(info: &Info, mut values: Vec<f32>, rounded: usize) -> Tensor {
     }
     t.values = values;
     t
+}
+
+/// NaN and ±inf among `values`: one compare per element, no branch.
+fn count_not_finite(values: &[f32]) -> usize {
+    values.iter().map(|v| usize::from(v.to_bits() & 0x7f80_0000 == 0x7f80_0000)).sum()
 }
 
 /// Column-major values of a shape, reordered row-major.
