@@ -135,14 +135,11 @@ impl Quantizer {
         y: &mut Vec<f32>,
         mut each: impl FnMut(&[f32], &[f32]),
     ) -> Vec<Report> {
-        let whole = |y: &mut Vec<f32>, ctx: &mut Ctx, each: &mut dyn FnMut(&[f32], &[f32])| {
+        let Some(granule) = self.piece(shape, ctx.training).filter(|&g| g > 0 && x.len() > target) else {
             y.resize(x.len(), 0.0);
             let reports = self.apply_shaped(x, shape, &mut y[..x.len()], None, ctx);
             each(x, &y[..x.len()]);
-            reports
-        };
-        let Some(granule) = self.piece(shape, ctx.training).filter(|&g| g > 0 && x.len() > target) else {
-            return whole(y, ctx, &mut each);
+            return reports;
         };
         let unit = granule.saturating_mul(4);
         let len = unit.saturating_mul((target / unit).max(1));
@@ -151,10 +148,7 @@ impl Quantizer {
         let mut first = None;
         for xp in x.chunks(len) {
             let yp = &mut y[..xp.len()];
-            let report = match rows {
-                true => self.apply_rows(xp, granule, yp, None, ctx),
-                false => self.apply(xp, yp, None, ctx),
-            };
+            let report = if rows { self.apply_rows(xp, granule, yp, None, ctx) } else { self.apply(xp, yp, None, ctx) };
             first.get_or_insert(report);
             each(xp, yp);
         }
