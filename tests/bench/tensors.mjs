@@ -152,10 +152,11 @@ async function bigSample(browser, url, path, log) {
       log(`chromium: ${kernel} on 4096 × 4096: ${ms.toFixed(0)} ms, longest task ${longest.toFixed(0)} ms`);
       rows.push({ kernel, pass: 'sample', impl: 'page', runtime: 'chromium', n: 4096 * 4096, ms, longest_ms: longest });
     };
+    // Each step is done when the page's worker has answered everything (no progress bar left).
     await step('tensors:page:pick', () => page.locator('[data-testid="tensor-list"] li button').first().click(),
-      () => /tensor-16m/.test(document.querySelector('[data-testid="sample-source"]')?.innerText ?? ''));
+      () => /tensor-16m/.test(document.querySelector('[data-testid="sample-source"]')?.innerText ?? '') && !document.querySelector('[data-testid="offpage-status"] progress:not(.hidden)'));
     await step('tensors:page:compare', () => page.locator('[data-testid="compare-formats"]').click(),
-      () => document.querySelectorAll('[data-testid="formats-table"] tbody tr').length >= 4);
+      () => document.querySelectorAll('[data-testid="formats-table"] tbody tr').length >= 4 && !document.querySelector('[data-testid="offpage-status"] progress:not(.hidden)'));
   } finally {
     await page.close();
   }

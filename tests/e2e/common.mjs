@@ -6,6 +6,7 @@
 // on any violation or outside request, print `e2e: N passed, M failed` and exit non-zero on any
 // failure. Environment: QSCOPE_DIST (default dist), CHROMIUM (default /usr/bin/chromium).
 
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -166,4 +167,19 @@ export function report() {
   const failed = results.filter((r) => !r.pass).length;
   console.log(`\ne2e: ${results.length - failed} passed, ${failed} failed`);
   return failed === 0 && results.length > 0 ? 0 : 1;
+}
+
+/** `qscope compare --tensor TARGET SPEC…` (TARGET: `FILE:NAME`)'s rows: spec → { bits, mse, sqnr };
+ *  null (and a failed check) when the CLI is missing or fails. */
+export function compareCli(target, specs) {
+  const bin = process.env.QSCOPE_BIN ?? join(ROOT, 'target/release/qscope');
+  if (!check(`the native CLI exists (${bin})`, existsSync(bin))) return null;
+  const r = spawnSync(bin, ['compare', '--tensor', target, ...specs], { encoding: 'utf8' });
+  if (!check('qscope compare --tensor runs', r.status === 0, r.stderr)) return null;
+  const rows = new Map();
+  for (const line of r.stdout.split('\n').filter((l) => l && !l.startsWith('#') && !l.startsWith('bits'))) {
+    const [bits, mse, sqnr, spec] = line.split('\t');
+    rows.set(spec, { bits, mse, sqnr: Number(sqnr) });
+  }
+  return rows;
 }

@@ -9,9 +9,9 @@
 // Environment: QSCOPE_BIN (default target/release/qscope), and common.mjs's.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, SHOTS, TIMEOUT_MS, check, main, text, until } from './common.mjs';
+import { ROOT, SHOTS, TIMEOUT_MS, check, compareCli, main, text, until } from './common.mjs';
 import { audit } from './audit.mjs';
 
 const FILE = join(ROOT, 'tests/fixtures/tensors/weights.safetensors');
@@ -20,33 +20,23 @@ const hashOf = (page) => page.evaluate(() => decodeURIComponent(location.hash));
 const source = (page) => text(page, 'sample-source').catch(() => '');
 
 /** `qscope compare --tensor FILE:NAME SPEC…`'s rows: spec → { bits, mse, sqnr }. */
-function cli(name, specs) {
-  const bin = process.env.QSCOPE_BIN ?? join(ROOT, 'target/release/qscope');
-  if (!check(`the native CLI exists (${bin})`, existsSync(bin))) return null;
-  const r = spawnSync(bin, ['compare', '--tensor', `${FILE}:${name}`, ...specs], { encoding: 'utf8' });
-  if (!check('qscope compare --tensor runs', r.status === 0, r.stderr)) return null;
-  const rows = new Map();
-  for (const line of r.stdout.split('\n').filter((l) => l && !l.startsWith('#') && !l.startsWith('bits'))) {
-    const [bits, mse, sqnr, spec] = line.split('\t');
-    rows.set(spec, { bits, mse, sqnr: Number(sqnr) });
-  }
-  return rows;
-}
+const cli = (name, specs) => compareCli(`${FILE}:${name}`, specs);
 
 async function open(page, file) {
   await page.locator('[data-testid="tensor-file"]').setInputFiles(file);
 }
 
-/** A safetensors file of `n` F32 tensors of 4 elements, as the reference writes it. */
-function many(n) {
+/** A safetensors file of `n` F32 tensors of `size` elements, as the reference writes it. */
+function many(n, size = 4) {
   const header = {};
-  for (let i = 0; i < n; i++) header[`t${String(i).padStart(3, '0')}`] = { dtype: 'F32', shape: [4], data_offsets: [16 * i, 16 * i + 16] };
+  const bytes = 4 * size;
+  for (let i = 0; i < n; i++) header[`t${String(i).padStart(3, '0')}`] = { dtype: 'F32', shape: [size], data_offsets: [bytes * i, bytes * i + bytes] };
   let json = JSON.stringify(header);
   while ((8 + json.length) % 8) json += ' ';
   const len = Buffer.alloc(8);
   len.writeBigUInt64LE(BigInt(json.length));
-  const data = Buffer.alloc(16 * n);
-  for (let i = 0; i < 4 * n; i++) data.writeFloatLE(Math.sin(i) * 0.5, 4 * i);
+  const data = Buffer.alloc(bytes * n);
+  for (let i = 0; i < size * n; i++) data.writeFloatLE(Math.sin(i) * 0.5, 4 * i);
   return Buffer.concat([len, Buffer.from(json), data]);
 }
 
@@ -73,15 +63,17 @@ async function scanAll(page) {
   await page.locator('[data-testid="tensor-scan-table"] tr[data-name="layer.bias"] button').click({ timeout: TIMEOUT_MS });
   const bias = await until(() => source(page), (t) => /layer\.bias/.test(t));
   check('a scanned tensor is one click from being the sample', /layer\.bias · \[48\] · F32/.test(bias), JSON.stringify(bias));
-  // Cancel: 300 small tensors, one per frame, stopped after the first few.
-  await open(page, { name: 'many.safetensors', mimeType: 'application/octet-stream', buffer: many(300) });
-  await until(() => page.locator('[data-testid="tensor-list"] li').count(), (n) => n === 300);
+  // Cancel: 48 tensors of 256 K elements through the six preset formats, stopped after the first few.
+  const manyFile = join(SHOTS, 'many.safetensors');
+  writeFileSync(manyFile, many(48, 1 << 18));
+  await open(page, manyFile);
+  await until(() => page.locator('[data-testid="tensor-list"] li').count(), (n) => n === 48);
   await page.locator('[data-testid="tensor-scan"]').click({ timeout: TIMEOUT_MS });
   await until(() => page.locator('[data-testid="tensor-scan-table"] tbody tr').count(), (n) => n >= 3);
   await page.locator('[data-testid="tensor-scan-cancel"]').click({ timeout: TIMEOUT_MS });
   const stopped = await until(() => page.locator('[data-testid="tensor-scan-progress"]').isVisible(), (v) => v === false);
   const partial = await page.locator('[data-testid="tensor-scan-table"] tbody tr').count();
-  check('Cancel stops the scan with the rows done so far', stopped === false && partial >= 3 && partial < 300, String(partial));
+  check('Cancel stops the scan with the rows done so far', stopped === false && partial >= 3 && partial < 48, String(partial));
   await open(page, FILE);
   await until(() => page.locator('[data-testid="tensor-list"] li').count(), (n) => n === 2);
   await page.locator('[data-testid="tensor-list"] li[data-name="layer.weight"] button').click({ timeout: TIMEOUT_MS });

@@ -11,6 +11,7 @@ use super::figure::{fmt_db, fmt_number};
 use super::model::Model;
 use qscope_explore::formats::fmt_mse;
 use qscope_explore::state::State;
+use qscope_explore::tensor::fmt_count;
 use qscope_quant::Block;
 
 fn n(v: f32) -> String {
@@ -32,12 +33,10 @@ pub fn scale_text(block: &Block) -> String {
 #[component]
 pub fn BlocksPanel(model: Model) -> impl IntoView {
     let count = Memo::new(move |_| model.state.with(State::block_count));
-    let worst = Memo::new(move |_| {
-        model.blocks.with(|rows| rows.iter().map(|r| r.quality.mse).filter(|m| m.is_finite()).fold(0.0, f64::max))
-    });
+    let worst = Memo::new(move |_| model.run.with(|r| r.block_worst));
     let choose = move |k: Option<usize>| model.update(|s| s.block = k);
     view! {
-        <section class="card blocks" aria-labelledby="blocks-h" data-testid="blocks-panel">
+        <section class="card blocks" aria-labelledby="blocks-h" data-testid="blocks-panel" class:stale=model.run_pending>
             <div class="blocks-head">
                 <h2 id="blocks-h">"Blocks of the sample"</h2>
                 <label class="small" for="block-choice">"curves drawn at"</label>
@@ -55,6 +54,13 @@ pub fn BlocksPanel(model: Model) -> impl IntoView {
             <p class="small muted">
                 "Each block of the selected format on the sample tensor: its scale (stored code in hex), the distinct codes it uses of the levels one block has, and its error (MSE, SQNR in dB). Click a row to draw the curves at that block."
             </p>
+            <p class="small muted" data-testid="blocks-more" class:hidden=move || model.run.with(|r| r.block_total <= r.blocks.len())>
+                {move || model.run.with(|r| format!(
+                    "The first {} of {} blocks; the Quality panel's median and the bars cover them all.",
+                    r.blocks.len(),
+                    fmt_count(r.block_total as u64),
+                ))}
+            </p>
             <div class="blocks-scroll" data-testid="blocks-list">
                 <table class="blocks-table">
                     <thead>
@@ -69,7 +75,7 @@ pub fn BlocksPanel(model: Model) -> impl IntoView {
                         </tr>
                     </thead>
                     <tbody>
-                        {move || model.blocks.get().into_iter().map(|r| {
+                        {move || model.run.with(|r| r.blocks.clone()).into_iter().map(|r| {
                             let k = r.index;
                             let chosen = move || model.block.get() == Some(k);
                             let share = if worst.get() > 0.0 { r.quality.mse / worst.get() } else { 0.0 };

@@ -9,7 +9,7 @@ use web_sys::HtmlCanvasElement;
 use super::dom::observed_size;
 use super::figure::{self, Look, fmt_db, fmt_number};
 use super::model::Model;
-use qscope_explore::channels::{ChannelStat, OUTLIER_RATIO, channel_at, median_amax, outliers, per_bar, stats, worst};
+use qscope_explore::channels::{ChannelStat, OUTLIER_RATIO, channel_at, median_amax, outliers, per_bar, worst};
 
 /// Channels named in the worst list.
 const WORST: usize = 3;
@@ -21,9 +21,7 @@ pub fn ChannelStrip(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
         if !shown.get() {
             return Vec::new();
         }
-        model
-            .shape
-            .with(|shape| model.sample.with(|x| model.sample_run.with(|run| stats(x, &run.y, shape, &run.channels))))
+        model.run.with(|run| run.channel_stats.clone())
     });
     let node = NodeRef::<leptos::html::Canvas>::new();
     let size = observed_size(node);
@@ -56,7 +54,7 @@ pub fn ChannelStrip(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
     let heading = move || {
         let n = channels.with(Vec::len);
         let axis = model.shape.with(|s| s.axis);
-        let scaled = model.sample_run.with(|r| !r.channels.is_empty());
+        let scaled = model.run.with(|r| !r.channels.is_empty());
         let what = if scaled { "SQNR and scale" } else { "SQNR" };
         format!("{n} channels along axis {axis}: {what} of each")
     };
@@ -86,7 +84,7 @@ pub fn ChannelStrip(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
         })
     };
     view! {
-        <div class="channel-strip" class:hidden=move || !shown.get() data-testid="channel-strip">
+        <div class="channel-strip" class:hidden=move || !shown.get() class:stale=model.run_pending data-testid="channel-strip">
             <p class="small muted">{heading}</p>
             <canvas
                 node_ref=node

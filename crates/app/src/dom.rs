@@ -181,3 +181,11 @@ pub fn mark_once(name: &str) {
 pub fn now_ms() -> f64 {
     window().performance().map(|p| p.now()).unwrap_or(0.0)
 }
+
+/// Resolves at the next animation frame: the page paints between two pieces of long work.
+pub async fn next_frame() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window().request_animation_frame(&resolve);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}

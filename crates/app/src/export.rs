@@ -114,9 +114,12 @@ fn format_figure(model: Model) -> FormatFigure {
     let size = size_of("formats-plot").unwrap_or((720, 440));
     let theme = model.look_untracked().theme();
     let tensor = model.tensor.get_untracked().and_then(|_| model.loaded.get_untracked());
-    model
-        .state
-        .with_untracked(|state| formats::figure(state, tensor.as_ref(), hash::link_to(&state.to_hash()), size, theme))
+    // The page's own comparison (its worker's, for a large tensor): nothing is quantized again.
+    model.formats.with_untracked(|compared| {
+        model.state.with_untracked(|state| {
+            formats::figure_of(state, tensor.as_ref(), compared, hash::link_to(&state.to_hash()), size, theme)
+        })
+    })
 }
 
 /// Saves the format comparison as a PNG at 2×.

@@ -9,17 +9,17 @@ use super::dom::observed_size;
 use super::export::{save_formats_png, save_formats_svg};
 use super::figure::{self, fmt_db, fmt_number};
 use super::model::Model;
-use qscope_explore::formats::{about, comparison, fmt_mse, with_preset};
+use qscope_explore::formats::{about, comparison_of, fmt_mse, with_preset};
 
 #[component]
 pub fn FormatsPanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
     let status = RwSignal::new(String::new());
     let node = NodeRef::<leptos::html::Canvas>::new();
     let points = Memo::new(move |_| {
-        model.formats.with(|rows| {
-            model.sample.with(|values| {
-                let tensor = model.active_tensor();
-                model.state.with(|s| comparison(rows, values, about(&s.sample, tensor.as_ref(), s.seed, fmt_number)))
+        model.formats.with(|c| {
+            let tensor = model.active_tensor();
+            model.state.with(|s| {
+                comparison_of(&c.rows, c.mean_square(), about(&s.sample, tensor.as_ref(), s.seed, fmt_number))
             })
         })
     });
@@ -40,7 +40,7 @@ pub fn FormatsPanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
         status.set("compared the preset formats".into());
     };
     view! {
-        <section class="card formats" aria-labelledby="formats-h" data-testid="formats-panel">
+        <section class="card formats" aria-labelledby="formats-h" data-testid="formats-panel" class:stale=model.formats_pending aria-busy=move || model.formats_pending.get().to_string()>
             <div class="formats-head">
                 <h2 id="formats-h">"Which format?"</h2>
                 <span class="status muted small" role="status" data-testid="formats-status">{move || status.get()}</span>
@@ -72,7 +72,7 @@ pub fn FormatsPanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                         </tr>
                     </thead>
                     <tbody>
-                        {move || model.formats.get().into_iter().map(|r| {
+                        {move || model.formats.with(|c| c.rows.clone()).into_iter().map(|r| {
                             let colour = figure::colour(r.slot, model.look());
                             let bits = r.bits.map_or("—".to_string(), |b| fmt_number(b as f64));
                             let note = (r.not_finite > 0).then(|| format!("{} outputs NaN or ±inf, left out", r.not_finite));

@@ -17,7 +17,8 @@
 //! - middle: [`plots`] (toolbar, canvases, crosshair readout) with [`interact`];
 //! - right: [`selected`], [`quality`], [`explain`], [`code`]; bottom: [`sample`], [`blocks`]
 //!   (a block format's blocks and the block its curves are drawn at) and [`formats`] (the format comparison, "which format?");
-//! - [`model`] (signals and memos), [`hash`] (URL sync), [`export`] (PNG/SVG), [`canvas`] (the
+//! - [`model`] (signals and memos), [`offpage`] and [`worker`] (a large tensor quantized in the
+//!   page's worker, the same module started by `assets/worker.js`; [`busy`] its status line), [`hash`] (URL sync), [`export`] (PNG/SVG), [`canvas`] (the
 //!   plotters backend, text measured on the canvas), [`dom`] (browser helpers), [`panic`] (a panic shows a banner).
 //! - [`train`] — the Train view (`#view=train`): a small quantized MLP trained live beside its
 //!   float twin.
@@ -25,6 +26,7 @@
 #![cfg(target_arch = "wasm32")]
 
 mod blocks;
+mod busy;
 mod canvas;
 mod channels;
 mod code;
@@ -40,6 +42,7 @@ mod interact;
 mod lesson;
 mod model;
 mod modes;
+mod offpage;
 mod panic;
 mod picker;
 mod plots;
@@ -53,6 +56,9 @@ mod spec_field;
 mod tensor;
 mod train;
 mod widgets;
+mod worker;
+
+pub use worker::worker_start;
 
 /// Installs the panic hook (a visible banner and `console.error`) and mounts the app.
 ///
@@ -60,6 +66,11 @@ mod widgets;
 /// mounting code inlined there would be compiled for speed instead of size.
 #[inline(never)]
 pub fn start() {
+    // The same module runs in the page's worker (assets/worker.js), where there is no page to
+    // mount: the worker starts it with `worker_start`.
+    if web_sys::window().is_none() {
+        return;
+    }
     panic::install();
     leptos::mount::mount_to_body(shell::App);
 }

@@ -9,18 +9,15 @@ use leptos::prelude::*;
 
 use super::dom::now_ms;
 use super::figure::{Curve, Look};
-use qscope_explore::blocks::{self, BlockRow};
-use qscope_explore::drawn::run_shaped;
-use qscope_explore::figure::{self as evaluation, Evaluated, Selected, Setting};
-use qscope_explore::formats::{Row, compare};
+use super::offpage::Offload;
+use qscope_explore::analysis::{self, Answer, Ask, OFF_PAGE, Run};
+use qscope_explore::figure::{self as evaluation, Evaluated, Inputs, Selected, Setting};
+use qscope_explore::formats::{Compared, compare_in};
 use qscope_explore::sample::SampleSpec;
 use qscope_explore::state::{Mode, Slot, State};
 use qscope_explore::tensor::{Loaded, drawn_channel, sample_shape};
-use qscope_quant::Quantizer;
 use qscope_quant::shaped::Shape;
-
-/// The selected quantizer on the sample tensor: its outputs and how much they lose.
-pub use qscope_explore::drawn::SampleRun;
+use qscope_quant::{Layout, Quantizer};
 
 /// Where the Explain panel looks when the pointer is not over a plot.
 pub const DEFAULT_PROBE: f32 = 0.3;
@@ -50,8 +47,6 @@ pub struct Model {
     /// [`Loaded::serial`] of the loaded tensor while it is the sample: the state names its file
     /// and tensor.
     pub tensor: Memo<Option<u64>>,
-    /// The sample's values: the user's tensor (shared, never copied), or the synthetic sample's.
-    pub sample: Memo<Arc<Vec<f32>>>,
     /// The sample's shape and channel axis (the synthetic sample is one channel).
     pub shape: Memo<Shape>,
     /// The channel a per-channel quantizer is drawn for (within the shape's channels).
@@ -60,13 +55,22 @@ pub struct Model {
     pub evaluated: Memo<Vec<Evaluated>>,
     pub curves: Memo<Vec<Curve>>,
     pub chosen: Memo<Selected>,
-    pub sample_run: Memo<SampleRun>,
+    /// The selected quantizer on the sample: its error, histogram, channels and blocks.
+    pub run: Memo<Run>,
     /// The sample block block formats are drawn at (`None`: the sweep's own block).
     pub block: Memo<Option<usize>>,
-    /// The selected block format's blocks on the sample (empty for any other quantizer).
-    pub blocks: Memo<Vec<BlockRow>>,
     /// Every shown quantizer on the sample: bits per element, MSE, SQNR ("which format?").
-    pub formats: Memo<Vec<Row>>,
+    pub formats: Memo<Compared>,
+    /// [`Loaded::serial`] of the user's tensor while it is the sample and large enough to be
+    /// quantized in the page's worker ([`OFF_PAGE`] elements or more).
+    pub off_page: Memo<Option<u64>>,
+    /// The page's worker and its answers.
+    pub offload: Offload,
+    /// The selected quantizer's run on a large tensor is still being computed: the panels that
+    /// show it are marked stale.
+    pub run_pending: Memo<bool>,
+    /// Likewise the comparison.
+    pub formats_pending: Memo<bool>,
     /// The x under the pointer while it is over a plot.
     pub hover: RwSignal<Option<f32>>,
     /// The x the Explain panel and the readout use when nothing is hovered (a click pins it).
@@ -118,22 +122,79 @@ impl Model {
         let block = Memo::new(move |_| state.with(State::drawn_block));
         let eval_ms = RwSignal::new(0.0);
 
+        let off_page = Memo::new(move |_| {
+            tensor.get().filter(|_| loaded.with(|l| l.as_ref().is_some_and(|l| l.values.len() >= OFF_PAGE)))
+        });
+        let offload = Offload::new();
+        let setting = Memo::new(move |_| Setting {
+            x: x.get(),
+            training: mode.get().training(),
+            seed: seed.get(),
+            sample: sample_spec.get(),
+            block: block.get(),
+            tensor: tensor.get(),
+            shape: shape.get(),
+            channel: channel.get(),
+        });
+        // The questions the panels need answered about a large tensor, in the order they are
+        // shown: each data-dependent curve's numbers, the selected quantizer's run, the comparison.
+        let asks = Memo::new(move |_| {
+            if off_page.get().is_none() {
+                return Vec::new();
+            }
+            let setting = setting.get();
+            let mut asks: Vec<Ask> = slots.with(|slots| {
+                slots.iter().filter_map(|s| freeze_ask(&Inputs::new(&s.quantizer, &setting), &setting)).collect()
+            });
+            asks.push(run_ask(&current.get(), &setting));
+            asks.push(slots.with(|slots| compare_ask(slots, &setting)));
+            asks
+        });
+        Effect::new(move |_| {
+            offload.stopped.track();
+            offload.again.track();
+            let asks = asks.get();
+            if let Some(t) = off_page.get().and_then(|_| loaded.get()) {
+                offload.want(&t, asks);
+            }
+        });
+
         let evaluated = Memo::new(move |prev: Option<&Vec<Evaluated>>| {
             let start = now_ms();
-            let (training, seed) = (mode.get().training(), seed.get());
-            let setting = Setting {
-                x: x.get(),
-                training,
-                seed,
-                sample: sample_spec.get(),
-                block: block.get(),
-                tensor: tensor.get(),
-                shape: shape.get(),
-                channel: channel.get(),
-            };
+            let setting = setting.get();
             let previous = prev.map_or(&[][..], Vec::as_slice);
-            let out =
-                slots.with(|slots| sample.with(|values| evaluation::evaluate_all(slots, &setting, values, previous)));
+            let out = match off_page.get() {
+                None => slots
+                    .with(|slots| sample.with(|values| evaluation::evaluate_all(slots, &setting, values, previous))),
+                // A large tensor: each data-dependent curve is frozen at the worker's numbers, and
+                // not drawn until they come.
+                Some(serial) => slots.with(|slots| {
+                    slots
+                        .iter()
+                        .map(|s| {
+                            let inputs = Inputs::new(&s.quantizer, &setting);
+                            let ask = freeze_ask(&inputs, &setting);
+                            // Not evaluated again: one that does not read the tensor, or one frozen
+                            // at the answer to the same question (when another slot's answer comes).
+                            let done = ask.is_none();
+                            if let Some(e) =
+                                previous.iter().find(|e| e.inputs == inputs && (done || e.frozen.is_some()))
+                            {
+                                return e.clone();
+                            }
+                            let Some(ask) = ask else { return evaluation::evaluate(inputs, &[]) };
+                            let frozen = offload.with_answer(serial, &ask, |a| match a {
+                                Answer::Freeze(r, b) => Some((r.clone(), *b)),
+                                _ => None,
+                            });
+                            match frozen.flatten() {
+                                Some(f) => evaluation::evaluate_frozen(inputs, Some(f)),
+                                None => evaluation::pending(inputs),
+                            }
+                        })
+                        .collect()
+                }),
+            };
             eval_ms.set(now_ms() - start);
             out
         });
@@ -142,19 +203,54 @@ impl Model {
             let i = selected.get();
             evaluated.with(|ev| Selected::of(ev.get(i)))
         });
-        let sample_run = Memo::new(move |_| {
-            let q = current.get();
-            let (training, seed) = (mode.get().training(), seed.get());
-            let c = channel.get();
-            shape.with(|shape| sample.with(|values| run_shaped(&q, training, seed, values, shape, c)))
+        // The selected quantizer's run: on the page for the synthetic sample or a small tensor;
+        // the worker's for a large one (the last run stays shown until it comes).
+        let run = Memo::new(move |prev: Option<&Run>| match off_page.get() {
+            None => {
+                let q = current.get();
+                let (training, seed, c) = (mode.get().training(), seed.get(), channel.get());
+                shape.with(|shape| sample.with(|values| analysis::run(&q, training, seed, values, shape, c)))
+            }
+            Some(serial) => {
+                let ask = run_ask(&current.get(), &setting.get());
+                let got = offload.with_answer(serial, &ask, |a| match a {
+                    Answer::Run(r) => Some((**r).clone()),
+                    _ => None,
+                });
+                got.flatten().unwrap_or_else(|| prev.cloned().unwrap_or_default())
+            }
         });
-        let blocks = Memo::new(move |_| {
-            sample_run.with(|run| current.with(|q| sample.with(|values| blocks::rows(q, values, run))))
+        let formats = Memo::new(move |prev: Option<&Compared>| match off_page.get() {
+            None => {
+                let (training, seed) = (mode.get().training(), seed.get());
+                shape.with(|shape| {
+                    slots.with(|slots| {
+                        sample.with(|values| compare_in(slots, training, seed, values, shape, &mut Vec::new()))
+                    })
+                })
+            }
+            Some(serial) => {
+                let ask = slots.with(|slots| compare_ask(slots, &setting.get()));
+                let got = offload.with_answer(serial, &ask, |a| match a {
+                    Answer::Compare(c) => Some(c.clone()),
+                    _ => None,
+                });
+                got.flatten()
+                    .unwrap_or_else(|| prev.cloned().unwrap_or(Compared { rows: Vec::new(), signal: 0.0, finite: 0 }))
+            }
         });
 
-        let formats = Memo::new(move |_| {
-            let (training, seed) = (mode.get().training(), seed.get());
-            shape.with(|shape| slots.with(|slots| sample.with(|values| compare(slots, training, seed, values, shape))))
+        let run_pending = Memo::new(move |_| {
+            off_page.get().is_some_and(|serial| {
+                let ask = run_ask(&current.get(), &setting.get());
+                offload.with_answer(serial, &ask, |_| ()).is_none()
+            })
+        });
+        let formats_pending = Memo::new(move |_| {
+            off_page.get().is_some_and(|serial| {
+                let ask = slots.with(|slots| compare_ask(slots, &setting.get()));
+                offload.with_answer(serial, &ask, |_| ()).is_none()
+            })
         });
 
         let theme = RwSignal::new(ThemeChoice::System);
@@ -174,17 +270,19 @@ impl Model {
             sample_spec,
             loaded,
             tensor,
-            sample,
             shape,
             channel,
             hide,
             evaluated,
             curves,
             chosen,
-            sample_run,
+            run,
             block,
-            blocks,
             formats,
+            off_page,
+            offload,
+            run_pending,
+            formats_pending,
             hover: RwSignal::new(None),
             probe: RwSignal::new(DEFAULT_PROBE),
             theme,
@@ -256,5 +354,43 @@ impl Model {
     pub fn reading_x(&self) -> Signal<f32> {
         let (hover, probe) = (self.hover, self.probe);
         Signal::derive(move || hover.get().unwrap_or_else(|| probe.get()))
+    }
+}
+
+/// The question whose answer freezes the curve of `inputs`, when it reads the tensor.
+fn freeze_ask(inputs: &Inputs, setting: &Setting) -> Option<Ask> {
+    inputs.shape.as_ref()?;
+    Some(Ask::Freeze {
+        spec: inputs.quantizer.to_string(),
+        // Only a block format falls back to the sweep's own block (when the tensor lacks the
+        // chosen one); any other's numbers do not depend on x.
+        x: if inputs.quantizer.block_size().is_some() { inputs.x } else { (0.0, 0.0) },
+        training: inputs.training,
+        seed: inputs.seed,
+        block: inputs.block,
+        axis: Some(setting.shape.axis),
+        channel: inputs.channel.unwrap_or(0),
+    })
+}
+
+/// The question whose answer is `q`'s run on the tensor.
+fn run_ask(q: &Quantizer, setting: &Setting) -> Ask {
+    let per_channel = q.layout() == Layout::Channels && setting.shape.channels() > 1;
+    Ask::Run {
+        spec: q.to_string(),
+        training: setting.training,
+        seed: setting.seed,
+        axis: Some(setting.shape.axis),
+        channel: if per_channel { setting.channel } else { 0 },
+    }
+}
+
+/// The question whose answer is the comparison of `slots`.
+fn compare_ask(slots: &[Slot], setting: &Setting) -> Ask {
+    Ask::Compare {
+        slots: slots.iter().map(|s| (s.quantizer.to_string(), s.hidden)).collect(),
+        training: setting.training,
+        seed: setting.seed,
+        axis: Some(setting.shape.axis),
     }
 }

@@ -164,22 +164,28 @@ fn PlotCanvas(model: Model, panel: Panel, testid: &'static str, resized: ReadSig
     let drawn = RwSignal::new(None::<Drawn>);
     let size = observed_size(node);
     let lesson = super::lesson::player();
+    // Drawn on the next animation frame, once however many changes come in this one: a change
+    // that also rebuilds panels (the preset, a worker's answers) is not one long task.
+    let next = NextFrame::new();
     Effect::new(move |_| {
         resized.track();
+        model.curves.track();
         let emphasis = lesson.and_then(|p| p.emphasis());
         let frame = Frame { x: model.x.get(), look: model.look(), emphasis };
         let (Some(el), Some(css)) = (node.get(), size.get()) else { return };
-        let start = now_ms();
-        model.curves.with(|c| match figure::draw_panel(&el, css, panel, c, &frame) {
-            Ok(d) => {
-                if c.iter().any(|c| !c.hidden) {
-                    mark_once(FIRST_PLOT);
+        next.schedule(move || {
+            let start = now_ms();
+            model.curves.try_with_untracked(|c| match figure::draw_panel(&el, css, panel, c, &frame) {
+                Ok(d) => {
+                    if c.iter().any(|c| !c.hidden) {
+                        mark_once(FIRST_PLOT);
+                    }
+                    drawn.try_set(Some(d));
                 }
-                drawn.set(Some(d));
-            }
-            Err(e) => web_sys::console::error_1(&e.into()),
+                Err(e) => web_sys::console::error_1(&e.into()),
+            });
+            model.draw_ms.try_set(now_ms() - start);
         });
-        model.draw_ms.set(now_ms() - start);
     });
     Effect::new(move |_| {
         // With a pinned x (`pin=`) the crosshair stays at the probe while the pointer is away.

@@ -5,7 +5,6 @@ use leptos::prelude::*;
 
 use super::figure::{fmt_db, fmt_number};
 use super::model::Model;
-use qscope_explore::blocks::median_codes;
 
 /// The SQNR with its unit ("∞ dB (lossless)" where the output is exact).
 fn sqnr(v: f64) -> String {
@@ -14,14 +13,14 @@ fn sqnr(v: f64) -> String {
 
 #[component]
 pub fn Quality(model: Model) -> impl IntoView {
-    let metrics = Memo::new(move |_| model.sample_run.with(|r| r.metrics.clone()));
-    let total = Memo::new(move |_| model.sample_run.with(|r| r.levels.count()));
+    let metrics = Memo::new(move |_| model.run.with(|r| r.metrics.clone()));
+    let total = Memo::new(move |_| model.run.with(|r| r.levels.count()));
     // A block format's levels differ from block to block: counted per block (see explore::blocks).
-    let per_block = Memo::new(move |_| model.blocks.with(|rows| median_codes(rows)));
-    let per_channel = Memo::new(move |_| model.sample_run.with(|r| !r.channels.is_empty()));
+    let per_block = Memo::new(move |_| model.run.with(|r| r.block_median));
+    let per_channel = Memo::new(move |_| model.run.with(|r| !r.channels.is_empty()));
     let sample = move || model.sample_about();
     view! {
-        <section class="card side" aria-labelledby="quality-h">
+        <section class="card side" aria-labelledby="quality-h" class:stale=model.run_pending aria-busy=move || model.run_pending.get().to_string()>
             <h2 id="quality-h">"Error on the sample"</h2>
             <dl class="facts" data-testid="sqnr">
                 <dt>"SQNR"</dt>

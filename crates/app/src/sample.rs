@@ -12,15 +12,12 @@ use super::figure::{self, Look, fmt_number};
 use super::model::Model;
 use super::scan::TensorScan;
 use super::tensor::{Opened, Status, TensorSource};
+use qscope_explore::analysis::{BINS, Picture};
 use qscope_explore::sample::settings::{DF, OUTLIERS, SAMPLE, Sample};
-use qscope_explore::sample::{Dist, MAX_SPREAD, Outputs, histogram, largest_magnitude, outputs};
+use qscope_explore::sample::{Dist, MAX_SPREAD, Outputs};
 use qscope_explore::settings::{Range, Setting};
 use qscope_explore::slider::Scale;
 
-/// Bins of the input histogram.
-const BINS: usize = 60;
-/// Distinct outputs drawn as one stem each; more are binned like the input.
-const STEMS: usize = 64;
 /// The spread slider: 0.01 to 10 on a log scale.
 const SPREAD_SCALE: Scale = Scale::log(0.01, 10.0);
 
@@ -43,7 +40,7 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
         }
     };
     let numbers = move || {
-        model.sample_run.with(|r| {
+        model.run.with(|r| {
             let mut parts = Vec::new();
             if let Some(s) = r.report.scale {
                 parts.push(format!("scale {}", fmt_number(s as f64)));
@@ -116,7 +113,7 @@ pub fn SamplePanel(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
                 </div>
                 <p class="tool-error" role="alert" class:hidden=move || spread_error.with(Option::is_none)>{move || spread_error.get()}</p>
                 </div>
-                <p class="num" data-testid="sample-numbers">{numbers}</p>
+                <p class="num" data-testid="sample-numbers" class:stale=model.run_pending>{numbers}</p>
             </div>
             <div class="sample-figures">
                 <Histogram model=model resized=resized />
@@ -182,17 +179,15 @@ fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
         // The user's tensor: log counts (its tails are a few elements among millions) and the
         // selected quantizer's levels (of the drawn channel, for a per-channel one) as ticks.
         let tensor = model.tensor.get().is_some();
-        model.sample.with(|x| {
-            model.sample_run.with(|run| {
-                let ticks = if tensor { run.levels.list(64) } else { None };
-                let marks = Marks { threshold: run.report.threshold, ticks: ticks.as_deref(), log: tensor };
-                draw(&canvas, css, x, &run.y, marks, &colour, look)
-            });
+        model.run.with(|run| {
+            let ticks = if tensor { run.levels.list(64) } else { None };
+            let marks = Marks { threshold: run.report.threshold, ticks: ticks.as_deref(), log: tensor };
+            draw(&canvas, css, &run.picture, marks, &colour, look)
         });
     });
     let ticks_text = move || {
-        let per_channel = model.sample_run.with(|r| !r.channels.is_empty());
-        let listed = model.sample_run.with(|r| r.levels.list(64).is_some());
+        let per_channel = model.run.with(|r| !r.channels.is_empty());
+        let listed = model.run.with(|r| r.levels.list(64).is_some());
         match (listed, per_channel) {
             (false, _) => "more than 64 levels: no ticks".to_string(),
             (true, true) => format!("ticks: the levels of channel {}", model.channel.get()),
@@ -200,7 +195,7 @@ fn Histogram(model: Model, resized: ReadSignal<u32>) -> impl IntoView {
         }
     };
     view! {
-        <figure class="histogram">
+        <figure class="histogram" class:stale=model.run_pending>
             <canvas
                 node_ref=node
                 data-testid="histogram"
@@ -228,13 +223,12 @@ struct Marks<'a> {
     log: bool,
 }
 
-fn draw(canvas: &HtmlCanvasElement, (w, h): (f64, f64), x: &[f32], y: &[f32], marks: Marks, colour: &str, look: Look) {
+fn draw(canvas: &HtmlCanvasElement, (w, h): (f64, f64), picture: &Picture, marks: Marks, colour: &str, look: Look) {
     let threshold = marks.threshold;
     let Some(ctx) = figure::cleared(canvas, (w, h), look) else { return };
     let theme = look.theme();
     let (ink, muted, bars) = (figure::css(theme.text), figure::css(theme.muted), figure::css(theme.bars));
-    let m = largest_magnitude(x).max(largest_magnitude(y));
-    let m = if m > 0.0 { m * 1.05 } else { 1.0 };
+    let m = picture.m;
     let (left, right, top, bottom) = (8.0, w - 8.0, 8.0, h - 22.0);
     let px = |v: f32| left + (v + m) as f64 / (2.0 * m) as f64 * (right - left);
     let ht = |c: u32, max: u32| {
@@ -243,7 +237,7 @@ fn draw(canvas: &HtmlCanvasElement, (w, h): (f64, f64), x: &[f32], y: &[f32], ma
     };
 
     // Before: the input in equal bins.
-    let hist = histogram(x, -m, m, BINS);
+    let hist = &picture.input;
     let max_in = hist.counts.iter().copied().max().unwrap_or(1);
     let edges = hist.edges();
     ctx.set_fill_style_str(&bars);
@@ -254,11 +248,11 @@ fn draw(canvas: &HtmlCanvasElement, (w, h): (f64, f64), x: &[f32], y: &[f32], ma
     // After: one stem per distinct output, or bins when the output is nearly continuous.
     ctx.set_stroke_style_str(colour);
     ctx.set_fill_style_str(colour);
-    match outputs(y, STEMS, -m, m, BINS) {
+    match &picture.output {
         Outputs::Stems(stems) => {
             let max_out = stems.iter().map(|s| s.1).max().unwrap_or(1);
             ctx.set_line_width(2.0);
-            for (v, c) in &stems {
+            for (v, c) in stems.iter() {
                 let (sx, sy) = (px(*v), bottom - ht(*c, max_out));
                 ctx.begin_path();
                 ctx.move_to(sx, bottom);

@@ -1,27 +1,27 @@
 //! "Scan all tensors": every tensor of the open file (up to the page's size limit) through the
-//! compared quantizers, one tensor per animation frame, with a progress bar and Cancel; the rows
+//! compared quantizers, in a worker of its own that reads the file tensor by tensor (on the page,
+//! one tensor per frame, where no worker starts), with a progress bar and Cancel; the rows
 //! sortable, the worst tensors first, and the SQNR over every element scanned. The figures are
 //! `qscope scan`'s (`qscope_explore::scan`).
 
+use super::dom::next_frame;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen_futures::JsFuture;
 
 use super::figure::fmt_db;
 use super::model::Model;
 use super::tensor::{FileSource, Opened, Status, pick};
+use js_sys::Uint8Array;
 use qscope_explore::formats::labels;
-use qscope_explore::scan::{Scanned, SortBy, pooled, scan, sorted};
+use qscope_explore::scan::{Job, Scanned, SortBy, pooled, scan, sorted};
+use qscope_explore::wire::{decode, encode};
+use wasm_bindgen::JsValue;
+use web_sys::Worker;
+
+use super::offpage::spawn_worker;
+use super::worker::{field, message};
 use qscope_explore::tensor::{PAGE_LIMIT, fmt_count, shape_text};
 use qscope_tensors::read;
-
-/// Resolves at the next animation frame: the page paints between two tensors.
-async fn next_frame() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = window().request_animation_frame(&resolve);
-    });
-    let _ = JsFuture::from(promise).await;
-}
 
 /// The scan's progress: tensors done of those scanned.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,11 +42,22 @@ pub fn TensorScan(
     let cancel = RwSignal::new(false);
     let sort = RwSignal::new(SortBy::Sqnr(0));
     let left_out = RwSignal::new(0usize);
+    // The scan's worker, while it runs.
+    let worker = StoredValue::new_local(None::<Worker>);
+    on_cleanup(move || {
+        if let Some(w) = worker.try_update_value(Option::take).flatten() {
+            w.terminate();
+        }
+    });
     // A new file: the last file's rows go.
     Effect::new(move |_| {
         opened.track();
         rows.set(Vec::new());
         cancel.set(true);
+        if let Some(w) = worker.try_update_value(Option::take).flatten() {
+            w.terminate();
+            progress.set(None);
+        }
     });
     let start = move |_| {
         let Some(o) = opened.get_untracked() else { return };
@@ -60,6 +71,50 @@ pub fn TensorScan(
         cancel.set(false);
         sort.set(SortBy::Sqnr(0));
         progress.set(Some(Progress { done: 0, of: tensors.len() }));
+        let of = tensors.len();
+        // In a worker of its own, which reads the file itself: the page stays responsive whatever
+        // the tensors' size. Where no worker starts, here, one tensor per frame.
+        let job = Job {
+            names: tensors.iter().map(|t| t.name.clone()).collect(),
+            slots: slots.iter().map(|s| (s.quantizer.to_string(), s.hidden)).collect(),
+            training,
+            seed,
+        };
+        let (file, file_name) = (o.file.clone(), o.file.name());
+        let done = move || {
+            progress.set(None);
+            if let Some(w) = worker.try_update_value(Option::take).flatten() {
+                w.terminate();
+            }
+        };
+        let receive = move |m: JsValue| match field(&m, "t").as_string().as_deref() {
+            Some("ready") => {
+                let bytes = Uint8Array::from(&encode(&job)[..]);
+                let scan = message("scan", &[("file", file.clone().into()), ("bytes", bytes.into())]);
+                worker.with_value(|w| w.as_ref().map(|w| w.post_message(&scan)));
+            }
+            Some("scanned") => {
+                if let Ok(row) = decode::<Scanned>(&Uint8Array::from(field(&m, "bytes")).to_vec()) {
+                    rows.update(|r| r.push(row));
+                }
+                progress.update(|p| *p = p.map(|p| Progress { done: (p.done + 1).min(of), of }));
+            }
+            Some("error") => {
+                let problem = field(&m, "message").as_string().unwrap_or_default();
+                status.set(Status::Problem(format!("{file_name}: {problem}")));
+                progress.update(|p| *p = p.map(|p| Progress { done: (p.done + 1).min(of), of }));
+            }
+            Some("done") => done(),
+            _ => {}
+        };
+        let failed = move || {
+            status.set(Status::Problem("the scan's worker stopped".into()));
+            done();
+        };
+        if let Some(w) = spawn_worker(receive, failed) {
+            worker.set_value(Some(w));
+            return;
+        }
         spawn_local(async move {
             let src = FileSource(o.file.clone());
             // One buffer for every tensor's outputs: wasm memory only grows.
@@ -80,6 +135,13 @@ pub fn TensorScan(
             }
             progress.set(None);
         });
+    };
+    let stop = move || {
+        cancel.set(true);
+        progress.set(None);
+        if let Some(w) = worker.try_update_value(Option::take).flatten() {
+            w.terminate();
+        }
     };
     let header = move || {
         let labels = specs.get();
@@ -139,7 +201,7 @@ pub fn TensorScan(
                     title="every tensor of the file through the compared quantizers, as qscope scan does"
                     disabled=move || progress.get().is_some() on:click=start>"Scan all tensors"</button>
                 <button type="button" class="button" data-testid="tensor-scan-cancel"
-                    class:hidden=move || progress.get().is_none() on:click=move |_| cancel.set(true)>"Cancel"</button>
+                    class:hidden=move || progress.get().is_none() on:click=move |_| stop()>"Cancel"</button>
             </div>
             <p class="small muted" role="status" class:hidden=move || progress.get().is_none()>
                 <progress data-testid="tensor-scan-progress"

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::blocks::BlocksPanel;
+use super::busy::BusyLine;
 use super::code::CodePanel;
 use super::compare::CompareList;
 use super::dom::{copy_text, prefers_dark, resize_ticks, set_page_theme};
@@ -156,6 +157,7 @@ fn Explorer(router: Router, presenter: Signal<bool>) -> impl IntoView {
     view! {
         <Header router=router model=model />
         <HashBanner notices=model.notices />
+        <BusyLine model=model />
         <LessonStage>
         <main class="explorer">
             <div class="column left">

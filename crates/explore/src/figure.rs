@@ -129,19 +129,32 @@ pub struct DrawnChannel {
 /// and is drawn frozen at it;
 /// any other quantizer is evaluated over the sweep as one tensor.
 pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
+    let frozen = inputs.quantizer.is_data_dependent().then(|| frozen_report(&inputs, values));
+    evaluate_frozen(inputs, frozen)
+}
+
+/// The half of [`evaluate`] that reads the tensor, for a data-dependent quantizer: the report
+/// its curve is frozen at, and the sample block it is drawn at (when `inputs.block` names one
+/// the tensor has). The page's worker computes this for a large tensor.
+pub fn frozen_report(inputs: &Inputs, values: &[f32]) -> (Report, Option<usize>) {
+    let q = &inputs.quantizer;
+    let at_block =
+        inputs.block.and_then(|k| frozen_at_block(q, inputs.training, inputs.seed, values, k).map(|(_, r)| (r, k)));
+    match at_block {
+        Some((report, k)) => (report, Some(k)),
+        None => (frozen_on(q, inputs.training, inputs.seed, &basis(q, inputs.x, values)).1, None),
+    }
+}
+
+/// The other half of [`evaluate`]: the curve of `inputs`, frozen at `frozen` (from
+/// [`frozen_report`]) for a data-dependent quantizer.
+pub fn evaluate_frozen(inputs: Inputs, frozen: Option<(Report, Option<usize>)>) -> Evaluated {
     let q = &inputs.quantizer;
     let (lo, hi) = inputs.x;
     let unsupported = q.unsupported(inputs.training);
     let mut ctx = context(inputs.training, inputs.seed);
-    if q.is_data_dependent() {
-        let at_block = inputs
-            .block
-            .and_then(|k| frozen_at_block(q, inputs.training, inputs.seed, values, k).map(|(f, r)| (f, r, k)));
-        let block = at_block.as_ref().map(|a| a.2);
-        let (frozen, report) = match at_block {
-            Some((f, r, _)) => (f, r),
-            None => frozen_on(q, inputs.training, inputs.seed, &basis(q, inputs.x, values)),
-        };
+    if let Some((report, block)) = frozen.filter(|_| q.is_data_dependent()) {
+        let frozen = q.freeze(&report);
         let label = q.to_string();
         let mut point = |x: &[f32]| frozen.eval(x, &mut ctx);
         let curve = if q.is_stochastic(inputs.training) || !frozen.is_frozen() {
@@ -161,6 +174,25 @@ pub fn evaluate(inputs: Inputs, values: &[f32]) -> Evaluated {
     }
     let (curve, report) = Curve::evaluate(q, lo, hi, SAMPLES, &mut ctx);
     let levels = q.levels(&report);
+    Evaluated { inputs, curve, report, levels, unsupported, frozen: None, block: None, channels: None }
+}
+
+/// A data-dependent curve whose numbers are still being computed (by the page's worker): its
+/// label and no points — no curve is better than one drawn for the wrong scale.
+pub fn pending(inputs: Inputs) -> Evaluated {
+    let curve = Curve {
+        label: inputs.quantizer.to_string(),
+        x: Vec::new(),
+        y: Vec::new(),
+        dydx: Vec::new(),
+        levels: None,
+        jumps: Vec::new(),
+        true_dydx: Vec::new(),
+        spread: None,
+        hidden: false,
+    };
+    let unsupported = inputs.quantizer.unsupported(inputs.training);
+    let (report, levels) = (Report::default(), Levels::Continuous);
     Evaluated { inputs, curve, report, levels, unsupported, frozen: None, block: None, channels: None }
 }
 
@@ -291,6 +323,23 @@ pub fn from_state(state: &State) -> Result<(Figure, Vec<Evaluated>), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_figure_with_a_pending_curve_draws_the_others_and_names_it() {
+        let specs =
+            ["qkeras.quantized_bits(4,0,1)".to_string(), "qkeras.quantized_bits(4,0,1,alpha='auto')".to_string()];
+        let mut figure = from_specs(&specs, (-2.0, 2.0), Mode::Train, 0).unwrap();
+        let auto = parse(&specs[1]).unwrap();
+        let state = State { slots: vec![Slot::new(auto.clone())], ..State::default() };
+        figure.curves[1] = pending(Inputs::new(&auto, &Setting::of(&state))).curve;
+        let svg = figure.svg().unwrap();
+        assert!(
+            svg.contains("quantized_bits(bits=4, symmetric=True, alpha=&apos;auto&apos;)")
+                || svg.contains("alpha='auto'"),
+            "the legend names it"
+        );
+        assert!(figure.curves[1].at(0.5).is_none(), "no value read off a pending curve");
+    }
 
     #[test]
     fn a_per_channel_quantizer_on_a_weight_is_drawn_for_its_first_channel() {

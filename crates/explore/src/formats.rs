@@ -66,6 +66,19 @@ pub fn compare_in(
     shape: &Shape,
     scratch: &mut Vec<f32>,
 ) -> Compared {
+    compare_with(slots, training, seed, values, shape, scratch, &mut || {})
+}
+
+/// [`compare_in`], calling `done` after each shown quantizer (a progress bar's steps).
+pub fn compare_with(
+    slots: &[Slot],
+    training: bool,
+    seed: u64,
+    values: &[f32],
+    shape: &Shape,
+    scratch: &mut Vec<f32>,
+    done: &mut dyn FnMut(),
+) -> Compared {
     // The tensor's own Σx² and finite count, summed beside the first quantizer's error while each
     // piece is in the cache (the same lanes and order as one pass, so the same bits).
     let mut own: Option<Sums> = None;
@@ -86,6 +99,7 @@ pub fn compare_in(
                 }
             });
             own = own.or(tensor);
+            done();
             let report = reports.into_iter().next().unwrap_or_default();
             (slot, q, report, acc.total())
         })
@@ -203,13 +217,25 @@ pub fn about(sample: &Sample, tensor: Option<&Loaded>, seed: u64, fmt: impl Fn(f
 
 /// What the scatter draws of `rows` on `values`, described by `about` ([`about`]).
 pub fn comparison(rows: &[Row], values: &[f32], about: String) -> Comparison {
+    comparison_of(rows, signal(values), about)
+}
+
+impl Compared {
+    /// The tensor's mean square ([`signal`]) from its sums.
+    pub fn mean_square(&self) -> f64 {
+        if self.finite == 0 { 0.0 } else { self.signal / self.finite as f64 }
+    }
+}
+
+/// [`comparison`] of a tensor whose mean square ([`signal`]) is `signal`.
+pub fn comparison_of(rows: &[Row], signal: f64, about: String) -> Comparison {
     let points = rows
         .iter()
         .filter_map(|r| {
             r.bits.map(|bits| FormatPoint { label: r.label.clone(), colour: r.slot, bits, sqnr_db: r.sqnr_db })
         })
         .collect();
-    Comparison { points, signal: signal(values), subtitle: about }
+    Comparison { points, signal, subtitle: about }
 }
 
 /// The comparison of `state`'s shown quantizers on its sample tensor (or the user's `tensor`), as
@@ -226,9 +252,22 @@ pub fn figure(state: &State, tensor: Option<&Loaded>, link: String, size: (u32, 
         }
     };
     let shape = crate::tensor::sample_shape(state, tensor);
-    let rows = compare(&state.slots, state.mode.training(), state.seed, values, &shape);
+    let compared = compare_in(&state.slots, state.mode.training(), state.seed, values, &shape, &mut Vec::new());
+    figure_of(state, tensor, &compared, link, size, theme)
+}
+
+/// [`figure`] of a comparison already made (the page's, which its worker may have made).
+pub fn figure_of(
+    state: &State,
+    tensor: Option<&Loaded>,
+    compared: &Compared,
+    link: String,
+    size: (u32, u32),
+    theme: Theme,
+) -> FormatFigure {
+    let rows = &compared.rows;
     let about = about(&state.sample, tensor, state.seed, qscope_plot::fmt_number);
-    let comparison = comparison(&rows, values, about);
+    let comparison = comparison_of(rows, compared.mean_square(), about);
     let mode = if state.mode == Mode::Infer { ", inference" } else { "" };
     let words = Words {
         title: format!(
@@ -291,6 +330,18 @@ mod tests {
         st.sample = Sample { spread: 100.0, outliers: 0.01, ..Sample::default() };
         let r = &rows(&st)[0];
         assert_eq!(r.not_finite, 10, "outliers at 1000 to 2000 are beyond e4m3fn's 464");
+    }
+
+    #[test]
+    fn a_comparisons_own_sums_give_the_signal_of_one_pass() {
+        let values: Vec<f32> = (0..45 * 37).map(|i| ((i * 7919 % 1013) as f32 - 506.0) * 1e-3).collect();
+        for (spec, dims) in
+            [("torchao.nvfp4", vec![45, 37]), ("bnb.nf4", vec![45 * 37]), ("torchao.float8", vec![37, 45])]
+        {
+            let slots = vec![Slot::new(parse(spec).unwrap())];
+            let c = compare_in(&slots, false, 0, &values, &Shape::new(dims), &mut Vec::new());
+            assert_eq!(c.mean_square().to_bits(), signal(&values).to_bits(), "{spec}");
+        }
     }
 
     #[test]

@@ -6,6 +6,9 @@
 //!   quantizer is frozen at the numbers it gives ([`Quantizer::freeze`](qscope_quant::Quantizer::freeze)),
 //!   so a transfer curve over an x sweep is "the curve for that scale".
 //! - [`metrics`] — MSE, SQNR, levels used and clip fraction of a quantized sample.
+//! - [`analysis`] — what the panels compute on the sample, as questions and answers: answered on
+//!   the page for a small sample, in the page's worker for a large tensor; [`wire`] — their bytes
+//!   between the two (lengths checked, a malformed message an error).
 //! - [`hardware`] — the fixed-point type (`ap_fixed`/`ac_fixed`) behind a quantizer, and
 //!   warnings about configurations that surprise users.
 //! - [`explain`] — the computation at one x, step by step, with the numbers the kernels give.
@@ -45,6 +48,7 @@
 //! - [`train`] — the Train view's settings, their hash, the networks' configs and the
 //!   equivalent `qscope train` command.
 
+pub mod analysis;
 pub mod blocks;
 pub mod channels;
 pub mod code;
@@ -71,3 +75,4 @@ pub mod slider;
 pub mod state;
 pub mod tensor;
 pub mod train;
+pub mod wire;

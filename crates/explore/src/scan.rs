@@ -4,8 +4,35 @@
 
 use crate::formats::compare_in;
 use crate::state::Slot;
+use crate::wire_struct;
+use qscope_quant::parse;
 use qscope_quant::shaped::Shape;
 use qscope_tensors::Tensor;
+
+/// A scan as the page's worker runs it: the tensors by name, in order, and the compared slots
+/// (each slot's spec and whether it is hidden).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    pub names: Vec<String>,
+    pub slots: Vec<(String, bool)>,
+    pub training: bool,
+    pub seed: u64,
+}
+
+impl Job {
+    /// The job's slots, parsed.
+    pub fn slots(&self) -> Result<Vec<Slot>, String> {
+        self.slots
+            .iter()
+            .map(|(spec, hidden)| {
+                parse(spec).map(|quantizer| Slot { quantizer, hidden: *hidden }).map_err(|e| format!("{spec}: {e}"))
+            })
+            .collect()
+    }
+}
+
+wire_struct!(Job { names, slots, training, seed });
+wire_struct!(Scanned { name, shape, dtype, elements, sqnr, signal, noise, count });
 
 /// One tensor's figures.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,7 +118,7 @@ pub fn sorted(rows: &[Scanned], by: SortBy) -> Vec<&Scanned> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qscope_quant::parse;
+    use crate::wire::{decode, encode};
 
     fn slots() -> Vec<Slot> {
         vec![Slot::new(parse("bnb.nf4").unwrap()), Slot::new(parse("ml_dtypes.float8_e4m3fn").unwrap())]
@@ -101,6 +128,27 @@ mod tests {
         let n = shape.iter().product();
         let values = (0..n).map(|i| ((i * 37 % 101) as f32 / 50.0 - 1.0) * spread).collect();
         Tensor { values, shape, ..Tensor::default() }
+    }
+
+    #[test]
+    fn a_job_and_its_rows_cross_to_the_worker_and_back() {
+        let job = Job {
+            names: vec!["a".into(), "b.weight".into()],
+            slots: vec![("bnb.nf4".into(), false), ("ml_dtypes.float8_e4m3fn".into(), true)],
+            training: true,
+            seed: 9,
+        };
+        let back: Job = decode(&encode(&job)).unwrap();
+        assert_eq!(back, job);
+        assert_eq!(back.slots().unwrap()[1].quantizer, parse("ml_dtypes.float8_e4m3fn").unwrap());
+        let row = scan("a", "BF16", &slots(), true, 0, &tensor(vec![16, 16], 1.0), &mut Vec::new());
+        assert_eq!(decode::<Scanned>(&encode(&row)).unwrap(), row);
+    }
+
+    #[test]
+    fn a_job_naming_a_quantizer_that_does_not_parse_says_which() {
+        let job = Job { names: vec![], slots: vec![("bnb.nf9".into(), false)], training: false, seed: 0 };
+        assert!(job.slots().unwrap_err().starts_with("bnb.nf9: "));
     }
 
     #[test]
