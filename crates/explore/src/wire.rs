@@ -346,6 +346,24 @@ mod tests {
         fn no_bytes_make_the_reader_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
             let _ = decode::<Report>(&bytes);
             let _ = decode::<Vec<(String, Option<f64>)>>(&bytes);
+            let _ = decode::<crate::analysis::Ask>(&bytes);
+            let _ = decode::<crate::analysis::Answer>(&bytes);
+            let _ = decode::<crate::scan::Job>(&bytes);
+            let _ = decode::<crate::scan::Scanned>(&bytes);
+        }
+
+        #[test]
+        fn a_damaged_answer_is_refused_or_read_whole(at in 0usize..4096, byte in any::<u8>()) {
+            // An answer with one byte changed: an error, or a value written as exactly those bytes
+            // (every message has one reading).
+            let values: Vec<f32> = (0..256).map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.01).collect();
+            let ask = crate::analysis::Ask::Run { spec: "torchao.nvfp4".into(), training: false, seed: 0, axis: None, channel: 0 };
+            let mut bytes = encode(&crate::analysis::answer(&ask, &[16, 16], &values, &mut |_, _| {}).unwrap());
+            let at = at % bytes.len();
+            bytes[at] = byte;
+            if let Ok(a) = decode::<crate::analysis::Answer>(&bytes) {
+                prop_assert_eq!(encode(&a), bytes);
+            }
         }
     }
 }
