@@ -8,12 +8,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use qscope_explore::formats::preset;
-use qscope_explore::scan::{Scanned, pooled, scan};
+use qscope_explore::scan::{Buffers, Scanned, pooled, read_and_scan};
 use qscope_explore::state::{MAX_QUANTIZERS, Slot};
 use qscope_explore::tensor::{fmt_count, json_string, shape_text};
 use qscope_plot::fmt_number;
 use qscope_quant::{Quantizer, parse};
-use qscope_tensors::{Info, block_on, read_into};
+use qscope_tensors::{Info, block_on};
 
 use crate::args::{Command, Opt, evaluation, number};
 use crate::open::open;
@@ -85,26 +85,9 @@ pub(crate) fn help() -> String {
     command().help()
 }
 
-/// A worker's two buffers, the tensor's values and the quantized outputs, kept from tensor to
-/// tensor: the system is asked for pages once, not for every tensor.
-#[derive(Default)]
-struct Buffers {
-    values: Vec<f32>,
-    outputs: Vec<f32>,
-}
-
-fn scan_one(
-    path: &str,
-    info: &Info,
-    slots: &[Slot],
-    (training, seed): (bool, u64),
-    b: &mut Buffers,
-) -> Result<Scanned, String> {
+fn scan_one(path: &str, info: &Info, slots: &[Slot], run: (bool, u64), b: &mut Buffers) -> Result<Scanned, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
-    let t = block_on(read_into(&file, info, std::mem::take(&mut b.values))).map_err(|e| format!("{path}: {e}"))?;
-    let scanned = scan(&info.name, &info.stored, slots, training, seed, &t, &mut b.outputs);
-    b.values = t.values;
-    Ok(scanned)
+    block_on(read_and_scan(&file, info, slots, run, b)).map_err(|e| format!("{path}: {e}"))
 }
 
 fn db(v: f64, output: Output) -> String {

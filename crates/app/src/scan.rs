@@ -13,7 +13,7 @@ use super::model::Model;
 use super::tensor::{FileSource, Opened, Status, pick};
 use js_sys::Uint8Array;
 use qscope_explore::formats::labels;
-use qscope_explore::scan::{Job, Scanned, SortBy, pooled, scan, sorted};
+use qscope_explore::scan::{Buffers, Job, Scanned, SortBy, pooled, read_and_scan, sorted};
 use qscope_explore::wire::{decode, encode};
 use wasm_bindgen::JsValue;
 use web_sys::Worker;
@@ -21,7 +21,6 @@ use web_sys::Worker;
 use super::offpage::spawn_worker;
 use super::worker::{field, message};
 use qscope_explore::tensor::{PAGE_LIMIT, fmt_count, shape_text};
-use qscope_tensors::read;
 
 /// The scan's progress: tensors done of those scanned.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -117,18 +116,15 @@ pub fn TensorScan(
         }
         spawn_local(async move {
             let src = FileSource(o.file.clone());
-            // One buffer for every tensor's outputs: wasm memory only grows.
-            let mut scratch = Vec::new();
+            // One set of buffers for every tensor: wasm memory only grows.
+            let mut buffers = Buffers::default();
             for (k, info) in tensors.iter().enumerate() {
                 next_frame().await;
                 if cancel.get_untracked() {
                     break;
                 }
-                match read(&src, info).await {
-                    Ok(t) => {
-                        let s = scan(&info.name, &info.stored, &slots, training, seed, &t, &mut scratch);
-                        rows.update(|r| r.push(s));
-                    }
+                match read_and_scan(&src, info, &slots, (training, seed), &mut buffers).await {
+                    Ok(s) => rows.update(|r| r.push(s)),
                     Err(e) => status.set(Status::Problem(format!("{}: {e}", o.file.name()))),
                 }
                 progress.set(Some(Progress { done: k + 1, of: tensors.len() }));

@@ -13,9 +13,9 @@ use std::cell::RefCell;
 
 use js_sys::{Array, Float32Array, Object, Reflect, Uint8Array};
 use qscope_explore::analysis::{Ask, answer};
-use qscope_explore::scan::{Job, scan};
+use qscope_explore::scan::{Buffers, Job, read_and_scan};
 use qscope_explore::wire::{decode, encode};
-use qscope_tensors::{list, read_into};
+use qscope_tensors::list;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent};
@@ -144,16 +144,14 @@ async fn scan_file(scope: &DedicatedWorkerGlobalScope, file: File, job: Result<J
     let slots = job.slots()?;
     let src = FileSource(file);
     let listing = list(&src).await?;
-    let (mut scratch, mut spare) = (Vec::new(), Vec::new());
+    let mut buffers = Buffers::default();
     for name in &job.names {
         let Some(info) = listing.find(name) else {
             let _ = scope.post_message(&message("error", &[("message", format!("{name}: not in the file").into())]));
             continue;
         };
-        match read_into(&src, info, std::mem::take(&mut spare)).await {
-            Ok(t) => {
-                let row = scan(&info.name, &info.stored, &slots, job.training, job.seed, &t, &mut scratch);
-                spare = t.values;
+        match read_and_scan(&src, info, &slots, (job.training, job.seed), &mut buffers).await {
+            Ok(row) => {
                 let _ =
                     scope.post_message(&message("scanned", &[("bytes", Uint8Array::from(&encode(&row)[..]).into())]));
             }

@@ -15,8 +15,8 @@ use super::tensor::Loaded;
 use qscope_plot::Theme;
 use qscope_plot::formats::{Comparison, FormatFigure, FormatPoint};
 use qscope_plot::svg::{Scheme, Words};
-use qscope_quant::shaped::Shape;
-use qscope_quant::{Quantizer, parse};
+use qscope_quant::shaped::{Pieces, Shape};
+use qscope_quant::{Ctx, Quantizer, Report, parse};
 
 /// One quantizer of the comparison.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,8 +82,6 @@ pub fn compare_with(
     // The tensor's own Σx² and finite count, summed beside the first quantizer's error while each
     // piece is in the cache (the same lanes and order as one pass, so the same bits).
     let mut own: Option<Sums> = None;
-    let shown: Vec<String> = slots.iter().filter(|s| !s.hidden).map(|s| s.quantizer.to_string()).collect();
-    let mut names = labels(&shown).into_iter();
     let rows = slots
         .iter()
         .enumerate()
@@ -93,22 +91,33 @@ pub fn compare_with(
             // Only the error is needed: no sort for the levels used (a checkpoint's tensors are big).
             let (mut acc, mut tensor) = (Sums::default(), own.is_none().then(Sums::default));
             let reports = q.apply_pieces(values, shape, &mut context(training, seed), PIECE, scratch, |x, y| {
-                acc.add(x, Some(y));
-                if let Some(t) = tensor.as_mut() {
-                    t.add(x, None);
+                match tensor.as_mut() {
+                    Some(t) => acc.add_and_own(x, y, t),
+                    None => acc.add(x, Some(y)),
                 }
             });
             own = own.or(tensor);
             done();
-            let report = reports.into_iter().next().unwrap_or_default();
-            (slot, q, report, acc.total())
+            (slot, q, reports.into_iter().next().unwrap_or_default(), acc)
         })
         .collect::<Vec<_>>();
-    let (signal, _, finite) = own.map_or_else(|| sums(values, None), |s| s.total());
+    let own = own.map_or_else(|| sums(values, None), |s| s.total());
+    compared(slots, rows, own)
+}
+
+/// The comparison's rows from each shown slot's quantizer, first report and sums, and the
+/// tensor's own sums.
+fn compared(
+    slots: &[Slot],
+    rows: Vec<(usize, &Quantizer, Report, Sums)>,
+    (signal, _, finite): (f64, f64, usize),
+) -> Compared {
+    let shown: Vec<String> = slots.iter().filter(|s| !s.hidden).map(|s| s.quantizer.to_string()).collect();
+    let mut names = labels(&shown).into_iter();
     let rows = rows
         .into_iter()
-        .map(|(slot, q, report, total)| {
-            let (mse, sqnr_db, count) = error_of(total);
+        .map(|(slot, q, report, acc)| {
+            let (mse, sqnr_db, count) = error_of(acc.total());
             Row {
                 slot,
                 label: names.next().unwrap_or_default(),
@@ -121,6 +130,76 @@ pub fn compare_with(
         })
         .collect();
     Compared { rows, signal, finite }
+}
+
+/// [`compare_in`] fed the tensor piece by piece as it is read ([`Streamed::feed`]): each piece
+/// goes through every shown quantizer while it is in the cache, and the tensor is never held
+/// whole. The same numbers as [`compare_in`], bit for bit; only where every shown quantizer can
+/// be cut into pieces ([`Quantizer::pieces`]) and the tensor is longer than one piece.
+pub struct Streamed<'a> {
+    slots: &'a [Slot],
+    /// Per shown slot: its index, how it is cut, its context (kept from piece to piece), its
+    /// first report and its sums.
+    each: Vec<(usize, Pieces, Ctx, Option<Report>, Sums)>,
+    own: Sums,
+}
+
+/// The longest piece a [`Streamed`] comparison is fed (the least common multiple of the
+/// quantizers' pieces): 4 MB of float32.
+const STREAMED_MAX: usize = 1 << 20;
+
+impl<'a> Streamed<'a> {
+    /// The comparison of a tensor of `shape`, and the length of the pieces to feed it; `None`
+    /// where it must see the whole tensor ([`compare_in`]).
+    pub fn new(slots: &'a [Slot], training: bool, seed: u64, shape: &Shape) -> Option<(Streamed<'a>, usize)> {
+        let elements: usize = shape.dims.iter().product();
+        let mut len = 1usize;
+        let mut each = Vec::new();
+        for (slot, s) in slots.iter().enumerate().filter(|(_, s)| !s.hidden) {
+            let pieces = s.quantizer.pieces(shape, training, PIECE)?;
+            len = lcm(len, pieces.len).filter(|&l| l <= STREAMED_MAX)?;
+            each.push((slot, pieces, context(training, seed), None, Sums::default()));
+        }
+        (elements > PIECE && !each.is_empty()).then_some((Streamed { slots, each, own: Sums::default() }, len))
+    }
+
+    /// The next piece of the tensor, in order: [`Streamed::new`]'s length (the last may be
+    /// shorter).
+    pub fn feed(&mut self, x: &[f32], scratch: &mut Vec<f32>) {
+        let Streamed { slots, each, own } = self;
+        for (k, (slot, pieces, ctx, first, acc)) in each.iter_mut().enumerate() {
+            let q = &slots[*slot].quantizer;
+            scratch.resize(pieces.len.min(x.len()), 0.0);
+            for xp in x.chunks(pieces.len) {
+                let yp = &mut scratch[..xp.len()];
+                let report = q.apply_piece(pieces, xp, yp, ctx);
+                first.get_or_insert(report);
+                // The tensor's own sums beside the first quantizer's, as in [`compare_in`].
+                if k == 0 { acc.add_and_own(xp, yp, own) } else { acc.add(xp, Some(yp)) }
+            }
+        }
+    }
+
+    /// The comparison of every piece fed.
+    pub fn finish(self) -> Compared {
+        let rows = self
+            .each
+            .into_iter()
+            .map(|(slot, _, _, first, acc)| (slot, &self.slots[slot].quantizer, first.unwrap_or_default(), acc))
+            .collect();
+        compared(self.slots, rows, self.own.total())
+    }
+}
+
+/// The least common multiple, `None` when it overflows.
+fn lcm(a: usize, b: usize) -> Option<usize> {
+    let gcd = |mut a: usize, mut b: usize| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    (a / gcd(a, b)).checked_mul(b)
 }
 
 /// Short names for `specs` on the figure: each spec without its namespace and spaces, and,

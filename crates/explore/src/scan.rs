@@ -2,12 +2,12 @@
 //! the SQNR over every element scanned (signal and noise summed over the tensors). `qscope scan`
 //! and the page's "Scan all tensors" compute the same rows here; the page sorts them.
 
-use crate::formats::compare_in;
+use crate::formats::{Compared, Streamed, compare_in};
 use crate::state::Slot;
 use crate::wire_struct;
 use qscope_quant::parse;
 use qscope_quant::shaped::Shape;
-use qscope_tensors::Tensor;
+use qscope_tensors::{Info, Source, Tensor, read_into, read_pieces};
 
 /// A scan as the page's worker runs it: the tensors by name, in order, and the compared slots
 /// (each slot's spec and whether it is hidden).
@@ -63,13 +63,55 @@ pub fn scan(
     scratch: &mut Vec<f32>,
 ) -> Scanned {
     let (values, shape) = (&tensor.values[..], Shape::new(tensor.shape.clone()));
-    let compared = compare_in(slots, training, seed, values, &shape, scratch);
+    scanned(
+        name,
+        dtype,
+        shape.dims.clone(),
+        values.len() as u64,
+        compare_in(slots, training, seed, values, &shape, scratch),
+    )
+}
+
+/// A scan's memory, kept from tensor to tensor: the system is asked for pages once, not for
+/// every tensor.
+#[derive(Default)]
+pub struct Buffers {
+    /// A tensor's values (whole, or the piece being fed).
+    values: Vec<f32>,
+    /// The quantized outputs.
+    outputs: Vec<f32>,
+}
+
+/// The tensor `info` of `src`, read and scanned: fed to a [`Streamed`] comparison as it is read
+/// where every quantizer can take it in pieces (the tensor never held as float32), else read
+/// whole ([`scan`]); the same numbers either way.
+pub async fn read_and_scan<S: Source + ?Sized>(
+    src: &S,
+    info: &Info,
+    slots: &[Slot],
+    (training, seed): (bool, u64),
+    b: &mut Buffers,
+) -> Result<Scanned, String> {
+    let shape = Shape::new(info.shape.clone());
+    if let Some((mut streamed, piece)) = Streamed::new(slots, training, seed, &shape) {
+        let outputs = &mut b.outputs;
+        if read_pieces(src, info, piece, &mut b.values, |x| streamed.feed(x, outputs)).await? {
+            return Ok(scanned(&info.name, &info.stored, shape.dims, info.elements, streamed.finish()));
+        }
+    }
+    let t = read_into(src, info, std::mem::take(&mut b.values)).await?;
+    let row = scan(&info.name, &info.stored, slots, training, seed, &t, &mut b.outputs);
+    b.values = t.values;
+    Ok(row)
+}
+
+fn scanned(name: &str, dtype: &str, shape: Vec<usize>, elements: u64, compared: Compared) -> Scanned {
     let (rows, signal, count) = (compared.rows, compared.signal, compared.finite);
     Scanned {
         name: name.into(),
-        shape: shape.dims.clone(),
+        shape,
         dtype: dtype.into(),
-        elements: values.len() as u64,
+        elements,
         sqnr: rows.iter().map(|r| r.sqnr_db).collect(),
         signal,
         noise: rows.iter().map(|r| r.mse * count as f64).collect(),
@@ -119,6 +161,7 @@ pub fn sorted(rows: &[Scanned], by: SortBy) -> Vec<&Scanned> {
 mod tests {
     use super::*;
     use crate::wire::{decode, encode};
+    use qscope_tensors::{block_on, list};
 
     fn slots() -> Vec<Slot> {
         vec![Slot::new(parse("bnb.nf4").unwrap()), Slot::new(parse("ml_dtypes.float8_e4m3fn").unwrap())]
@@ -143,6 +186,70 @@ mod tests {
         assert_eq!(back.slots().unwrap()[1].quantizer, parse("ml_dtypes.float8_e4m3fn").unwrap());
         let row = scan("a", "BF16", &slots(), true, 0, &tensor(vec![16, 16], 1.0), &mut Vec::new());
         assert_eq!(decode::<Scanned>(&encode(&row)).unwrap(), row);
+    }
+
+    /// A safetensors file of one float32 tensor.
+    fn file(t: &Tensor) -> Vec<u8> {
+        let mut json = format!(
+            "{{\"w\":{{\"dtype\":\"F32\",\"shape\":{:?},\"data_offsets\":[0,{}]}}}}",
+            t.shape,
+            t.values.len() * 4
+        );
+        while json.len() % 8 != 0 {
+            json.push(' ');
+        }
+        let mut f = (json.len() as u64).to_le_bytes().to_vec();
+        f.extend(json.bytes());
+        f.extend(t.values.iter().flat_map(|v| v.to_le_bytes()));
+        f
+    }
+
+    #[test]
+    fn a_tensor_fed_piece_by_piece_as_it_is_read_gives_the_whole_tensors_bits() {
+        let specs = [
+            "ml_dtypes.float8_e4m3fn",
+            "bnb.nf4",
+            "torchao.mx(elem_dtype='fp4_e2m1')",
+            "torchao.affine(mapping_type='asymmetric',group_size=32)",
+            "larq.ste_sign",
+        ];
+        let mut slots: Vec<Slot> = specs.iter().map(|s| Slot::new(parse(s).unwrap())).collect();
+        slots[3].hidden = true;
+        // Rows of 1024 and of 11008 (an LLM's MLP width: MX's pieces of 44,032 elements, fed
+        // 704,512 at a time, a multiple of every quantizer's pieces).
+        for (shape, fed) in [(vec![96, 1024], 16_384), (vec![3, 5, 11_008], 704_512)] {
+            let mut t = tensor(shape, 1.0);
+            t.values[5000] = f32::NAN;
+            t.values[77_777] = f32::INFINITY;
+            let f = file(&t);
+            let listing = block_on(list(&f[..])).unwrap();
+            let (_, piece) =
+                Streamed::new(&slots, true, 3, &Shape::new(t.shape.clone())).expect("every slot can be cut");
+            assert_eq!(piece, fed, "{:?}", t.shape);
+            let mut b = Buffers::default();
+            let got = block_on(read_and_scan(&f[..], &listing.tensors[0], &slots, (true, 3), &mut b)).unwrap();
+            assert!(b.values.capacity() <= fed, "held a piece at a time, never more");
+            assert_eq!(got, scan("w", "F32", &slots, true, 3, &t, &mut Vec::new()), "{:?}", t.shape);
+            assert_eq!(got.count, t.values.len() - 2);
+        }
+    }
+
+    #[test]
+    fn a_quantizer_that_needs_the_whole_tensor_reads_it_whole_with_the_same_rows() {
+        let per_channel = "qkeras.quantized_bits(4,0,1,alpha='auto')";
+        let slots = vec![Slot::new(parse("bnb.nf4").unwrap()), Slot::new(parse(per_channel).unwrap())];
+        let t = tensor(vec![64, 512], 0.3);
+        assert!(Streamed::new(&slots, true, 0, &Shape::new(t.shape.clone())).is_none());
+        let f = file(&t);
+        let listing = block_on(list(&f[..])).unwrap();
+        let got = block_on(read_and_scan(&f[..], &listing.tensors[0], &slots, (true, 0), &mut Buffers::default()));
+        assert_eq!(got.unwrap(), scan("w", "F32", &slots, true, 0, &t, &mut Vec::new()));
+    }
+
+    #[test]
+    fn a_tensor_of_one_piece_or_less_is_compared_whole() {
+        let t = tensor(vec![128], 1.0);
+        assert!(Streamed::new(&slots(), true, 0, &Shape::new(t.shape.clone())).is_none());
     }
 
     #[test]

@@ -5,6 +5,17 @@
 
 use crate::{Ctx, Layout, Quantizer, Report};
 
+/// How a tensor is cut into pieces quantized one after the other ([`Quantizer::pieces`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pieces {
+    /// Elements per piece: a multiple of the granule and of 8 (the lanes of the sums measured over it).
+    pub len: usize,
+    /// [`Quantizer::piece`]: the elements whose outputs depend on each other.
+    pub granule: usize,
+    /// Whether the granule is a row, quantized as the library quantizes a weight's rows.
+    pub rows: bool,
+}
+
 /// A row-major tensor's dimensions and its channel axis.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shape {
@@ -123,7 +134,7 @@ impl Quantizer {
 
     /// [`Quantizer::apply_shaped`] (forward only) with the outputs handed to `each` beside their
     /// inputs, in order: in pieces of about `target` elements (a multiple of [`Quantizer::piece`]
-    /// and of 4, the last piece excepted) where the quantizer allows it, so that the outputs and
+    /// and of 8, the last piece excepted) where the quantizer allows it, so that the outputs and
     /// whatever `each` computes from them stay in the cache; else once for the whole tensor.
     /// `y` is scratch space. Returns the first piece's reports.
     pub fn apply_pieces(
@@ -135,24 +146,36 @@ impl Quantizer {
         y: &mut Vec<f32>,
         mut each: impl FnMut(&[f32], &[f32]),
     ) -> Vec<Report> {
-        let Some(granule) = self.piece(shape, ctx.training).filter(|&g| g > 0 && x.len() > target) else {
+        let Some(pieces) = self.pieces(shape, ctx.training, target).filter(|_| x.len() > target) else {
             y.resize(x.len(), 0.0);
             let reports = self.apply_shaped(x, shape, &mut y[..x.len()], None, ctx);
             each(x, &y[..x.len()]);
             return reports;
         };
-        let unit = granule.saturating_mul(4);
-        let len = unit.saturating_mul((target / unit).max(1));
-        let rows = self.seen_shape(shape).dims.len() >= 2 && self.layout() == Layout::Rows;
-        y.resize(len.min(x.len()), 0.0);
+        y.resize(pieces.len.min(x.len()), 0.0);
         let mut first = None;
-        for xp in x.chunks(len) {
+        for xp in x.chunks(pieces.len) {
             let yp = &mut y[..xp.len()];
-            let report = if rows { self.apply_rows(xp, granule, yp, None, ctx) } else { self.apply(xp, yp, None, ctx) };
+            let report = self.apply_piece(&pieces, xp, yp, ctx);
             first.get_or_insert(report);
             each(xp, yp);
         }
         first.into_iter().collect()
+    }
+
+    /// How [`Quantizer::apply_pieces`] cuts a tensor of `shape` into pieces of about `target`
+    /// elements, or `None` where the quantizer needs the whole tensor at once.
+    pub fn pieces(&self, shape: &Shape, training: bool, target: usize) -> Option<Pieces> {
+        let granule = self.piece(shape, training).filter(|&g| g > 0)?;
+        let unit = granule.saturating_mul(8);
+        let rows = self.seen_shape(shape).dims.len() >= 2 && self.layout() == Layout::Rows;
+        Some(Pieces { len: unit.saturating_mul((target / unit).max(1)), granule, rows })
+    }
+
+    /// One piece of [`Quantizer::pieces`] (`x` a whole number of its granules, the last piece
+    /// excepted), forward only: what the whole tensor's outputs are over these elements.
+    pub fn apply_piece(&self, pieces: &Pieces, x: &[f32], y: &mut [f32], ctx: &mut Ctx) -> Report {
+        if pieces.rows { self.apply_rows(x, pieces.granule, y, None, ctx) } else { self.apply(x, y, None, ctx) }
     }
 
     /// Rows along a channel axis that is not the last: each `(channels × inner)` slab transposed

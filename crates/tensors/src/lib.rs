@@ -142,6 +142,9 @@ pub async fn list<S: Source + ?Sized>(src: &S) -> Result<Listing, String> {
 /// Bytes read and converted at a time: the whole tensor's bytes are never held at once.
 pub const CHUNK: usize = 1 << 20;
 
+/// Elements converted at a time by [`read_into`]: 64 KB of float32, in the core's own cache.
+const DECODED: usize = 1 << 14;
+
 /// Reads one tensor's bytes — only those — and converts them to float32, row-major.
 pub async fn read<S: Source + ?Sized>(src: &S, info: &Info) -> Result<Tensor, String> {
     read_into(src, info, Vec::new()).await
@@ -164,10 +167,13 @@ pub async fn read_into<S: Source + ?Sized>(src: &S, info: &Info, spare: Vec<f32>
             while at < len {
                 let k = step.min(len - at);
                 src.read_to(offset + at as u64, k, &mut bytes).await?;
-                let start = values.len();
-                info.dtype.decode(info.endian, &bytes, &mut values);
-                // Counted while the chunk is in the cache.
-                not_finite += count_not_finite(&values[start..]);
+                // Converted and counted a cache-sized piece at a time, so the count reads values
+                // still in the cache.
+                for piece in bytes.chunks(DECODED * info.dtype.size()) {
+                    let start = values.len();
+                    info.dtype.decode(info.endian, piece, &mut values);
+                    not_finite += count_not_finite(&values[start..]);
+                }
                 rounded += info.dtype.rounded(info.endian, &bytes);
                 at += k;
             }
@@ -184,6 +190,51 @@ pub async fn read_into<S: Source + ?Sized>(src: &S, info: &Info, spare: Vec<f32>
             Ok(finish(info, values, info.dtype.rounded(info.endian, &bytes), None))
         }
     }
+}
+
+/// The tensor's values handed to `each` in pieces of `piece` elements (the last may be shorter),
+/// in row-major order, as they are read: a scan quantizes a piece while it is in the cache and
+/// never holds the tensor as float32. `Ok(false)`, with nothing read, where the values must be
+/// reordered or inflated first ([`read`] them).
+pub async fn read_pieces<S: Source + ?Sized>(
+    src: &S,
+    info: &Info,
+    piece: usize,
+    buffer: &mut Vec<f32>,
+    mut each: impl FnMut(&[f32]),
+) -> Result<bool, String> {
+    let Location::Raw { offset } = info.location else { return Ok(false) };
+    if info.fortran && info.shape.len() > 1 {
+        return Ok(false);
+    }
+    let len = usize::try_from(info.bytes()).map_err(|_| format!("{}: too large for this machine", info.name))?;
+    if offset.checked_add(len as u64).is_none_or(|end| end > src.len()) {
+        return Err(format!("{}: its bytes run past the end of the file (truncated?)", info.name));
+    }
+    let (size, piece) = (info.dtype.size(), piece.max(1));
+    let step = CHUNK - CHUNK % size;
+    let (mut at, mut bytes) = (0, Vec::new());
+    buffer.clear();
+    buffer.reserve(piece.min(len / size));
+    while at < len {
+        let k = step.min(len - at);
+        src.read_to(offset + at as u64, k, &mut bytes).await?;
+        let mut rest = &bytes[..];
+        while !rest.is_empty() {
+            let take = ((piece - buffer.len()) * size).min(rest.len());
+            info.dtype.decode(info.endian, &rest[..take], buffer);
+            rest = &rest[take..];
+            if buffer.len() == piece {
+                each(buffer);
+                buffer.clear();
+            }
+        }
+        at += k;
+    }
+    if !buffer.is_empty() {
+        each(buffer);
+    }
+    Ok(true)
 }
 
 /// Converts a tensor's bytes (exactly [`Info::bytes`] of them) to its [`Tensor`].

@@ -12,81 +12,185 @@ pub fn sums(x: &[f32], y: Option<&[f32]>) -> (f64, f64, usize) {
     s.total()
 }
 
-/// [`sums`] accumulated piece by piece: the pairs are summed in four interleaved lanes — element
-/// i in lane i mod 4, the lanes added pairwise at the end — so four additions are in flight
-/// instead of one long chain, and pieces whose lengths are multiples of 4 (the last excepted)
-/// give the very bits of one pass over their concatenation: the same numbers on every platform,
-/// however a tensor is cut.
+/// Lanes of [`Sums`]: element i is summed in lane i mod `LANES`.
+pub const LANES: usize = 8;
+
+/// Pairs checked for NaN and infinities at a time before they are summed (a multiple of
+/// [`LANES`]; 2 KB of each side, in the L1 cache when they are summed).
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+const RUN: usize = 256;
+
+/// [`sums`] accumulated piece by piece: the pairs are summed in eight interleaved lanes — element
+/// i in lane i mod 8, the lanes added pairwise at the end — so eight additions are in flight
+/// instead of one long chain (two AVX registers of four, each add waiting only on its own lane's
+/// last), and pieces whose lengths are multiples of 8 (the last excepted) give the very bits of one
+/// pass over their concatenation: the same numbers on every platform, however a tensor is cut.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Sums {
-    signal: [f64; 4],
-    noise: [f64; 4],
-    n: [u64; 4],
+    signal: [f64; LANES],
+    noise: [f64; LANES],
+    n: [u64; LANES],
 }
 
 impl Sums {
     /// Adds the pairs of `x` and `y` (`y` absent: `x` against itself, so only Σx² and the count
-    /// grow). A piece whose length is not a multiple of 4 must be the last.
+    /// grow). A piece whose length is not a multiple of [`LANES`] must be the last.
     pub fn add(&mut self, x: &[f32], y: Option<&[f32]>) {
         let y = y.unwrap_or(x);
-        assert_eq!(x.len(), y.len(), "x and y differ in length");
-        let body = x.len() - x.len() % 4;
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        self.add_avx2(&x[..body], &y[..body]);
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
-        for (a, b) in x[..body].chunks_exact(4).zip(y[..body].chunks_exact(4)) {
-            for k in 0..4 {
-                self.add_one(k, a[k], b[k]);
-            }
+        self.pass::<false>(x, y, &mut Sums::default());
+    }
+
+    /// [`Sums::add`] of the pairs, and into `own` what `own.add(x, None)` adds (the tensor's own
+    /// Σx² and finite count), in one pass over memory: the same bits as the two passes. While
+    /// every finite x has had a finite y, `own`'s lanes are this sum's, and are copied rather
+    /// than summed again.
+    pub fn add_and_own(&mut self, x: &[f32], y: &[f32], own: &mut Sums) {
+        let bits = |v: &[f64; LANES]| v.map(f64::to_bits);
+        if bits(&own.signal) != bits(&self.signal) || own.n != self.n {
+            self.pass::<true>(x, y, own);
+            return;
         }
-        for (k, (&a, &b)) in x[body..].iter().zip(&y[body..]).enumerate() {
-            self.add_one(k, a, b);
+        let before = *self;
+        if self.pass::<false>(x, y, &mut Sums::default()) {
+            // A finite x whose y is not: its x² counts in the tensor's own sum only.
+            (own.signal, own.n) = (before.signal, before.n);
+            own.add(x, None);
+        } else {
+            (own.signal, own.n) = (self.signal, self.n);
         }
     }
 
-    /// One pair into lane `k`: zeros where either side is not finite.
+    /// Returns whether some pair was left out whose x is finite.
+    fn pass<const OWN: bool>(&mut self, x: &[f32], y: &[f32], own: &mut Sums) -> bool {
+        assert_eq!(x.len(), y.len(), "x and y differ in length");
+        let body = x.len() - x.len() % LANES;
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        let mut left_out = self.pass_avx2::<OWN>(&x[..body], &y[..body], own);
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        let mut left_out = false;
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        for (a, b) in x[..body].chunks_exact(LANES).zip(y[..body].chunks_exact(LANES)) {
+            for k in 0..LANES {
+                left_out |= self.add_one(k, a[k], b[k]);
+                if OWN {
+                    own.add_one(k, a[k], a[k]);
+                }
+            }
+        }
+        for (k, (&a, &b)) in x[body..].iter().zip(&y[body..]).enumerate() {
+            left_out |= self.add_one(k, a, b);
+            if OWN {
+                own.add_one(k, a, a);
+            }
+        }
+        left_out
+    }
+
+    /// One pair into lane `k`: zeros where either side is not finite. Returns whether the pair
+    /// was left out with a finite x.
     #[inline(always)]
-    fn add_one(&mut self, k: usize, a: f32, b: f32) {
+    fn add_one(&mut self, k: usize, a: f32, b: f32) -> bool {
         let ok = a.is_finite() && b.is_finite();
         let (a, b) = if ok { (f64::from(a), f64::from(b)) } else { (0.0, 0.0) };
         self.signal[k] += a * a;
         self.noise[k] += (a - b) * (a - b);
         self.n[k] += u64::from(ok);
+        !ok && a.is_finite()
     }
 
-    /// [`Sums::add_one`] on four pairs at once, the four f64 lanes one AVX register: the same
-    /// operations in the same order per lane, so the same bits (the native build targets AVX2
-    /// where the CPU has it, .cargo/config.toml). `x.len()` is a multiple of 4.
+    /// [`Sums::add_one`] on eight pairs at once, lanes 0–3 one AVX register and lanes 4–7
+    /// another: the same operations in the same order per lane, so the same bits (the native
+    /// build targets AVX2 where the CPU has it, .cargo/config.toml); with `OWN`,
+    /// `own.add_one(k, a, a)` beside it. `x.len()` is a multiple of [`LANES`].
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    fn add_avx2(&mut self, x: &[f32], y: &[f32]) {
+    fn pass_avx2<const OWN: bool>(&mut self, x: &[f32], y: &[f32], own: &mut Sums) -> bool {
         use std::arch::x86_64::*;
         // SAFETY: this build targets AVX2 (the function exists only then); every load reads four
-        // f32 of a chunk of four, every store the four lanes of a field of four.
+        // f32 of a chunk of eight, every load and store of a field four of its eight lanes.
         unsafe {
-            let (mut signal, mut noise) = (_mm256_loadu_pd(self.signal.as_ptr()), _mm256_loadu_pd(self.noise.as_ptr()));
-            let mut n = _mm256_loadu_si256(self.n.as_ptr().cast());
+            let load = |v: &[f64; LANES], h: usize| _mm256_loadu_pd(v.as_ptr().add(4 * h));
+            let load_n = |v: &[u64; LANES], h: usize| _mm256_loadu_si256(v.as_ptr().add(4 * h).cast());
+            let mut signal = [load(&self.signal, 0), load(&self.signal, 1)];
+            let mut noise = [load(&self.noise, 0), load(&self.noise, 1)];
+            let mut n = [load_n(&self.n, 0), load_n(&self.n, 1)];
+            let mut own_signal = [load(&own.signal, 0), load(&own.signal, 1)];
+            let mut own_n = [load_n(&own.n, 0), load_n(&own.n, 1)];
             let (exponent, one) = (_mm_set1_epi32(0x7f80_0000), _mm256_set1_epi64x(1));
             let not_finite = |v: __m128| _mm_cmpeq_epi32(_mm_and_si128(_mm_castps_si128(v), exponent), exponent);
-            for (a, b) in x.chunks_exact(4).zip(y.chunks_exact(4)) {
-                let (a, b) = (_mm_loadu_ps(a.as_ptr()), _mm_loadu_ps(b.as_ptr()));
-                let bad = _mm_or_si128(not_finite(a), not_finite(b));
-                let a = _mm256_cvtps_pd(_mm_andnot_ps(_mm_castsi128_ps(bad), a));
-                let b = _mm256_cvtps_pd(_mm_andnot_ps(_mm_castsi128_ps(bad), b));
-                signal = _mm256_add_pd(signal, _mm256_mul_pd(a, a));
-                let d = _mm256_sub_pd(a, b);
-                noise = _mm256_add_pd(noise, _mm256_mul_pd(d, d));
-                // bad is −1 where either side is not finite: −1 + 1 adds nothing, 0 + 1 one.
-                n = _mm256_add_epi64(n, _mm256_add_epi64(_mm256_cvtepi32_epi64(bad), one));
+            let mut left_out = _mm_setzero_si128();
+            // A run of pairs all finite (the usual case, told by one quick pass over the run while
+            // it is in the cache) needs no masks: the same operations on the same values.
+            let finite = |v: &[f32]| {
+                let e8 = _mm256_set1_epi32(0x7f80_0000);
+                let mut any = _mm256_setzero_si256();
+                for c in v.chunks_exact(LANES) {
+                    let bits = _mm256_and_si256(_mm256_loadu_si256(c.as_ptr().cast()), e8);
+                    any = _mm256_or_si256(any, _mm256_cmpeq_epi32(bits, e8));
+                }
+                _mm256_testz_si256(any, any) == 1
+            };
+            for (xr, yr) in x.chunks(RUN).zip(y.chunks(RUN)) {
+                if finite(xr) && finite(yr) {
+                    for (a8, b8) in xr.chunks_exact(LANES).zip(yr.chunks_exact(LANES)) {
+                        for h in 0..2 {
+                            let a = _mm256_cvtps_pd(_mm_loadu_ps(a8.as_ptr().add(4 * h)));
+                            let b = _mm256_cvtps_pd(_mm_loadu_ps(b8.as_ptr().add(4 * h)));
+                            let aa = _mm256_mul_pd(a, a);
+                            if OWN {
+                                own_signal[h] = _mm256_add_pd(own_signal[h], aa);
+                            }
+                            signal[h] = _mm256_add_pd(signal[h], aa);
+                            let d = _mm256_sub_pd(a, b);
+                            noise[h] = _mm256_add_pd(noise[h], _mm256_mul_pd(d, d));
+                        }
+                    }
+                    let per_lane = _mm256_set1_epi64x((xr.len() / LANES) as i64);
+                    for h in 0..2 {
+                        n[h] = _mm256_add_epi64(n[h], per_lane);
+                        if OWN {
+                            own_n[h] = _mm256_add_epi64(own_n[h], per_lane);
+                        }
+                    }
+                    continue;
+                }
+                for (a8, b8) in xr.chunks_exact(LANES).zip(yr.chunks_exact(LANES)) {
+                    for h in 0..2 {
+                        let (a, b) = (_mm_loadu_ps(a8.as_ptr().add(4 * h)), _mm_loadu_ps(b8.as_ptr().add(4 * h)));
+                        let bad_a = not_finite(a);
+                        let bad = _mm_or_si128(bad_a, not_finite(b));
+                        left_out = _mm_or_si128(left_out, _mm_andnot_si128(bad_a, bad));
+                        if OWN {
+                            // The own sum's noise, (a − a)², is zero in every lane: only Σa² and the count.
+                            let a = _mm256_cvtps_pd(_mm_andnot_ps(_mm_castsi128_ps(bad_a), a));
+                            own_signal[h] = _mm256_add_pd(own_signal[h], _mm256_mul_pd(a, a));
+                            own_n[h] = _mm256_add_epi64(own_n[h], _mm256_add_epi64(_mm256_cvtepi32_epi64(bad_a), one));
+                        }
+                        let a = _mm256_cvtps_pd(_mm_andnot_ps(_mm_castsi128_ps(bad), a));
+                        let b = _mm256_cvtps_pd(_mm_andnot_ps(_mm_castsi128_ps(bad), b));
+                        signal[h] = _mm256_add_pd(signal[h], _mm256_mul_pd(a, a));
+                        let d = _mm256_sub_pd(a, b);
+                        noise[h] = _mm256_add_pd(noise[h], _mm256_mul_pd(d, d));
+                        // bad is −1 where either side is not finite: −1 + 1 adds nothing, 0 + 1 one.
+                        n[h] = _mm256_add_epi64(n[h], _mm256_add_epi64(_mm256_cvtepi32_epi64(bad), one));
+                    }
+                }
             }
-            _mm256_storeu_pd(self.signal.as_mut_ptr(), signal);
-            _mm256_storeu_pd(self.noise.as_mut_ptr(), noise);
-            _mm256_storeu_si256(self.n.as_mut_ptr().cast(), n);
+            for h in 0..2 {
+                _mm256_storeu_pd(self.signal.as_mut_ptr().add(4 * h), signal[h]);
+                _mm256_storeu_pd(self.noise.as_mut_ptr().add(4 * h), noise[h]);
+                _mm256_storeu_si256(self.n.as_mut_ptr().add(4 * h).cast(), n[h]);
+                if OWN {
+                    _mm256_storeu_pd(own.signal.as_mut_ptr().add(4 * h), own_signal[h]);
+                    _mm256_storeu_si256(own.n.as_mut_ptr().add(4 * h).cast(), own_n[h]);
+                }
+            }
+            _mm_movemask_epi8(left_out) != 0
         }
     }
 
-    /// `(Σx², Σ(x − y)², count)`.
+    /// `(Σx², Σ(x − y)², count)`: the lanes added pairwise.
     pub fn total(&self) -> (f64, f64, usize) {
-        let total = |v: [f64; 4]| (v[0] + v[1]) + (v[2] + v[3]);
+        let total = |v: [f64; LANES]| ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
         (total(self.signal), total(self.noise), self.n.iter().sum::<u64>() as usize)
     }
 }
@@ -214,11 +318,11 @@ mod tests {
     }
 
     #[test]
-    fn pieces_of_multiples_of_four_sum_the_bits_of_one_pass() {
+    fn pieces_of_multiples_of_eight_sum_the_bits_of_one_pass() {
         let x: Vec<f32> = (0..1003).map(|i| ((i * 7919 % 101) as f32 - 50.0) * 0.037).collect();
         let mut y: Vec<f32> = x.iter().map(|v| (v * 8.0).round() / 8.0).collect();
         y[17] = f32::NAN;
-        for piece in [4, 8, 64, 1000] {
+        for piece in [8, 16, 64, 1000] {
             let mut s = Sums::default();
             for (a, b) in x.chunks(piece).zip(y.chunks(piece)) {
                 s.add(a, Some(b));
@@ -236,9 +340,30 @@ mod tests {
         body.add(&x, Some(&y));
         let mut one = Sums::default();
         for (i, (&a, &b)) in x.iter().zip(&y).enumerate() {
-            one.add_one(i % 4, a, b);
+            one.add_one(i % LANES, a, b);
         }
         assert_eq!(body, one);
+    }
+
+    #[test]
+    fn one_pass_with_the_own_sums_gives_the_bits_of_two() {
+        let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 1e-40, 3e38];
+        let x: Vec<f32> = (0..1001).map(|i| ((i * 7919 % 101) as f32 - 50.0) * 0.037).chain(specials).collect();
+        let round = |v: &f32| (v * 8.0).round() / 8.0;
+        // y finite wherever x is; y not finite at a finite x in the first piece, in a later one.
+        let mut ys: Vec<Vec<f32>> = vec![x.iter().map(round).collect(), x.iter().rev().map(round).collect()];
+        ys.push(x.iter().map(round).collect());
+        ys[2][700] = f32::NAN;
+        for y in &ys {
+            let (mut pairs, mut own) = (Sums::default(), Sums::default());
+            for (a, b) in x.chunks(64).zip(y.chunks(64)) {
+                pairs.add_and_own(a, b, &mut own);
+            }
+            let (mut two, mut alone) = (Sums::default(), Sums::default());
+            two.add(&x, Some(y));
+            alone.add(&x, None);
+            assert_eq!((pairs, own), (two, alone));
+        }
     }
 
     #[test]

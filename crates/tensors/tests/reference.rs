@@ -8,7 +8,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use proptest::prelude::*;
-use qscope_tensors::{Format, Listing, block_on, list, read};
+use qscope_tensors::{Format, Listing, block_on, list, read, read_pieces};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/tensors")
@@ -91,6 +91,34 @@ fn every_fixture_tensor_reads_to_the_packages_float32_bits() {
         let nan = e.bits.iter().filter(|b| f32::from_bits(**b).is_nan()).count();
         assert_eq!(t.nan, nan, "{}:{}", e.file, e.name);
     }
+}
+
+#[test]
+fn read_in_pieces_every_streamable_fixture_tensor_gives_reads_values_in_order() {
+    let mut streamed = 0;
+    for e in expected() {
+        let (bytes, listing) = open(&e.file);
+        let info = listing.find(&e.name).unwrap();
+        let whole = block_on(read(&bytes[..], info)).unwrap().values;
+        for piece in [1, 3, 4096] {
+            let (mut got, mut lens, mut buffer) = (Vec::new(), Vec::new(), vec![9.0]);
+            let read = block_on(read_pieces(&bytes[..], info, piece, &mut buffer, |xs| {
+                lens.push(xs.len());
+                got.extend_from_slice(xs);
+            }))
+            .unwrap();
+            if !read {
+                assert!(got.is_empty() && (info.fortran || e.file.ends_with(".npz")), "{}:{}", e.file, e.name);
+                continue;
+            }
+            streamed += 1;
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&whole), "{}:{} in pieces of {piece}", e.file, e.name);
+            let (last, full) = lens.split_last().map_or((0, &[][..]), |(l, f)| (*l, f));
+            assert!(full.iter().all(|&n| n == piece) && last <= piece, "{}:{}: {lens:?}", e.file, e.name);
+        }
+    }
+    assert!(streamed >= 100, "{streamed} streamed reads");
 }
 
 #[test]
