@@ -42,6 +42,15 @@ struct Layout {
     height: u32,
 }
 
+/// How wide `text` is drawn in `style`, in device pixels.
+pub(super) fn width<DB: DrawingBackend, C: CoordTranslate>(
+    area: &DrawingArea<DB, C>,
+    text: &str,
+    style: &TextStyle,
+) -> f64 {
+    area.estimate_text_size(text, style).map(|(w, _)| w as f64).unwrap_or(0.0)
+}
+
 fn text_width<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, text: &str, style: &TextStyle) -> f64 {
     area.estimate_text_size(text, style).map(|(w, _)| w as f64).unwrap_or(0.0)
 }

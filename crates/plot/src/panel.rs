@@ -7,6 +7,7 @@ use std::ops::Range;
 use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{BoldPoints, Ranged};
+use plotters::coord::types::RangedCoordf32;
 use plotters::prelude::*;
 use plotters::style::FontTransform;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -247,16 +248,17 @@ pub(super) fn draw<DB: Dashes>(
         .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
     // Tick values come from float arithmetic: −5.55e−17 means 0.
     let fmt_x = |v: &f32| fmt_number(snap(*v, x_hi - x_lo));
+    let (x_count, y_count) = tick_counts(&chart, &fmt_x, style);
     // The grid and the x axis are plotters'; the y axis is drawn by [`y_axis`], with room for
     // the level ticks between its line and its labels.
     themed_mesh(&mut chart.configure_mesh(), style)
-        .x_labels(9)
-        .y_labels(Y_TICKS)
+        .x_labels(x_count)
+        .y_labels(y_count)
         .disable_y_axis()
         .x_label_formatter(&fmt_x)
         .x_desc("x")
         .draw()?;
-    let y_ticks: Vec<f32> = chart.as_coord_spec().y_spec().key_points(BoldPoints(Y_TICKS));
+    let y_ticks: Vec<f32> = chart.as_coord_spec().y_spec().key_points(BoldPoints(y_count));
 
     let base = area.get_base_pixel();
     let corner = |x: f32, y: f32| {
@@ -289,6 +291,32 @@ pub(super) fn draw<DB: Dashes>(
         crosshair(area, panel, curves, &frame, ch.x, style)?;
     }
     Ok(frame)
+}
+
+/// How many labelled ticks each axis gets: the most (up to 9 on x, [`Y_TICKS`] on y) whose
+/// labels fit the plot side by side without touching — on a small or a presented panel (large
+/// type) fewer, never labels running into each other.
+fn tick_counts<DB: DrawingBackend>(
+    chart: &ChartContext<'_, DB, Cartesian2d<RangedCoordf32, RangedCoordf32>>,
+    fmt_x: &dyn Fn(&f32) -> String,
+    style: &Style,
+) -> (usize, usize) {
+    let area = chart.plotting_area();
+    let (w, h) = area.dim_in_pixel();
+    let label = style.text(12.0, style.theme.muted);
+    let gap = style.f(10.0);
+    let x_fits = |n: usize| {
+        let ticks = chart.as_coord_spec().x_spec().key_points(BoldPoints(n));
+        let widest = ticks.iter().map(|v| legend::width(area, &fmt_x(v), &label)).fold(0.0, f64::max);
+        ticks.len() as f64 * (widest + gap) <= w as f64
+    };
+    let y_fits = |n: usize| {
+        let ticks = chart.as_coord_spec().y_spec().key_points(BoldPoints(n));
+        ticks.len() as f64 * style.f(12.0 * 1.5) <= h as f64
+    };
+    let x = (2..=9).rev().find(|&n| x_fits(n)).unwrap_or(2);
+    let y = (2..=Y_TICKS).rev().find(|&n| y_fits(n)).unwrap_or(2);
+    (x, y)
 }
 
 /// The crosshair at `x` over a panel drawn in `frame`: a vertical line, an open dot on every
