@@ -99,6 +99,9 @@ pub const EXPLORER_PARTS: [&str; 10] =
 /// Trainer elements a step may highlight (besides `control:NAME`).
 pub const TRAIN_PARTS: [&str; 8] = ["boundary", "curves", "network", "weights", "flips", "pace", "batch", "controls"];
 
+/// A step's own keys, besides its view's.
+pub const LESSON_KEYS: [&str; 4] = ["view", "highlight", "task", "done"];
+
 /// The explorer's hash keys.
 pub const EXPLORER_KEYS: [&str; 8] = ["q", "x", "mode", "seed", "sample", "hide", "sel", "pin"];
 
@@ -295,15 +298,12 @@ fn settings(block: &format::Block, at: &mut impl FnMut(usize, String)) -> Settin
             "highlight" => highlight = Some((*line, value)),
             "task" => task = Some((*line, value)),
             "done" => done = Some((*line, value)),
+            // The match above names every key of LESSON_KEYS.
             _ => s.pairs.push((key.clone(), value.clone())),
         }
     }
-    let lines: Vec<usize> = block
-        .entries
-        .iter()
-        .filter(|(_, k, _)| !matches!(k.as_str(), "view" | "highlight" | "task" | "done"))
-        .map(|e| e.0)
-        .collect();
+    let lines: Vec<usize> =
+        block.entries.iter().filter(|(_, k, _)| !LESSON_KEYS.contains(&k.as_str())).map(|e| e.0).collect();
     check_pairs(&s, &lines, block.line, at);
     if let Some((line, value)) = highlight {
         match parse_highlight(value, &s) {
@@ -340,8 +340,31 @@ fn check_pairs(s: &Settings, lines: &[usize], block_line: usize, at: &mut impl F
         }
         let line = pair.and_then(|i| lines.get(i).copied()).unwrap_or(block_line);
         let key = pair.map(|i| s.pairs[i].0.as_str());
-        at(line, format!("{problem}{}", other_view_hint(s.view, key, &problem)));
+        let hint = other_view_hint(s.view, key, &problem);
+        at(line, format!("{}{hint}", with_lesson_keys(problem, key, s.view)));
     }
+}
+
+/// An unknown key's message with the lesson's own keys beside the view's: a did-you-mean among
+/// them too (`hilight` → `highlight`), and both lists.
+fn with_lesson_keys(problem: String, key: Option<&str>, view: View) -> String {
+    let Some(key) = key.filter(|_| problem.starts_with("unknown key '") || problem.ends_with(": unknown key")) else {
+        return problem;
+    };
+    let (mut head, view_keys) = match problem.rfind(" (keys: ") {
+        Some(open) => {
+            (problem[..open].to_string(), problem[open + " (keys: ".len()..].trim_end_matches(')').to_string())
+        }
+        None => (problem.clone(), hash_keys().join(", ")),
+    };
+    if !head.contains("did you mean") {
+        let all = LESSON_KEYS.iter().copied().chain(view_keys.split(", "));
+        if let Some(k) = did_you_mean(key, all) {
+            head.push_str(&format!("; did you mean '{k}'?"));
+        }
+    }
+    let name = if view == View::Train { "trainer" } else { "explorer" };
+    format!("{head} (lesson keys: {}; {name} keys: {view_keys})", LESSON_KEYS.join(", "))
 }
 
 /// A hint when a key of the other view is used: the usual slip in a lesson.
