@@ -46,6 +46,7 @@ code { background: #f3f4f6; padding: 0 .2em; border-radius: 3px; }
 pre { background: #f3f4f6; padding: .6rem .8rem; overflow-x: auto; }
 pre code { padding: 0; }
 math[display=block] { margin: .6rem 0; }
+mrow.overline { border-top: .07em solid currentColor; padding-top: .08em; }
 .link { font-size: .85rem; color: #5c636e; overflow-wrap: anywhere; }
 .link code { background: none; }
 footer { margin-top: 2rem; font-size: .8rem; color: #5c636e; }

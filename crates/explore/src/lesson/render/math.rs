@@ -37,7 +37,8 @@ enum Node {
         sub: Option<Box<Node>>,
         sup: Option<Box<Node>>,
     },
-    Accent(Box<Node>, &'static str),
+    /// A base, its mark, and whether the mark stretches over the whole base.
+    Accent(Box<Node>, &'static str, bool),
     Space(&'static str),
     /// Nothing to draw (`\!`, `\displaystyle`, `\left.`): left out of its row.
     Nothing,
@@ -261,8 +262,8 @@ impl Parser {
                 Symbol::Nothing => Node::Nothing,
             });
         }
-        if let Some((_, mark)) = ACCENTS.iter().find(|(n, _)| *n == name) {
-            return Ok(Node::Accent(Box::new(self.argument('\\')?), mark));
+        if let Some((_, mark, wide)) = ACCENTS.iter().find(|(n, _, _)| *n == name) {
+            return Ok(Node::Accent(Box::new(self.argument('\\')?), mark, *wide));
         }
         match name.as_str() {
             "frac" | "dfrac" | "tfrac" => {
@@ -412,10 +413,15 @@ fn emit(node: &Node, display: bool, out: &mut Html) {
             let parts = std::iter::once(base).chain(sub).chain(sup).map(|b| &**b);
             wrap(tag, &[], parts, display, out);
         }
-        Node::Accent(base, mark) => {
+        // An overline drawn as the row's top border (the page's and the handout's stylesheets):
+        // a mark stretched over the base needs a font with a MATH table, which few systems have.
+        Node::Accent(base, "‾", true) => {
+            wrap(Tag::Mrow, &[("class", "overline")], std::iter::once(&**base), display, out)
+        }
+        Node::Accent(base, mark, wide) => {
             out.open(Tag::Mover, &[("accent", "true")]);
             emit(base, display, out);
-            out.leaf(Tag::Mo, &[], mark);
+            out.leaf(Tag::Mo, if *wide { &[("stretchy", "true")] } else { &[] }, mark);
             out.close(Tag::Mover);
         }
         Node::Nothing => {}

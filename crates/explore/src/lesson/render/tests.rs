@@ -116,6 +116,13 @@ fn operator_names_text_fences_and_accents() {
     assert_eq!(math("\\text{if } x"), "<mtext>if\u{a0}</mtext><mi>x</mi>");
     assert_eq!(math("\\lfloor x \\rceil"), r#"<mo stretchy="false">⌊</mo><mi>x</mi><mo stretchy="false">⌉</mo>"#);
     assert_eq!(math("\\hat{x}"), r#"<mover accent="true"><mi>x</mi><mo>^</mo></mover>"#);
+    // An overline spans its whole base, the bars of |x| too (a border the stylesheets draw);
+    // \bar stays a letter's accent.
+    assert_eq!(
+        math("\\overline{|x|}"),
+        r#"<mrow class="overline"><mrow><mo stretchy="false">|</mo><mi>x</mi><mo stretchy="false">|</mo></mrow></mrow>"#
+    );
+    assert_eq!(math("\\bar{x}"), r#"<mover accent="true"><mi>x</mi><mo>‾</mo></mover>"#);
     assert_eq!(math("\\mathbb{1}"), r#"<mi mathvariant="normal">𝟙</mi>"#);
     assert_eq!(
         math("\\max(a, b)"),

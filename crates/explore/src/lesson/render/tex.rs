@@ -175,16 +175,17 @@ pub(super) fn symbol(name: &str) -> Option<Symbol> {
     }
 }
 
-/// Commands with arguments, and the accents over a base.
-pub(super) const ACCENTS: [(&str, &str); 8] = [
-    ("hat", "^"),
-    ("widehat", "^"),
-    ("tilde", "~"),
-    ("widetilde", "~"),
-    ("bar", "‾"),
-    ("overline", "‾"),
-    ("vec", "→"),
-    ("dot", "˙"),
+/// The accents over a base: the command, its mark, and whether the mark stretches over the whole
+/// base (`\overline{|x|}` spans the bars too; `\bar{x}` is a letter's accent).
+pub(super) const ACCENTS: [(&str, &str, bool); 8] = [
+    ("hat", "^", false),
+    ("widehat", "^", true),
+    ("tilde", "~", false),
+    ("widetilde", "~", true),
+    ("bar", "‾", false),
+    ("overline", "‾", true),
+    ("vec", "→", false),
+    ("dot", "˙", false),
 ];
 
 /// `\mathbb{…}` letters.
@@ -222,6 +223,6 @@ pub(super) fn all_names() -> impl Iterator<Item = &'static str> {
         .chain(OPERATORS.iter().map(|(n, _)| *n))
         .chain(FUNCTIONS.iter().copied())
         .chain(OTHERS.iter().map(|(n, _)| *n).filter(|n| n.len() > 1))
-        .chain(ACCENTS.iter().map(|(n, _)| *n))
+        .chain(ACCENTS.iter().map(|(n, _, _)| *n))
         .chain(WITH_ARGUMENTS.iter().copied())
 }
