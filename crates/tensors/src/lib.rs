@@ -153,20 +153,14 @@ pub async fn read<S: Source + ?Sized>(src: &S, info: &Info) -> Result<Tensor, St
 /// [`read`] into `spare`'s memory (cleared first): a scan reading tensor after tensor keeps one
 /// buffer instead of asking the system for fresh pages each time.
 pub async fn read_into<S: Source + ?Sized>(src: &S, info: &Info, spare: Vec<f32>) -> Result<Tensor, String> {
-    let len = usize::try_from(info.bytes()).map_err(|_| format!("{}: too large for this machine", info.name))?;
+    let len = byte_len(info)?;
     let mut values = spare;
     values.clear();
     match info.location {
         Location::Raw { offset } => {
-            if offset.checked_add(len as u64).is_none_or(|end| end > src.len()) {
-                return Err(format!("{}: its bytes run past the end of the file (truncated?)", info.name));
-            }
             values.reserve(len / info.dtype.size());
-            let step = CHUNK - CHUNK % info.dtype.size();
-            let (mut at, mut rounded, mut bytes, mut not_finite) = (0, 0, Vec::new(), 0);
-            while at < len {
-                let k = step.min(len - at);
-                src.read_to(offset + at as u64, k, &mut bytes).await?;
+            let (mut rounded, mut not_finite) = (0, 0);
+            raw_chunks(src, info, offset, len, |bytes| {
                 // Converted and counted a cache-sized piece at a time, so the count reads values
                 // still in the cache.
                 for piece in bytes.chunks(DECODED * info.dtype.size()) {
@@ -174,9 +168,9 @@ pub async fn read_into<S: Source + ?Sized>(src: &S, info: &Info, spare: Vec<f32>
                     info.dtype.decode(info.endian, piece, &mut values);
                     not_finite += count_not_finite(&values[start..]);
                 }
-                rounded += info.dtype.rounded(info.endian, &bytes);
-                at += k;
-            }
+                rounded += info.dtype.rounded(info.endian, bytes);
+            })
+            .await?;
             Ok(finish(info, values, rounded, Some(not_finite)))
         }
         Location::Deflated { offset, compressed, skip } => {
@@ -207,19 +201,11 @@ pub async fn read_pieces<S: Source + ?Sized>(
     if info.fortran && info.shape.len() > 1 {
         return Ok(false);
     }
-    let len = usize::try_from(info.bytes()).map_err(|_| format!("{}: too large for this machine", info.name))?;
-    if offset.checked_add(len as u64).is_none_or(|end| end > src.len()) {
-        return Err(format!("{}: its bytes run past the end of the file (truncated?)", info.name));
-    }
+    let len = byte_len(info)?;
     let (size, piece) = (info.dtype.size(), piece.max(1));
-    let step = CHUNK - CHUNK % size;
-    let (mut at, mut bytes) = (0, Vec::new());
     buffer.clear();
     buffer.reserve(piece.min(len / size));
-    while at < len {
-        let k = step.min(len - at);
-        src.read_to(offset + at as u64, k, &mut bytes).await?;
-        let mut rest = &bytes[..];
+    raw_chunks(src, info, offset, len, |mut rest| {
         while !rest.is_empty() {
             let take = ((piece - buffer.len()) * size).min(rest.len());
             info.dtype.decode(info.endian, &rest[..take], buffer);
@@ -229,12 +215,40 @@ pub async fn read_pieces<S: Source + ?Sized>(
                 buffer.clear();
             }
         }
-        at += k;
-    }
+    })
+    .await?;
     if !buffer.is_empty() {
         each(buffer);
     }
     Ok(true)
+}
+
+/// The tensor's length in bytes, where this machine can address it.
+fn byte_len(info: &Info) -> Result<usize, String> {
+    usize::try_from(info.bytes()).map_err(|_| format!("{}: too large for this machine", info.name))
+}
+
+/// The `len` bytes from `offset` handed to `each` [`CHUNK`] at a time (whole elements each), after
+/// checking that they lie inside the file.
+async fn raw_chunks<S: Source + ?Sized>(
+    src: &S,
+    info: &Info,
+    offset: u64,
+    len: usize,
+    mut each: impl FnMut(&[u8]),
+) -> Result<(), String> {
+    if offset.checked_add(len as u64).is_none_or(|end| end > src.len()) {
+        return Err(format!("{}: its bytes run past the end of the file (truncated?)", info.name));
+    }
+    let step = CHUNK - CHUNK % info.dtype.size();
+    let (mut at, mut bytes) = (0, Vec::new());
+    while at < len {
+        let k = step.min(len - at);
+        src.read_to(offset + at as u64, k, &mut bytes).await?;
+        each(&bytes);
+        at += k;
+    }
+    Ok(())
 }
 
 /// Converts a tensor's bytes (exactly [`Info::bytes`] of them) to its [`Tensor`].

@@ -118,32 +118,32 @@ impl Sums {
             let (exponent, one) = (_mm_set1_epi32(0x7f80_0000), _mm256_set1_epi64x(1));
             let not_finite = |v: __m128| _mm_cmpeq_epi32(_mm_and_si128(_mm_castps_si128(v), exponent), exponent);
             let mut left_out = _mm_setzero_si128();
-            // A run of pairs all finite (the usual case, told by one quick pass over the run while
-            // it is in the cache) needs no masks: the same operations on the same values.
-            let finite = |v: &[f32]| {
-                let e8 = _mm256_set1_epi32(0x7f80_0000);
-                let mut any = _mm256_setzero_si256();
-                for c in v.chunks_exact(LANES) {
-                    let bits = _mm256_and_si256(_mm256_loadu_si256(c.as_ptr().cast()), e8);
-                    any = _mm256_or_si256(any, _mm256_cmpeq_epi32(bits, e8));
-                }
-                _mm256_testz_si256(any, any) == 1
+            // A run of pairs is first summed without masks, as if all were finite (the usual
+            // case): any NaN or infinity on either side makes Σa² or Σ(a − b)² NaN or infinite
+            // (every term is ≥ 0, and finite float32 squares cannot overflow a float64 sum), so a
+            // run whose sums stay finite had none and gave the masked loop's very bits. Otherwise
+            // the sums are put back and the run summed again with masks, still in the cache.
+            let finite = |v: &[__m256d; 2]| {
+                let (max, v) = (_mm256_set1_pd(f64::MAX), _mm256_add_pd(v[0], v[1]));
+                // Ordered ≤ is false for NaN and +∞.
+                _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(v, max)) == 0b1111
             };
             for (xr, yr) in x.chunks(RUN).zip(y.chunks(RUN)) {
-                if finite(xr) && finite(yr) {
-                    for (a8, b8) in xr.chunks_exact(LANES).zip(yr.chunks_exact(LANES)) {
-                        for h in 0..2 {
-                            let a = _mm256_cvtps_pd(_mm_loadu_ps(a8.as_ptr().add(4 * h)));
-                            let b = _mm256_cvtps_pd(_mm_loadu_ps(b8.as_ptr().add(4 * h)));
-                            let aa = _mm256_mul_pd(a, a);
-                            if OWN {
-                                own_signal[h] = _mm256_add_pd(own_signal[h], aa);
-                            }
-                            signal[h] = _mm256_add_pd(signal[h], aa);
-                            let d = _mm256_sub_pd(a, b);
-                            noise[h] = _mm256_add_pd(noise[h], _mm256_mul_pd(d, d));
+                let before = (signal, noise, own_signal);
+                for (a8, b8) in xr.chunks_exact(LANES).zip(yr.chunks_exact(LANES)) {
+                    for h in 0..2 {
+                        let a = _mm256_cvtps_pd(_mm_loadu_ps(a8.as_ptr().add(4 * h)));
+                        let b = _mm256_cvtps_pd(_mm_loadu_ps(b8.as_ptr().add(4 * h)));
+                        let aa = _mm256_mul_pd(a, a);
+                        if OWN {
+                            own_signal[h] = _mm256_add_pd(own_signal[h], aa);
                         }
+                        signal[h] = _mm256_add_pd(signal[h], aa);
+                        let d = _mm256_sub_pd(a, b);
+                        noise[h] = _mm256_add_pd(noise[h], _mm256_mul_pd(d, d));
                     }
+                }
+                if finite(&signal) && finite(&noise) {
                     let per_lane = _mm256_set1_epi64x((xr.len() / LANES) as i64);
                     for h in 0..2 {
                         n[h] = _mm256_add_epi64(n[h], per_lane);
@@ -153,6 +153,7 @@ impl Sums {
                     }
                     continue;
                 }
+                (signal, noise, own_signal) = before;
                 for (a8, b8) in xr.chunks_exact(LANES).zip(yr.chunks_exact(LANES)) {
                     for h in 0..2 {
                         let (a, b) = (_mm_loadu_ps(a8.as_ptr().add(4 * h)), _mm_loadu_ps(b8.as_ptr().add(4 * h)));
@@ -363,6 +364,35 @@ mod tests {
             two.add(&x, Some(y));
             alone.add(&x, None);
             assert_eq!((pairs, own), (two, alone));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn runs_with_a_nan_or_infinity_anywhere_sum_the_bits_of_the_pair_by_pair_loop(
+            at in proptest::collection::vec((0usize..1500, 0usize..4, proptest::bool::ANY), 0..4),
+            len in 0usize..1500,
+        ) {
+            let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 3e38];
+            let x0: Vec<f32> = (0..len).map(|i| ((i * 7919 % 101) as f32 - 50.0) * 0.037).collect();
+            let (mut x, mut y) = (x0.clone(), x0.iter().map(|v| (v * 8.0).round() / 8.0).collect::<Vec<_>>());
+            for &(i, k, on_x) in at.iter().filter(|a| a.0 < len) {
+                if on_x { x[i] = specials[k] } else { y[i] = specials[k] }
+            }
+            let mut one = Sums::default();
+            for (i, (&a, &b)) in x.iter().zip(&y).enumerate() {
+                one.add_one(i % LANES, a, b);
+            }
+            let mut body = Sums::default();
+            body.add(&x, Some(&y));
+            proptest::prop_assert_eq!(body, one);
+            let (mut pairs, mut own) = (Sums::default(), Sums::default());
+            for (a, b) in x.chunks(256).zip(y.chunks(256)) {
+                pairs.add_and_own(a, b, &mut own);
+            }
+            let mut alone = Sums::default();
+            alone.add(&x, None);
+            proptest::prop_assert_eq!((pairs, own), (one, alone));
         }
     }
 
