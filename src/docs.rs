@@ -16,7 +16,8 @@ fn command() -> Command<()> {
         name: "docs",
         about: "\
 docs writes the pages of the book that describe the code into DIR: catalogue.md (every quantizer,
-its summary and formulas), hash-keys.md (every key of a link) and cli.md (every command's --help)."
+its summary and formulas), hash-keys.md (every key of a link), cli.md (every command's --help) and tex.md (the TeX
+subset of lesson formulas)."
             .into(),
         options: Vec::new(),
         max_free: Some(1),
@@ -44,6 +45,7 @@ pub(crate) fn pages() -> Vec<(&'static str, String)> {
         ("catalogue.md", reference::catalogue_markdown()),
         ("hash-keys.md", keys::markdown()),
         ("cli.md", cli_markdown()),
+        ("tex.md", qscope_explore::lesson::render::tex::markdown()),
     ]
 }
 

@@ -43,6 +43,8 @@ figure svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
 figcaption { font-size: .9rem; color: #3a3f45; margin-top: .4rem; }
 code, pre { font-family: ui-monospace, 'SF Mono', Menlo, Consolas, monospace; font-size: .9em; }
 code { background: #f3f4f6; padding: 0 .2em; border-radius: 3px; }
+table { border-collapse: collapse; margin: 0 0 .8rem; }
+th, td { border: 1px solid #d0d4d9; padding: .15rem .5rem; text-align: left; }
 pre { background: #f3f4f6; padding: .6rem .8rem; overflow-x: auto; }
 pre code { padding: 0; }
 math[display=block] { margin: .6rem 0; }

@@ -7,7 +7,7 @@
 
 use std::io::{self, Read};
 
-use qscope_explore::lesson::{Lesson, LessonError, link};
+use qscope_explore::lesson::{Lesson, LessonError, link, lint};
 
 use crate::args::{Command, Opt};
 
@@ -21,7 +21,9 @@ const ABOUT: &str = "\
 lesson works on a classroom lesson (Markdown: `# Title`, `## Step` sections, a ```qscope block
 of key=value settings per step; see the book, Teaching with qscope).
   check    prints `ok: N steps`, or one line per problem, `FILE:LINE: step K \"title\": message`
-           (settings, quantizers, tasks, formulas), and fails
+           (settings, quantizers, tasks, formulas), and fails; warnings (`warning: …`) name
+           what opens but misleads: a task that holds when its step opens or cannot hold, a
+           highlighted control the quantizer lacks, a pin outside the x range
   link     prints `#lesson=~…` (the lesson's text, DEFLATE, base64url); --step K adds `&step=K`
   export   writes DIR/index.html: each step's text (formulas as MathML), task and figure (SVG;
            a trainer step's net trained for 200 epochs, its decision boundary), no script";
@@ -137,8 +139,14 @@ struct Invocation {
 fn check(inv: &Invocation) -> Result<(), String> {
     let src = read(&inv.file)?;
     let lesson = checked(&src).map_err(report)?;
+    let warnings = lint::warnings(&lesson);
+    for w in &warnings {
+        eprintln!("{}", locate(&src.name, &LessonError { message: format!("warning: {}", w.message), ..w.clone() }));
+    }
     let n = lesson.steps.len();
-    println!("ok: {n} step{}", if n == 1 { "" } else { "s" });
+    let w = warnings.len();
+    let also = if w == 0 { String::new() } else { format!(", {w} warning{}", if w == 1 { "" } else { "s" }) };
+    println!("ok: {n} step{}{also}", if n == 1 { "" } else { "s" });
     Ok(())
 }
 

@@ -348,9 +348,9 @@ fn a_second_qscope_block_in_a_step_is_an_error() {
 }
 
 #[test]
-fn a_qscope_block_before_the_first_step_is_an_error() {
-    let e = errors("# T\n\n```qscope\nq=ste\n```\n\n## A\n\nText.\n");
-    assert_eq!(messages(&e), "line 3: a qscope block belongs in a step (after a '## Step title')");
+fn a_qscope_block_before_the_title_is_an_error() {
+    let e = errors("```qscope\nq=ste\n```\n\n# T\n\n## A\n\nText.\n");
+    assert_eq!(messages(&e), "line 1: a qscope block belongs after the '# Title' (the lesson's defaults) or in a step");
 }
 
 #[test]

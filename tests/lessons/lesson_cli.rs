@@ -97,6 +97,19 @@ fn check_reads_standard_input_for_a_dash() {
 }
 
 #[test]
+fn check_warns_of_a_task_that_already_holds_and_still_succeeds() {
+    let text = "# T\n\n## One\n\nText.\n\n```qscope\nq=larq.ste_sign\ntask=Find it.\ndone=y(0.5) == 1\n```\n";
+    let o = qscope(&["lesson", "check", "-"], text);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "ok: 1 step, 1 warning\n");
+    assert!(
+        stderr(&o).starts_with("<stdin>:3: step 1 \"One\": warning: the task's condition (y(0.5) == 1) already holds"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn check_names_an_unknown_quantizer_with_its_line() {
     rejects("bad_quantizer.md", &[(8, "did you mean 'qkeras.quantized_bits'")]);
 }
@@ -255,7 +268,8 @@ fn every_built_in_lesson_passes_check() {
     for f in &files {
         let o = qscope(&["lesson", "check", f.to_str().unwrap()], "");
         assert!(o.status.success(), "{}:\n{}", f.display(), stderr(&o));
-        assert!(stdout(&o).starts_with("ok: "), "{}", stdout(&o));
+        assert!(stdout(&o).starts_with("ok: ") && !stdout(&o).contains("warning"), "{}", stdout(&o));
+        assert_eq!(stderr(&o), "", "{}: no warnings", f.display());
     }
 }
 

@@ -4,5 +4,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod authoring;
 mod lesson;
 mod lesson_cli;

@@ -28,7 +28,7 @@ use super::hash::{self, HashBanner};
 use qscope_explore::lesson::task::{TrainObservation, weight_levels};
 use qscope_explore::pace::{Pace, PaceClock, StepBy};
 use qscope_explore::runs::Runs;
-use qscope_explore::train::{Net, TrainParams, is_train};
+use qscope_explore::train::{TrainParams, is_train};
 
 /// Everything the Train view shares, all `Copy`.
 #[derive(Clone, Copy)]
@@ -220,21 +220,7 @@ impl Train {
 
     /// The latest metrics as the task language measures them.
     fn observe(self, weight_levels: f64) -> TrainObservation {
-        self.runs.with_value(|runs| {
-            let Some(r) = runs else { return TrainObservation { weight_levels, ..TrainObservation::default() } };
-            let acc = |net| r.latest(net).and_then(|m| m.test_acc).unwrap_or(0.0);
-            let q = r.latest(Net::Quantized);
-            TrainObservation {
-                test_acc: acc(Net::Quantized),
-                train_acc: q.and_then(|m| m.train_acc).unwrap_or(0.0),
-                test_loss: q.map_or(f64::NAN, |m| m.test_loss),
-                train_loss: q.map_or(f64::NAN, |m| m.train_loss),
-                epoch: r.q.epoch() as f64,
-                float_test_acc: acc(Net::Float),
-                twin_test_acc: r.t.as_ref().map(|_| acc(Net::Twin)),
-                weight_levels,
-            }
-        })
+        self.runs.with_value(|runs| TrainObservation::of(runs.as_ref(), weight_levels))
     }
 }
 

@@ -42,6 +42,12 @@
 //! | `task` | the "try it" instruction, one line of plain text |
 //! | `done` | the condition that ticks it ([`task`] has the language); `task` and `done` go together |
 //!
+//! **Lesson-wide defaults.** One qscope block after the `# Title`, before the first step, holds
+//! settings every step starts from: a step's block reads as if the defaults' lines of its view
+//! came first (the step's own line wins; its own `q` lines replace the defaults' `q`), and the
+//! first step starts from them even without a block. The long `hide=…` line is written once.
+//! Only view keys go there; `view`, `highlight`, `task` and `done` belong to steps.
+//!
 //! Every problem the view's parser reports is an error, as is a key given twice (except `q`).
 //! [`Lesson::parse`] never panics: it returns the lesson or every error found (the first
 //! [`MAX_ERRORS`], then how many more), each naming the
@@ -54,6 +60,7 @@
 mod format;
 mod lines;
 pub mod link;
+pub mod lint;
 pub mod render;
 pub mod task;
 
@@ -216,15 +223,19 @@ impl Lesson {
             ))]);
         }
         let (raw, mut errors) = format::split(text);
+        let defaults = raw.defaults.as_ref().map(|d| defaults(d, &mut errors));
         let mut steps = Vec::with_capacity(raw.steps.len());
         let mut previous = Settings::default();
         for (k, rs) in raw.steps.iter().enumerate() {
             let mut at = |line: usize, message: String| {
                 errors.push(LessonError { step: Some((k + 1, rs.title.clone())), line: Some(line), message });
             };
-            let settings = match &rs.block {
-                Some(block) => settings(block, &mut at),
-                None => Settings { highlight: None, task: None, ..previous.clone() },
+            // The first step starts from the lesson's defaults even without a block of its own.
+            let empty = (k == 0 && defaults.is_some()).then(|| format::Block { line: rs.line, ..Default::default() });
+            let settings = match (rs.block.as_ref().or(empty.as_ref()), &defaults) {
+                (Some(block), Some(d)) => settings(&with_defaults(block, d), &mut at),
+                (Some(block), None) => settings(block, &mut at),
+                (None, _) => Settings { highlight: None, task: None, ..previous.clone() },
             };
             previous = settings.clone();
             steps.push(Step { title: rs.title.clone(), text: rs.markdown(), line: rs.line, settings });
@@ -276,6 +287,61 @@ impl Step {
     pub fn trainer(&self) -> Option<TrainParams> {
         (self.settings.view == View::Train).then(|| TrainParams::parse(&self.settings.view_hash()).0)
     }
+}
+
+/// The lesson-wide defaults' entries that every step may take: each is a key of the explorer or
+/// the trainer with a value its view reads (a step's own keys — `view`, `highlight`, `task`,
+/// `done` — belong in steps). Each problem is an error at its line; the entry is left out.
+fn defaults(block: &format::Block, errors: &mut Vec<LessonError>) -> Vec<(usize, String, String)> {
+    let mut kept: Vec<(usize, String, String)> = Vec::new();
+    for (line, key, value) in &block.entries {
+        let mut error =
+            |message: String| errors.push(LessonError::at(*line, format!("the lesson's defaults: {message}")));
+        if let Some((first, _, _)) = kept.iter().find(|(_, k, _)| k == key).filter(|_| key != "q") {
+            error(format!("{key} is given twice (first on line {first})"));
+            continue;
+        }
+        if LESSON_KEYS.contains(&key.as_str()) {
+            error(format!("{key} belongs to a step: write it in the step's own qscope block"));
+            continue;
+        }
+        let explorer = EXPLORER_KEYS.contains(&key.as_str());
+        let trainer = hash_keys().contains(&key.as_str()) || LayerKey::parse(key).is_some();
+        let pair = format!("{}={}", encode(key), encode(value));
+        let problems = if explorer {
+            State::parse(&format!("#{pair}")).1
+        } else if trainer {
+            TrainParams::parse(&format!("#view=train&{pair}")).1
+        } else {
+            let all = EXPLORER_KEYS.iter().copied().chain(hash_keys()).chain(LESSON_KEYS);
+            let hint = did_you_mean(key, all).map(|k| format!("; did you mean '{k}'?")).unwrap_or_default();
+            vec![format!(
+                "unknown key '{}'{hint} (explorer keys: {}; trainer keys: {})",
+                shorten(key, 60),
+                EXPLORER_KEYS.join(", "),
+                hash_keys().join(", ")
+            )]
+        };
+        match problems.into_iter().next() {
+            Some(problem) => error(problem),
+            None => kept.push((*line, key.clone(), value.clone())),
+        }
+    }
+    kept
+}
+
+/// A step's block with the lesson's defaults before its own entries: those of its view (its
+/// `view=`, else the explorer) that it does not set itself (its own `q` lines replace every
+/// default `q`).
+fn with_defaults(block: &format::Block, defaults: &[(usize, String, String)]) -> format::Block {
+    let own = |key: &str| block.entries.iter().any(|(_, k, _)| k == key);
+    let train = block.entries.iter().any(|(_, k, v)| k == "view" && v == "train");
+    let fits = |key: &str| match train {
+        false => EXPLORER_KEYS.contains(&key),
+        true => hash_keys().contains(&key) || LayerKey::parse(key).is_some(),
+    };
+    let inherited = defaults.iter().filter(|(_, k, _)| fits(k) && !own(k)).cloned();
+    format::Block { entries: inherited.chain(block.entries.iter().cloned()).collect(), ..block.clone() }
 }
 
 /// A step's settings from its block; each problem goes to `at(line, message)`.

@@ -15,6 +15,8 @@ use qscope_quant::text::shorten;
 pub(super) struct Raw {
     pub title: String,
     pub summary: String,
+    /// The lesson-wide qscope block (before the first step): settings every step starts from.
+    pub defaults: Option<Block>,
     pub steps: Vec<RawStep>,
 }
 
@@ -91,10 +93,20 @@ pub(super) fn split(text: &str) -> (Raw, Vec<LessonError>) {
             match raw.steps.last_mut() {
                 Some(step) if f.qscope => {
                     if !closes {
-                        entry(step, step_no, n, line, &mut errors);
+                        let title = step.title.clone();
+                        let at =
+                            |line, message| LessonError { step: Some((step_no, title)), line: Some(line), message };
+                        entry(step.block.as_mut(), n, line, &mut errors, at);
                     }
                 }
                 Some(step) => step.text.push((n, line.to_string())),
+                None if f.qscope => {
+                    if !closes {
+                        let at =
+                            |line, message: String| LessonError::at(line, format!("the lesson's defaults: {message}"));
+                        entry(raw.defaults.as_mut(), n, line, &mut errors, at);
+                    }
+                }
                 None => summary.push((n, line.to_string())),
             }
             continue;
@@ -113,9 +125,22 @@ pub(super) fn split(text: &str) -> (Raw, Vec<LessonError>) {
                     None => step.block = Some(Block { line: n, entries: Vec::new(), full: false }),
                 },
                 Some(step) => step.text.push((n, line.to_string())),
+                // Before the first step: the lesson-wide defaults, once.
+                None if f.qscope && title_line.is_some() && raw.defaults.is_none() => {
+                    raw.defaults = Some(Block { line: n, entries: Vec::new(), full: false });
+                }
                 None => {
                     if f.qscope {
-                        errors.push(LessonError::at(n, "a qscope block belongs in a step (after a '## Step title')"));
+                        let message = match &raw.defaults {
+                            Some(first) => format!(
+                                "a lesson has one qscope block of defaults (line {}); this one belongs in a step (after a '## Step title')",
+                                first.line
+                            ),
+                            None => {
+                                "a qscope block belongs after the '# Title' (the lesson's defaults) or in a step".into()
+                            }
+                        };
+                        errors.push(LessonError::at(n, message));
                         f.qscope = false;
                     }
                     summary.push((n, line.to_string()));
@@ -209,25 +234,32 @@ const MAX_TITLE: usize = 120;
 /// times): the lines after it are one error, not read.
 pub const MAX_ENTRIES: usize = 64;
 
-/// One line of a qscope block: a comment, a blank, or `key=value`.
-fn entry(step: &mut RawStep, step_no: usize, n: usize, line: &str, errors: &mut Vec<LessonError>) {
+/// One line of a qscope block: a comment, a blank, or `key=value`; `at` makes an error at a
+/// line (of the step, or of the lesson's defaults).
+fn entry(
+    block: Option<&mut Block>,
+    n: usize,
+    line: &str,
+    errors: &mut Vec<LessonError>,
+    at: impl FnOnce(usize, String) -> LessonError,
+) {
     let t = line.trim();
     if t.is_empty() || t.starts_with('#') {
         return;
     }
     match t.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => {
-            let Some(b) = step.block.as_mut() else { return };
+            let Some(b) = block else { return };
             if b.entries.len() < MAX_ENTRIES {
                 b.entries.push((n, k.trim().to_string(), v.trim().to_string()));
             } else if !std::mem::replace(&mut b.full, true) {
                 let message = format!(
                     "a qscope block has at most {MAX_ENTRIES} settings; this line and those after it are not read"
                 );
-                errors.push(err_in(step_no, step, n, message));
+                errors.push(at(n, message));
             }
         }
-        _ => errors.push(err_in(step_no, step, n, format!("'{}': expected key=value", shorten(t, 60)))),
+        _ => errors.push(at(n, format!("'{}': expected key=value", shorten(t, 60)))),
     }
 }
 

@@ -4,10 +4,12 @@
 //! one escape function ([`escape`]). Raw HTML in a lesson is shown as text; only `http://`,
 //! `https://` and `#…` targets become links (with `rel="noopener noreferrer"`).
 //!
-//! Blocks: paragraphs (blank-line separated), `- ` bullet lists, headings (`###` inside a step:
+//! Blocks: paragraphs (blank-line separated), `- ` bullet lists, `1. ` numbered lists, tables
+//! (a `| a | b |` header row, a `|---|---|` rule, then rows), headings (`###` inside a step:
 //! bold text), fenced code blocks (shown as code). Inline: `**bold**`, `*italic*`, `` `code` ``,
 //! `[text](https://…)`, `$…$` and `$$…$$` formulas as MathML Core (the browser renders it, no
-//! math library), `\$` for a dollar.
+//! math library), `\$` for a dollar. An image (`![…](…)`) is a problem: a lesson has no files
+//! and fetches nothing.
 //!
 //! [`render_lenient`] never fails (what it cannot read shows as text), for the browser;
 //! [`problems`] lists every problem (an unknown TeX command, an unclosed `$`, unbalanced
@@ -20,7 +22,7 @@ mod inline;
 mod math;
 #[cfg(test)]
 mod tests;
-mod tex;
+pub mod tex;
 
 use std::fmt;
 
@@ -89,8 +91,16 @@ fn render(md: &str, hints: usize) -> (String, Vec<RenderError>) {
             r.out.close(Tag::Strong);
             r.out.close(Tag::P);
             r.out.newline();
-        } else if let Some(item) = bullet(line) {
+        } else if let Some(rows) = table(&lines[i - 1..]) {
+            r.flush();
+            r.table(n, &rows);
+            i += rows.len() - 1;
+        } else if let Some((item, ordered)) = item(line) {
             r.flush_paragraph();
+            if !r.list.is_empty() && r.ordered != ordered {
+                r.flush();
+            }
+            r.ordered = ordered;
             r.list.push(vec![(n, item)]);
         } else if let Some(item) = r.list.last_mut() {
             item.push((n, line.trim_start()));
@@ -110,6 +120,8 @@ struct Blocks<'a> {
     paragraph: Vec<(usize, &'a str)>,
     /// The items of an open list, each its numbered lines.
     list: Vec<Vec<(usize, &'a str)>>,
+    /// Whether the open list is numbered.
+    ordered: bool,
     /// How many more problems may carry a "did you mean".
     hints: usize,
 }
@@ -120,13 +132,31 @@ impl Blocks<'_> {
         if self.list.is_empty() {
             return;
         }
-        self.out.open(Tag::Ul, &[]);
+        let tag = if self.ordered { Tag::Ol } else { Tag::Ul };
+        self.out.open(tag, &[]);
         for item in std::mem::take(&mut self.list) {
             self.out.open(Tag::Li, &[]);
             self.inline(&item);
             self.out.close(Tag::Li);
         }
-        self.out.close(Tag::Ul);
+        self.out.close(tag);
+        self.out.newline();
+    }
+
+    /// A table whose header row is on line `first`: `rows[0]` the header, `rows[1]` the rule.
+    fn table(&mut self, first: usize, rows: &[&str]) {
+        self.out.open(Tag::Table, &[]);
+        for (k, row) in rows.iter().enumerate().filter(|(k, _)| *k != 1) {
+            let cell = if k == 0 { Tag::Th } else { Tag::Td };
+            self.out.open(Tag::Tr, &[]);
+            for text in cells(row) {
+                self.out.open(cell, &[]);
+                self.inline(&[(first + k, text.trim())]);
+                self.out.close(cell);
+            }
+            self.out.close(Tag::Tr);
+        }
+        self.out.close(Tag::Table);
         self.out.newline();
     }
 
@@ -157,12 +187,61 @@ impl Blocks<'_> {
     }
 }
 
-/// The text of a `- ` list item.
-fn bullet(line: &str) -> Option<&str> {
+/// The text of a list item, and whether it is numbered: `- text`, or `1. text` / `1) text`
+/// (up to nine digits; the list numbers its items from 1 whatever they say).
+fn item(line: &str) -> Option<(&str, bool)> {
     let body = unindent(line)?;
-    match body.strip_prefix('-') {
-        Some(rest) if rest.starts_with([' ', '\t']) => Some(rest.trim_start()),
-        Some("") => Some(""),
+    let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+    let (rest, ordered) = match digits {
+        0 => (body.strip_prefix('-')?, false),
+        1..=9 => (body[digits..].strip_prefix(['.', ')'])?, true),
+        _ => return None,
+    };
+    match rest {
+        "" => Some(("", ordered)),
+        r if r.starts_with([' ', '\t']) => Some((r.trim_start(), ordered)),
         _ => None,
     }
+}
+
+/// The lines of a table starting at `lines[0]`: a row (`| a | b |`), a rule of as many cells
+/// (`|---|:--:|`), then every row up to the first line that is not one.
+fn table<'a>(lines: &[&'a str]) -> Option<Vec<&'a str>> {
+    let row = |l: &str| unindent(l).is_some_and(|b| b.trim_start().starts_with('|'));
+    let head = *lines.first().filter(|l| row(l))?;
+    let rule = *lines.get(1)?;
+    let is_rule = cells(rule).iter().all(|c| {
+        let c = c.trim().trim_start_matches(':').trim_end_matches(':');
+        !c.is_empty() && c.bytes().all(|b| b == b'-')
+    });
+    if !row(rule) || !is_rule || cells(rule).len() != cells(head).len() {
+        return None;
+    }
+    Some(lines.iter().take_while(|l| row(l)).copied().collect())
+}
+
+/// A table row's cells: split at each `|` outside code spans and formulas (`\|` is a bar in
+/// the text), the outer bars dropped.
+fn cells(row: &str) -> Vec<&str> {
+    let row = row.trim();
+    let row = row.strip_prefix('|').unwrap_or(row);
+    let row = if row.ends_with('|') && !row.ends_with("\\|") { &row[..row.len() - 1] } else { row };
+    let (mut out, mut start, mut inside) = (Vec::new(), 0, None::<u8>);
+    let bytes = row.as_bytes();
+    let mut k = 0;
+    while k < bytes.len() {
+        match (bytes[k], inside) {
+            (b'\\', _) => k += 1,
+            (b'`' | b'$', None) => inside = Some(bytes[k]),
+            (b, Some(open)) if b == open => inside = None,
+            (b'|', None) => {
+                out.push(&row[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out.push(&row[start..]);
+    out
 }

@@ -31,8 +31,9 @@ use std::fmt;
 
 use crate::drawn;
 use crate::page::View;
+use crate::runs::Runs;
 use crate::state::{State, X_LIMIT};
-use crate::train::{TrainParams, parse_quantizer};
+use crate::train::{Net, TrainParams, parse_quantizer};
 use qscope_quant::spec::did_you_mean;
 use qscope_quant::{Levels, Quantizer};
 
@@ -518,6 +519,24 @@ pub struct TrainObservation {
 }
 
 impl TrainObservation {
+    /// What the trainer shows of `runs` at their latest epoch (before the first: the nets'
+    /// starting metrics; no runs: nothing but the weights' levels).
+    pub fn of(runs: Option<&Runs>, weight_levels: f64) -> TrainObservation {
+        let Some(r) = runs else { return TrainObservation { weight_levels, ..TrainObservation::default() } };
+        let acc = |net| r.latest(net).and_then(|m| m.test_acc).unwrap_or(0.0);
+        let q = r.latest(Net::Quantized);
+        TrainObservation {
+            test_acc: acc(Net::Quantized),
+            train_acc: q.and_then(|m| m.train_acc).unwrap_or(0.0),
+            test_loss: q.map_or(f64::NAN, |m| m.test_loss),
+            train_loss: q.map_or(f64::NAN, |m| m.train_loss),
+            epoch: r.q.epoch() as f64,
+            float_test_acc: acc(Net::Float),
+            twin_test_acc: r.t.as_ref().map(|_| acc(Net::Twin)),
+            weight_levels,
+        }
+    }
+
     /// The value of a trainer measure (None for an explorer measure, or the twin's without one).
     pub fn value(&self, m: Measure) -> Option<f64> {
         Some(match m {

@@ -8,7 +8,12 @@
 pub(super) enum Tag {
     P,
     Ul,
+    Ol,
     Li,
+    Table,
+    Tr,
+    Th,
+    Td,
     Strong,
     Em,
     Code,
@@ -31,9 +36,9 @@ pub(super) enum Tag {
 }
 
 /// The names of the tags the renderer can write (nothing else ever starts with `<` in its output).
-pub const ALLOWED_TAGS: [&str; 22] = [
-    "p", "ul", "li", "strong", "em", "code", "pre", "a", "math", "mrow", "mi", "mn", "mo", "mfrac", "msup", "msub",
-    "msubsup", "msqrt", "mover", "munder", "mtext", "mspace",
+pub const ALLOWED_TAGS: [&str; 27] = [
+    "p", "ul", "ol", "li", "table", "tr", "th", "td", "strong", "em", "code", "pre", "a", "math", "mrow", "mi", "mn",
+    "mo", "mfrac", "msup", "msub", "msubsup", "msqrt", "mover", "munder", "mtext", "mspace",
 ];
 
 impl Tag {
@@ -42,26 +47,31 @@ impl Tag {
         let i = match self {
             P => 0,
             Ul => 1,
-            Li => 2,
-            Strong => 3,
-            Em => 4,
-            Code => 5,
-            Pre => 6,
-            A => 7,
-            Math => 8,
-            Mrow => 9,
-            Mi => 10,
-            Mn => 11,
-            Mo => 12,
-            Mfrac => 13,
-            Msup => 14,
-            Msub => 15,
-            Msubsup => 16,
-            Msqrt => 17,
-            Mover => 18,
-            Munder => 19,
-            Mtext => 20,
-            Mspace => 21,
+            Ol => 2,
+            Li => 3,
+            Table => 4,
+            Tr => 5,
+            Th => 6,
+            Td => 7,
+            Strong => 8,
+            Em => 9,
+            Code => 10,
+            Pre => 11,
+            A => 12,
+            Math => 13,
+            Mrow => 14,
+            Mi => 15,
+            Mn => 16,
+            Mo => 17,
+            Mfrac => 18,
+            Msup => 19,
+            Msub => 20,
+            Msubsup => 21,
+            Msqrt => 22,
+            Mover => 23,
+            Munder => 24,
+            Mtext => 25,
+            Mspace => 26,
         };
         ALLOWED_TAGS[i]
     }

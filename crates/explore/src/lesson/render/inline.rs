@@ -89,6 +89,10 @@ impl Lexer<'_, '_> {
                 }
                 '`' => self.code(to),
                 '$' => self.math(to),
+                '!' if links && self.s[self.i..to].starts_with("![") => {
+                    self.image(to);
+                    None
+                }
                 '[' if links => self.link(to),
                 '*' => Some(self.stars(to)),
                 _ => None,
@@ -163,6 +167,17 @@ impl Lexer<'_, '_> {
         let end = self.i + delim.len();
         self.i = end;
         Some(Tok::Text(delim.into()))
+    }
+
+    /// `![alt](target)` is a problem (a lesson loads no files and fetches nothing); it stays
+    /// text, and the `!` is read as text here.
+    fn image(&mut self, to: usize) {
+        let open = self.i + 1;
+        let Some(close) = self.matching(open, '[', ']', to) else { return };
+        if self.s[close + 1..to].starts_with('(') && self.matching(close + 1, '(', ')', to).is_some() {
+            let message = "an image (![…](…)) cannot be shown: a lesson loads no files; describe it in words, or link it with […](https://…)";
+            self.problems.push(Problem { offset: self.i, message: message.into() });
+        }
     }
 
     /// `[text](url)` with a safe url; anything else leaves `[` as text.

@@ -1,6 +1,6 @@
 //! A small TeX subset to MathML Core, which browsers render themselves (no math library, no
 //! font fetched): numbers (`mn`), letters (`mi`), operators (`mo`), `^`/`_` scripts, `\frac`,
-//! `\sqrt`, `\operatorname`, `\text`/`\mathrm` (`mtext`), `\mathbb{1}`, accents (`\hat`,
+//! `\sqrt`, `\operatorname`, `\text`/`\mathrm` (`mtext`), `\mathbb{R}`/`\mathcal{L}`, accents (`\hat`,
 //! `\tilde`…), `\left`/`\right` fences and the symbols of [`super::tex`].
 //!
 //! Strict parsing (for `qscope lesson check`) stops at the first problem — an unknown command,
@@ -8,7 +8,7 @@
 //! the browser) shows what it cannot read as text and never fails.
 
 use super::html::{Html, Tag};
-use super::tex::{ACCENTS, BLACKBOARD, Symbol, all_names, symbol};
+use super::tex::{ACCENTS, Symbol, all_names, styled, symbol};
 use qscope_quant::spec::did_you_mean;
 use qscope_quant::text::shorten;
 
@@ -283,7 +283,8 @@ impl Parser {
                 Ok(if t.is_empty() { Node::Row(Vec::new()) } else { Node::Mi(t, true) })
             }
             "text" | "textrm" | "mathrm" | "mbox" => Ok(Node::Text(self.text_argument(&name, at)?)),
-            "mathbb" => self.blackboard(at),
+            "mathbb" => self.styled("mathbb", false, at),
+            "mathcal" => self.styled("mathcal", true, at),
             "left" | "right" | "middle" | "big" | "Big" | "bigl" | "bigr" | "Bigl" | "Bigr" => self.fence(&name, at),
             "" => self.fail(at, "a formula ends with a lone '\\'".into(), Node::Text("\\".into())),
             _ if !self.strict => Ok(Node::Text(format!("\\{name}"))),
@@ -330,18 +331,15 @@ impl Parser {
         Ok(text)
     }
 
-    /// `\mathbb{1}` (the indicator 𝟙), ℝ, ℕ, ℤ, ℚ, ℂ.
-    fn blackboard(&mut self, at: usize) -> Result<Node, MathError> {
-        let t = self.text_argument("mathbb", at)?;
-        let mut c = t.chars();
-        match (c.next(), c.next()) {
-            (Some(ch), None) if BLACKBOARD.iter().any(|b| b.0 == ch) => {
-                let s = BLACKBOARD.iter().find(|b| b.0 == ch).map_or("", |b| b.1);
-                Ok(Node::Mi(s.into(), true))
-            }
+    /// `\mathbb{…}` (double-struck: the indicator 𝟙, ℝ, 𝔼…) or `\mathcal{…}` (script capitals:
+    /// ℒ, 𝒩…), letter by letter.
+    fn styled(&mut self, name: &str, calligraphic: bool, at: usize) -> Result<Node, MathError> {
+        let t = self.text_argument(name, at)?;
+        match t.chars().map(|c| styled(c, calligraphic)).collect::<Option<String>>() {
+            Some(s) if !s.is_empty() => Ok(Node::Mi(s, true)),
             _ => {
-                let message =
-                    format!("\\mathbb{{{}}}: only \\mathbb{{1}}, R, N, Z, Q and C are supported", shorten(&t, 60));
+                let what = if calligraphic { "capital letters A–Z" } else { "letters and digits" };
+                let message = format!("\\{name}{{{}}}: only {what} have this style", shorten(&t, 60));
                 self.fail(at, message, Node::Text(t))
             }
         }

@@ -31,6 +31,36 @@ fn paragraphs_lists_and_emphasis() {
 }
 
 #[test]
+fn numbered_lists_are_ordered_lists_and_a_change_of_kind_starts_a_new_list() {
+    assert_eq!(html("1. one\n2) **two**\n  more"), "<ol><li>one</li><li><strong>two</strong>\nmore</li></ol>\n");
+    assert_eq!(html("1. a\n- b"), "<ol><li>a</li></ol>\n<ul><li>b</li></ul>\n");
+    assert_eq!(html("1.5 is a number"), "<p>1.5 is a number</p>\n");
+    assert_eq!(html("1234567890. too long"), "<p>1234567890. too long</p>\n");
+}
+
+#[test]
+fn tables_have_a_header_row_and_cells_keep_formulas_and_code_whole() {
+    let t = html("| bits | levels |\n|---|:--:|\n| 2 | $|x|$ |\n| `a|b` | 4 \\| 5 |\nafter");
+    assert_eq!(
+        t,
+        "<table><tr><th>bits</th><th>levels</th></tr><tr><td>2</td><td><math><mo stretchy=\"false\">|</mo><mi>x</mi><mo stretchy=\"false\">|</mo></math></td></tr><tr><td><code>a|b</code></td><td>4 | 5</td></tr></table>\n<p>after</p>\n"
+    );
+    assert_eq!(html("| a | b |\nno rule"), "<p>| a | b |\nno rule</p>\n", "without its rule a bar is text");
+    assert_eq!(html("| a | b |\n|---|\n"), "<p>| a | b |\n|---|</p>\n", "a rule of another width is not one");
+}
+
+#[test]
+fn an_image_is_a_problem_named_on_its_line() {
+    let e = error("Text.\n\n![a plot](plot.png)");
+    assert_eq!(e.line_in_text, 3);
+    assert!(e.message.contains("an image"), "{e}");
+    assert_eq!(
+        html("Wow! [a link](https://example.com)"),
+        "<p>Wow! <a href=\"https://example.com\" rel=\"noopener noreferrer\" target=\"_blank\">a link</a></p>\n"
+    );
+}
+
+#[test]
 fn emphasis_nests_either_way() {
     assert_eq!(html("**bold *both* bold**"), "<p><strong>bold <em>both</em> bold</strong></p>\n");
     assert_eq!(html("*it **both** it*"), "<p><em>it <strong>both</strong> it</em></p>\n");
@@ -124,6 +154,12 @@ fn operator_names_text_fences_and_accents() {
     );
     assert_eq!(math("\\bar{x}"), r#"<mover accent="true"><mi>x</mi><mo>‾</mo></mover>"#);
     assert_eq!(math("\\mathbb{1}"), r#"<mi mathvariant="normal">𝟙</mi>"#);
+    assert_eq!(math("\\mathbb{E}"), r#"<mi mathvariant="normal">𝔼</mi>"#);
+    assert_eq!(math("\\mathbb{R}"), r#"<mi mathvariant="normal">ℝ</mi>"#);
+    assert_eq!(math("\\mathcal{L}"), r#"<mi mathvariant="normal">ℒ</mi>"#);
+    assert_eq!(math("\\mathcal{N}"), r#"<mi mathvariant="normal">𝒩</mi>"#);
+    assert!(error("$\\mathcal{x}$").message.contains("only capital letters A–Z"));
+    assert!(error("$\\mathbb{+}$").message.contains("only letters and digits"));
     assert_eq!(
         math("\\max(a, b)"),
         r#"<mi>max</mi><mo stretchy="false">(</mo><mi>a</mi><mo>,</mo><mi>b</mi><mo stretchy="false">)</mo>"#
