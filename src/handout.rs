@@ -6,9 +6,12 @@
 //! An explorer step's figure is the explorer's: every compared quantizer evaluated as the page
 //! evaluates it ([`qscope_explore::figure`]: a data-dependent one frozen on the sample tensor),
 //! over the step's x range, in its mode and seed, with the pinned x as the crosshair, and the
-//! step's explorer link embedded. A trainer step's figure is the decision
-//! boundary of the step's quantized net after [`EPOCHS`] epochs of training.
+//! step's explorer link embedded, and the caption's readings computed at the pinned x itself. A
+//! trainer step shows every net it trains (the quantized net, the float twin, the STE twin) as
+//! its decision boundary after [`EPOCHS`] epochs, each with its accuracy and the `qscope train`
+//! command that reproduces it.
 
+use qscope_explore::drawn;
 use qscope_explore::figure::{Setting, curves, evaluate_all};
 use qscope_explore::lesson::render::{escape, render_lenient};
 use qscope_explore::lesson::{BUILTIN, Lesson, Step, link};
@@ -19,7 +22,7 @@ use qscope_nn::Trainer;
 use qscope_plot::boundary::{RES, boundary_svg};
 use qscope_plot::export::{Figure, software};
 use qscope_plot::svg::Scheme;
-use qscope_plot::{Crosshair, Theme, Viewport, read_at};
+use qscope_plot::{Crosshair, Theme, Viewport};
 use qscope_quant::spec::fmt_f32;
 
 /// Epochs a trainer step's net trains before its boundary is drawn.
@@ -40,6 +43,8 @@ h2 { font-size: 1.3rem; margin: 0 0 .5rem; }
 .task { border-left: 4px solid #0072b2; background: #f2f7fb; padding: .4rem .8rem; }
 figure { margin: 1rem 0; break-inside: avoid; page-break-inside: avoid; }
 figure svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
+.figures { display: flex; flex-wrap: wrap; gap: 0 1.2rem; }
+.figures figure { flex: 1 1 16rem; }
 figcaption { font-size: .9rem; color: #3a3f45; margin-top: .4rem; }
 code, pre { font-family: ui-monospace, 'SF Mono', Menlo, Consolas, monospace; font-size: .9em; }
 code { background: #f3f4f6; padding: 0 .2em; border-radius: 3px; }
@@ -104,12 +109,16 @@ fn section(k: usize, step: &Step) -> Result<String, String> {
     if let Some(task) = &step.settings.task {
         s += &format!("<p class=\"task\"><strong>Try it:</strong> {}</p>\n", escape(&task.text));
     }
-    let (svg, caption) = match (step.explorer(), step.trainer()) {
-        (Some(state), _) => explorer_figure(&state)?,
-        (None, Some(params)) => trainer_figure(&params)?,
+    let figures = match (step.explorer(), step.trainer()) {
+        (Some(state), _) => vec![explorer_figure(&state)?],
+        (None, Some(params)) => trainer_figures(&params)?,
         (None, None) => return Err("the step has neither an explorer nor a trainer state".into()),
     };
-    s += &format!("<figure>\n{svg}\n<figcaption>{}</figcaption>\n</figure>\n", escape(&caption));
+    s += "<div class=\"figures\">\n";
+    for (svg, caption) in figures {
+        s += &format!("<figure>\n{svg}\n<figcaption>{}</figcaption>\n</figure>\n", escape(&caption));
+    }
+    s += "</div>\n";
     s += &format!("<p class=\"link\">Open live: <code>{}</code></p>\n</section>\n", escape(&step.hash()));
     Ok(s)
 }
@@ -143,25 +152,47 @@ fn explorer_figure(state: &State) -> Result<(String, String), String> {
         state.seed
     );
     if let Some(x) = state.pin {
-        let readings: Vec<String> = read_at(&fig.curves, x)
+        // Computed at the pinned x itself, as the task language measures it (the drawn curve's
+        // nearest sample can be a neighbour: 1.0009999 beside a text's 1).
+        let sample = setting.sample.generate();
+        let readings: Vec<String> = state
+            .slots
             .iter()
-            .map(|r| format!("{}: y = {}, dy/dx = {}", fig.specs[r.index], fmt_f32(r.y), fmt_f32(r.dydx)))
+            .zip(&fig.specs)
+            .filter(|(s, _)| !s.hidden)
+            .map(|(s, spec)| {
+                let q = &s.quantizer;
+                let (y, dydx) = drawn::at(q, training, state.seed, &drawn::basis(q, state.x, &sample), x);
+                format!("{spec}: y = {}, dy/dx = {}", fmt_f32(y), fmt_f32(dydx))
+            })
             .collect();
         caption += &format!(" At x = {}: {}.", fmt_f32(x), readings.join("; "));
     }
     Ok((svg, caption))
 }
 
-/// The decision boundary of the step's quantized net after [`EPOCHS`] epochs, and its caption.
-fn trainer_figure(params: &TrainParams) -> Result<(String, String), String> {
-    let config = params.config(Net::Quantized)?;
+/// Every net the step trains — the quantized net, the float twin, the STE twin when there is
+/// one — after [`EPOCHS`] epochs: each one's decision boundary, and its caption with its accuracy
+/// and the `qscope train` command that reproduces it.
+fn trainer_figures(params: &TrainParams) -> Result<Vec<(String, String)>, String> {
+    let nets = [Net::Quantized, Net::Float, Net::Twin].into_iter().filter(|n| *n != Net::Twin || params.has_twin());
+    nets.map(|net| net_figure(params, net)).collect()
+}
+
+fn net_figure(params: &TrainParams, net: Net) -> Result<(String, String), String> {
+    let config = params.config(net)?;
     let arch: Vec<String> = config.widths().iter().map(usize::to_string).collect();
     let quantizers = match config.hidden.first() {
-        Some(h) => {
+        Some(h) if net != Net::Float => {
             let q = |q: &Option<qscope_quant::Quantizer>| q.as_ref().map_or("float".to_string(), |q| q.to_string());
             format!(", weights {}, activations {}", q(&h.weights), q(&h.output))
         }
-        None => String::new(),
+        _ => String::new(),
+    };
+    let name = match net {
+        Net::Quantized => "The step's net",
+        Net::Float => "Its float twin",
+        Net::Twin => "Its STE twin",
     };
     let what = format!("{} {}{quantizers}", config.dataset.name(), arch.join("-"));
     let mut trainer = Trainer::new(config)?;
@@ -192,6 +223,7 @@ fn trainer_figure(params: &TrainParams) -> Result<(String, String), String> {
     } else {
         "the net's output along x1 (line) over the training and test points".to_string()
     };
-    let caption = format!("The step's net ({what}) {outcome}: {score}. Shown: {reading}.");
+    let command = params.cli_command(net, EPOCHS);
+    let caption = format!("{name} ({what}) {outcome}: {score}. Shown: {reading}. The same run: {command}");
     Ok((svg, caption))
 }

@@ -195,11 +195,12 @@ fn export(name: &str) -> String {
 }
 
 #[test]
-fn export_writes_a_well_formed_static_handout_with_one_figure_per_step() {
+fn export_writes_a_well_formed_static_handout_with_a_figure_per_step_and_per_trained_net() {
     let html = export("good.md");
     balanced(&html).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
-    assert_eq!(html.matches("<svg").count(), 4);
+    // Three explorer steps, and a trainer step's quantized net beside its float twin.
+    assert_eq!(html.matches("<svg").count(), 5);
     assert_eq!(html.matches("<section class=\"step\"").count(), 4);
     let lower = html.to_ascii_lowercase();
     assert!(!lower.contains("<script"), "no script");
@@ -218,11 +219,15 @@ fn export_shows_text_formulas_tasks_and_links() {
 }
 
 #[test]
-fn export_draws_a_trainer_step_as_its_trained_boundary() {
+fn export_draws_every_net_of_a_trainer_step_with_its_accuracy_and_command() {
     let html = export("good.md");
     let caption = html.split("<figcaption>").nth(4).expect("a fourth caption");
-    assert!(caption.contains("after 200 epochs of training: test accuracy"), "{caption}");
+    assert!(caption.contains("The step&#39;s net") && caption.contains("after 200 epochs of training: test accuracy"));
     assert!(caption.contains("40 × 40 grid"), "{caption}");
+    assert!(caption.contains("The same run: qscope train --dataset"), "{caption}");
+    let twin = html.split("<figcaption>").nth(5).expect("the float twin's caption");
+    assert!(twin.starts_with("Its float twin") && twin.contains("test accuracy"), "{twin}");
+    assert!(!twin.contains("--wq"), "the float twin's command has no quantizer: {twin}");
 }
 
 #[test]
@@ -237,6 +242,19 @@ fn export_escapes_a_hostile_lesson() {
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(html.contains("Do &lt;script&gt;alert(6)&lt;/script&gt; now."));
     assert!(html.contains("href=\"https://example.org/&quot;onmouseover=&quot;alert(4)\""));
+}
+
+#[test]
+fn export_captions_read_the_curves_at_the_pinned_x_itself() {
+    // ste step 4 pins x = 0.5, where its text quotes SwishSign's gradient −0.08462162.
+    let dir = temp_dir("caption");
+    let ste = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons/ste.md");
+    let o = qscope(&["lesson", "export", ste.to_str().unwrap(), "-o", dir.to_str().unwrap()], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = read(dir.join("index.html").to_str().unwrap());
+    let step = &html[html.find("id=\"step-4\"").expect("step 4")..];
+    let caption = &step[step.find("<figcaption>").unwrap()..step.find("</figcaption>").unwrap()];
+    assert!(caption.contains("At x = 0.5: ") && caption.contains("y = 1, dy/dx = -0.08462162"), "{caption}");
 }
 
 #[test]

@@ -342,6 +342,13 @@ pub(super) fn crosshair<DB: Dashes>(
             let v = if panel == Panel::Forward { y } else { g };
             pen.dot(pen.at(x, v), style.f(4.0), th.curve(i), false)?;
         }
+        // At a jump the ring would hide the filled dot that tells which side q(x) takes — the
+        // very thing a pinned jump is there to show: it is drawn again inside the ring.
+        if panel == Panel::Forward
+            && let Some(j) = jump_at(c, x, frame)
+        {
+            pen.dot(pen.at(j.x, j.value()), style.f(DOT_R).min(style.f(4.0 - 1.5)), th.curve(i), true)?;
+        }
     }
     let (px, top) = (frame.map_x(x), frame.rect().1);
     let right_half = px > (frame.rect().0 + frame.rect().2) / 2.0;
@@ -355,6 +362,13 @@ pub(super) fn crosshair<DB: Dashes>(
     let rect = [(left - pad, y0 - pad), (left + tw as i32 + pad, y0 + tht as i32 + pad)];
     area.draw(&Rectangle::new(rect, th.background.mix(0.85).filled()))?;
     area.draw_text(&label, &text, (x0, y0))
+}
+
+/// The curve's jump within half a device pixel of `x`, if there is one.
+fn jump_at<'c>(c: &'c Curve, x: f32, frame: &Frame) -> Option<&'c Jump> {
+    let k = c.x.partition_point(|&v| v <= x).checked_sub(1)?;
+    let near = |j: &&Jump| (frame.map_x(j.x) - frame.map_x(x)).abs() <= 0.5;
+    [k.checked_sub(1), Some(k)].into_iter().flatten().filter_map(|k| c.jump_after(k)).find(|j| near(j))
 }
 
 /// The y axis at the plot's left edge: its line, its tick marks and labels, its name, and

@@ -3,7 +3,7 @@
 //! crosshair, the percentile band of random curves, and a bounded amount of work.
 
 use super::super::*;
-use super::{CURVE_W, Log, curve, is_color, record, record_sized};
+use super::{CURVE_W, Dot, Log, curve, is_color, record, record_sized};
 use qscope_quant::{Ctx, parse};
 
 fn forward(curves: &[Curve], view: &Viewport) -> Log {
@@ -136,6 +136,21 @@ fn a_crosshair_marks_every_curve_and_reads_exact_values() {
     }
     let r = read_at(&curves, 0.1875);
     assert_eq!((r[0].y, r[0].dydx, r[1].y, r[1].dydx), (0.25, 1.0, 1.0, 1.0));
+}
+
+#[test]
+fn a_crosshair_on_a_jump_leaves_its_filled_dot_on_top() {
+    // ste_sign jumps at 0 and takes +1 there: the filled dot at (0, 1) is what a class looks for.
+    let c = curve("larq.ste_sign");
+    let view = Viewport { crosshair: Some(Crosshair { x: 0.0 }), ..Viewport::default() };
+    let rec = forward(std::slice::from_ref(&c), &view);
+    let blue = OKABE_ITO[0];
+    let filled = rec.dots_in(blue, true);
+    let top = filled.iter().map(|d| d.center.1).min().expect("the jump's filled dot");
+    let at_jump = |d: &&Dot| d.center.1 == top && is_color(d.color, blue);
+    let last = rec.dots.iter().rposition(|d| at_jump(&d)).unwrap();
+    assert!(rec.dots[last].filled, "the last mark drawn at the jump is the filled dot");
+    assert!(rec.dots[..last].iter().any(|d| at_jump(&d) && !d.filled), "the crosshair's ring is under it");
 }
 
 #[test]
