@@ -140,10 +140,22 @@ export async function benchTensors({ root, chromiumPath, reps = 5, log }) {
   return rows;
 }
 
-/** The page with a 16 M-element tensor as the sample: picked, then the preset compared on it. */
+/** The page with a 16 M-element tensor as the sample: picked, then the preset compared on it, in
+ * three fresh pages; each figure (time, longest task) is the median of the three, as a shared
+ * machine's neighbours now and then stretch one task past 50 ms in any build. */
 async function bigSample(browser, url, path, log) {
+  const runs = [];
+  for (let round = 0; round < 3; round++) runs.push(await bigSampleOnce(browser, url, path));
+  return runs[0].map(({ kernel }, k) => {
+    const [ms, longest] = [median(runs.map((r) => r[k].ms)), median(runs.map((r) => r[k].longest))];
+    log(`chromium: ${kernel} on 4096 × 4096: ${ms.toFixed(0)} ms, longest task ${longest.toFixed(0)} ms (medians of 3; longest tasks ${runs.map((r) => r[k].longest.toFixed(0)).join(', ')} ms)`);
+    return { kernel, pass: 'sample', impl: 'page', runtime: 'chromium', n: 4096 * 4096, ms, longest_ms: longest };
+  });
+}
+
+async function bigSampleOnce(browser, url, path) {
   const page = await browser.newPage();
-  const rows = [];
+  const out = [];
   try {
     await page.goto(url + '#q=torchao.float8');
     await page.waitForSelector('[data-testid="tensor-file"]', { state: 'attached' });
@@ -158,10 +170,7 @@ async function bigSample(browser, url, path, log) {
       const t = performance.now();
       await act();
       await page.waitForFunction(done, null, { timeout: 600_000 });
-      const ms = performance.now() - t;
-      const longest = await page.evaluate(() => window.longest);
-      log(`chromium: ${kernel} on 4096 × 4096: ${ms.toFixed(0)} ms, longest task ${longest.toFixed(0)} ms`);
-      rows.push({ kernel, pass: 'sample', impl: 'page', runtime: 'chromium', n: 4096 * 4096, ms, longest_ms: longest });
+      out.push({ kernel, ms: performance.now() - t, longest: await page.evaluate(() => window.longest) });
     };
     // Each step is done when the page's worker has answered everything (no progress bar left).
     await step('tensors:page:pick', () => page.locator('[data-testid="tensor-list"] li button').first().click(),
@@ -171,7 +180,7 @@ async function bigSample(browser, url, path, log) {
   } finally {
     await page.close();
   }
-  return rows;
+  return out;
 }
 
 /** The table of these rows, for run.mjs and the book. */
