@@ -44,7 +44,8 @@ h2 { font-size: 1.3rem; margin: 0 0 .5rem; }
 figure { margin: 1rem 0; break-inside: avoid; page-break-inside: avoid; }
 figure svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
 .figures { display: flex; flex-wrap: wrap; gap: 0 1.2rem; }
-.figures figure { flex: 1 1 16rem; }
+.figures figure { flex: 1 1 12rem; }
+.step { display: flow-root; }
 figcaption { font-size: .9rem; color: #3a3f45; margin-top: .4rem; }
 code, pre { font-family: ui-monospace, 'SF Mono', Menlo, Consolas, monospace; font-size: .9em; }
 code { background: #f3f4f6; padding: 0 .2em; border-radius: 3px; }
@@ -56,6 +57,8 @@ math[display=block] { margin: .6rem 0; }
 mrow.overline { border-top: .07em solid currentColor; padding-top: .08em; }
 .link { font-size: .85rem; color: #5c636e; overflow-wrap: anywhere; }
 .link code { background: none; }
+.link a { overflow-wrap: anywhere; }
+.link svg.qr { float: right; margin: 0 0 .5rem 1rem; }
 footer { margin-top: 2rem; font-size: .8rem; color: #5c636e; }
 @media print {
   :root { font-size: 11pt; }
@@ -67,8 +70,39 @@ footer { margin-top: 2rem; font-size: .8rem; color: #5c636e; }
 }
 ";
 
-/// The handout of `lesson`, whose file is `text` (for the lesson's own link).
-pub(crate) fn html(lesson: &Lesson, text: &str) -> Result<String, String> {
+/// A link on the handout: the hash as code, or with the page's address `base` a whole URL that
+/// a reader can follow (and type from paper).
+fn live(base: Option<&str>, hash: &str) -> String {
+    match base {
+        Some(base) => format!("<a href=\"{0}\">{0}</a>", escape(&format!("{base}{hash}"))),
+        None => format!("<code>{}</code>", escape(hash)),
+    }
+}
+
+/// Quiet zone around a QR code, in modules (the standard's four).
+const QUIET: usize = 4;
+
+/// A QR code of `url` (error correction M: a smudged print still reads) as an inline SVG of
+/// black modules on white, one path; `None` when the URL is too long for a QR code.
+pub(crate) fn qr_svg(url: &str) -> Option<String> {
+    use std::fmt::Write;
+    let code = qrcode::QrCode::with_error_correction_level(url.as_bytes(), qrcode::EcLevel::M).ok()?;
+    let w = code.width();
+    let mut d = String::new();
+    for (i, _) in code.to_colors().iter().enumerate().filter(|(_, c)| **c == qrcode::Color::Dark) {
+        let _ = write!(d, "M{} {}h1v1h-1z", i % w + QUIET, i / w + QUIET);
+    }
+    let side = w + 2 * QUIET;
+    Some(format!(
+        "<svg class=\"qr\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {side} {side}\" width=\"112\" height=\"112\" \
+         shape-rendering=\"crispEdges\" role=\"img\" aria-label=\"QR code of the link\">\
+         <rect width=\"{side}\" height=\"{side}\" fill=\"#fff\"/><path fill=\"#000\" d=\"{d}\"/></svg>"
+    ))
+}
+
+/// The handout of `lesson`, whose file is `text` (for the lesson's own link); `explorer`, the
+/// page's address, makes every link a whole URL.
+pub(crate) fn html(lesson: &Lesson, text: &str, explorer: Option<&str>) -> Result<String, String> {
     let title = escape(&lesson.title);
     let mut page = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -82,14 +116,20 @@ pub(crate) fn html(lesson: &Lesson, text: &str) -> Result<String, String> {
     }
     page += "</header>\n";
     for (k, step) in lesson.steps.iter().enumerate() {
-        page += &section(k + 1, step).map_err(|e| format!("step {} \"{}\": {e}", k + 1, step.title))?;
+        // A built-in lesson's step opens as itself, text and task included, by a short link.
+        let link = match BUILTIN.iter().find(|(_, t)| *t == text) {
+            Some((name, _)) => format!("#lesson={name}&step={}", k + 1),
+            None => step.hash(),
+        };
+        page +=
+            &section(k + 1, step, &link, explorer).map_err(|e| format!("step {} \"{}\": {e}", k + 1, step.title))?;
     }
     page += &format!(
         "<footer>\n<p>Made with {} (<code>qscope lesson export</code>).</p>\n\
          <p class=\"link\">The whole lesson, live in qscope (add <code>&amp;step=K</code> to open step K): \
-         <code>{}</code></p>\n</footer>\n</body>\n</html>\n",
+         {}</p>\n</footer>\n</body>\n</html>\n",
         escape(&software()),
-        escape(&lesson_hash(text))
+        live(explorer, &lesson_hash(text))
     );
     Ok(page)
 }
@@ -102,8 +142,8 @@ fn lesson_hash(text: &str) -> String {
     }
 }
 
-/// One step's section.
-fn section(k: usize, step: &Step) -> Result<String, String> {
+/// One step's section; `link` is the hash that opens it live.
+fn section(k: usize, step: &Step, link: &str, explorer: Option<&str>) -> Result<String, String> {
     let mut s = format!("<section class=\"step\" id=\"step-{k}\">\n<h2>{k}. {}</h2>\n", escape(&step.title));
     s += &render_lenient(&step.text);
     if let Some(task) = &step.settings.task {
@@ -116,14 +156,16 @@ fn section(k: usize, step: &Step) -> Result<String, String> {
     };
     s += "<div class=\"figures\">\n";
     for (svg, caption) in figures {
-        s += &format!("<figure>\n{svg}\n<figcaption>{}</figcaption>\n</figure>\n", escape(&caption));
+        s += &format!("<figure>\n{svg}\n<figcaption>{caption}</figcaption>\n</figure>\n");
     }
     s += "</div>\n";
-    s += &format!("<p class=\"link\">Open live: <code>{}</code></p>\n</section>\n", escape(&step.hash()));
+    // With the page's address, a QR code a student scans from paper.
+    let qr = explorer.and_then(|base| qr_svg(&format!("{base}{link}"))).unwrap_or_default();
+    s += &format!("<p class=\"link\">{qr}Open live: {}</p>\n</section>\n", live(explorer, link));
     Ok(s)
 }
 
-/// The explorer's figure of `state` as SVG, and its caption.
+/// The explorer's figure of `state` as SVG, and its caption (HTML).
 fn explorer_figure(state: &State) -> Result<(String, String), String> {
     let training = state.mode.training();
     let (lo, hi) = state.x;
@@ -168,7 +210,7 @@ fn explorer_figure(state: &State) -> Result<(String, String), String> {
             .collect();
         caption += &format!(" At x = {}: {}.", fmt_f32(x), readings.join("; "));
     }
-    Ok((svg, caption))
+    Ok((svg, escape(&caption)))
 }
 
 /// Every net the step trains — the quantized net, the float twin, the STE twin when there is
@@ -224,6 +266,50 @@ fn net_figure(params: &TrainParams, net: Net) -> Result<(String, String), String
         "the net's output along x1 (line) over the training and test points".to_string()
     };
     let command = params.cli_command(net, EPOCHS);
-    let caption = format!("{name} ({what}) {outcome}: {score}. Shown: {reading}. The same run: {command}");
-    Ok((svg, caption))
+    let caption = escape(&format!("{name} ({what}) {outcome}: {score}. Shown: {reading}. The same run:"));
+    Ok((svg, format!("{caption} <code>{}</code>", escape(&command))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{QUIET, qr_svg};
+    use std::collections::HashSet;
+
+    /// The dark modules of a QR SVG, as (column, row) inside the quiet zone.
+    fn dark(svg: &str) -> (HashSet<(usize, usize)>, usize) {
+        let side: usize = svg.split("viewBox=\"0 0 ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        let d = svg.split(" d=\"").nth(1).unwrap().split('"').next().unwrap();
+        let cells = d
+            .split('M')
+            .filter(|m| !m.is_empty())
+            .map(|m| {
+                let mut xy = m.trim_end_matches("h1v1h-1z").split(' ').map(|v| v.parse::<usize>().unwrap());
+                (xy.next().unwrap() - QUIET, xy.next().unwrap() - QUIET)
+            })
+            .collect();
+        (cells, side - 2 * QUIET)
+    }
+
+    #[test]
+    fn a_qr_code_has_its_three_finder_patterns_in_the_corners_and_a_quiet_zone() {
+        let (cells, w) = dark(&qr_svg("https://example.org/qscope/#lesson=ste&step=4").unwrap());
+        assert_eq!((w - 17) % 4, 0, "a QR code is 17 + 4·version modules wide: {w}");
+        for (x0, y0) in [(0, 0), (w - 7, 0), (0, w - 7)] {
+            for (x, y) in (0..7).flat_map(|y| (0..7).map(move |x| (x, y))) {
+                let ring = x == 0 || y == 0 || x == 6 || y == 6;
+                let core = (2..5).contains(&x) && (2..5).contains(&y);
+                assert_eq!(
+                    cells.contains(&(x0 + x, y0 + y)),
+                    ring || core,
+                    "finder at ({x0}, {y0}), module ({x}, {y})"
+                );
+            }
+        }
+        assert!(cells.iter().all(|&(x, y)| x < w && y < w), "nothing in the quiet zone");
+    }
+
+    #[test]
+    fn a_url_too_long_for_a_qr_code_gets_none() {
+        assert!(qr_svg(&"x".repeat(5000)).is_none());
+    }
 }

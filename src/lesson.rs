@@ -13,8 +13,8 @@ use crate::args::{Command, Opt};
 
 pub(crate) const USAGE: &[(&str, &str)] = &[
     ("lesson check FILE", "validate a lesson (FILE or - for stdin)"),
-    ("lesson link FILE [--step K]", "the #lesson=~… link that carries it"),
-    ("lesson export FILE -o DIR", "DIR/index.html: a printable handout"),
+    ("lesson link FILE [--step K] [--base URL]", "the #lesson=~… link that carries it"),
+    ("lesson export FILE -o DIR [--explorer URL]", "DIR/index.html: a printable handout"),
 ];
 
 const ABOUT: &str = "\
@@ -24,9 +24,12 @@ of key=value settings per step; see the book, Teaching with qscope).
            (settings, quantizers, tasks, formulas), and fails; warnings (`warning: …`) name
            what opens but misleads: a task that holds when its step opens or cannot hold, a
            highlighted control the quantizer lacks, a pin outside the x range
-  link     prints `#lesson=~…` (the lesson's text, DEFLATE, base64url); --step K adds `&step=K`
+  link     prints `#lesson=~…` (the lesson's text, DEFLATE, base64url); --step K adds `&step=K`;
+           --base URL prints a whole URL (the page's address, then the hash)
   export   writes DIR/index.html: each step's text (formulas as MathML), task and figure (SVG;
-           a trainer step's net trained for 200 epochs, its decision boundary), no script";
+           a trainer step's nets trained for 200 epochs, their decision boundaries), no script;
+           --explorer URL makes every link a whole URL (the page's address, then the hash) and
+           gives each step a QR code of its link";
 
 const NEEDS: &str = "lesson needs a command: check FILE, link FILE [--step K] or export FILE -o DIR";
 
@@ -35,6 +38,8 @@ const NEEDS: &str = "lesson needs a command: check FILE, link FILE [--step K] or
 struct LessonOptions {
     step: Option<String>,
     out: Option<String>,
+    /// The page's address: links become whole URLs.
+    base: Option<String>,
 }
 
 /// What runs a lesson command.
@@ -47,10 +52,13 @@ fn command(sub: &str) -> Option<(Command<LessonOptions>, Run)> {
         "link" => (
             "lesson link",
             "lesson link takes one FILE",
-            vec![Opt::value("--step", "K", "open the link at step K", |o: &mut LessonOptions, v| {
-                o.step = Some(v.to_string());
-                Ok(())
-            })],
+            vec![
+                Opt::value("--step", "K", "open the link at step K", |o: &mut LessonOptions, v| {
+                    o.step = Some(v.to_string());
+                    Ok(())
+                }),
+                page_address("--base", "print a whole URL: the page's address, then the hash"),
+            ],
             link_cmd,
         ),
         "export" => (
@@ -62,6 +70,7 @@ fn command(sub: &str) -> Option<(Command<LessonOptions>, Run)> {
                     Ok(())
                 })
                 .alias("-o"),
+                page_address("--explorer", "the page's address: whole URLs and a QR code per step"),
             ],
             export,
         ),
@@ -160,8 +169,30 @@ fn link_cmd(inv: &Invocation) -> Result<(), String> {
         let step = step.ok_or_else(|| format!("--step {k}: expected a step from 1 to {n}"))?;
         hash += &format!("&step={step}");
     }
-    println!("{hash}");
+    println!("{}{hash}", inv.options.base.as_deref().unwrap_or_default());
     Ok(())
+}
+
+/// An option taking the page's address ([`base_url`]).
+fn page_address(name: &str, help: &str) -> Opt<LessonOptions> {
+    Opt::value(name, "URL", help, |o: &mut LessonOptions, v| {
+        o.base = Some(base_url(v)?);
+        Ok(())
+    })
+}
+
+/// The page's address a link starts with: `http://` or `https://`, without a `#` part (a
+/// trailing `#` is dropped), e.g. `https://example.org/qscope/`.
+pub(crate) fn base_url(v: &str) -> Result<String, String> {
+    let v = v.trim().trim_end_matches('#');
+    let scheme = v.strip_prefix("https://").or_else(|| v.strip_prefix("http://"));
+    match scheme {
+        Some(rest) if !rest.is_empty() && !v.contains('#') && !v.chars().any(char::is_whitespace) => Ok(v.to_string()),
+        _ => Err(format!(
+            "--base {}: expected the page's address, http:// or https://, without a # part (e.g. https://example.org/qscope/)",
+            qscope_quant::text::shorten(v, 60)
+        )),
+    }
 }
 
 fn export(inv: &Invocation) -> Result<(), String> {
@@ -169,7 +200,7 @@ fn export(inv: &Invocation) -> Result<(), String> {
     let dir = dir.ok_or("lesson export needs an output directory: -o DIR")?;
     let src = read(&inv.file)?;
     let lesson = checked(&src).map_err(report)?;
-    let html = crate::handout::html(&lesson, &src.text)?;
+    let html = crate::handout::html(&lesson, &src.text, inv.options.base.as_deref())?;
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let index = dir.join("index.html");
     std::fs::write(&index, html).map_err(|e| format!("writing {}: {e}", index.display()))?;

@@ -30,6 +30,8 @@ mod open;
 #[cfg(not(target_arch = "wasm32"))]
 mod plot;
 #[cfg(not(target_arch = "wasm32"))]
+mod sample;
+#[cfg(not(target_arch = "wasm32"))]
 mod scan;
 #[cfg(not(target_arch = "wasm32"))]
 mod tensors;
@@ -49,12 +51,13 @@ struct Subcommand {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-const SUBCOMMANDS: [Subcommand; 12] = [
+const SUBCOMMANDS: [Subcommand; 13] = [
     Subcommand { name: "eval", run: eval::run, usage: eval::USAGE, help: eval::help },
     Subcommand { name: "list", run: list::run, usage: list::USAGE, help: list::help },
     Subcommand { name: "code", run: code::run, usage: code::USAGE, help: code::help },
     Subcommand { name: "plot", run: plot::run, usage: plot::USAGE, help: plot::help },
     Subcommand { name: "compare", run: compare::run, usage: compare::USAGE, help: compare::help },
+    Subcommand { name: "sample", run: sample::run, usage: sample::USAGE, help: sample::help },
     Subcommand { name: "tensors", run: tensors::run, usage: tensors::USAGE, help: tensors::help },
     Subcommand { name: "scan", run: scan::run, usage: scan::USAGE, help: scan::help },
     Subcommand { name: "gallery", run: gallery::run, usage: gallery::USAGE, help: gallery::help },

@@ -11,4 +11,6 @@ mod limits;
 #[cfg(not(target_arch = "wasm32"))]
 mod plot_cli;
 #[cfg(not(target_arch = "wasm32"))]
+mod sample_cli;
+#[cfg(not(target_arch = "wasm32"))]
 mod tensor_files;

@@ -177,6 +177,20 @@ fn link_with_a_step_appends_it() {
 }
 
 #[test]
+fn link_with_a_base_prints_a_whole_url() {
+    let o =
+        qscope(&["lesson", "link", &fixture("good.md"), "--step", "2", "--base", "https://example.org/qscope/#"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("https://example.org/qscope/#lesson=~") && out.trim_end().ends_with("&step=2"), "{out}");
+    for bad in ["example.org", "https://", "https://a.org/#x", "https://a b.org/"] {
+        let o = qscope(&["lesson", "link", &fixture("good.md"), "--base", bad], "");
+        assert!(!o.status.success(), "{bad}");
+        assert!(stderr(&o).contains("expected the page's address, http:// or https://"), "{bad}: {}", stderr(&o));
+    }
+}
+
+#[test]
 fn link_refuses_a_malformed_lesson() {
     let o = qscope(&["lesson", "link", &fixture("bad_key.md")], "");
     assert!(!o.status.success());
@@ -224,10 +238,25 @@ fn export_draws_every_net_of_a_trainer_step_with_its_accuracy_and_command() {
     let caption = html.split("<figcaption>").nth(4).expect("a fourth caption");
     assert!(caption.contains("The step&#39;s net") && caption.contains("after 200 epochs of training: test accuracy"));
     assert!(caption.contains("40 × 40 grid"), "{caption}");
-    assert!(caption.contains("The same run: qscope train --dataset"), "{caption}");
+    assert!(caption.contains("The same run: <code>qscope train --dataset"), "{caption}");
     let twin = html.split("<figcaption>").nth(5).expect("the float twin's caption");
     assert!(twin.starts_with("Its float twin") && twin.contains("test accuracy"), "{twin}");
     assert!(!twin.contains("--wq"), "the float twin's command has no quantizer: {twin}");
+}
+
+#[test]
+fn export_with_an_explorer_address_makes_every_link_a_whole_url() {
+    let dir = temp_dir("explorer");
+    let args =
+        ["lesson", "export", &fixture("good.md"), "-o", dir.to_str().unwrap(), "--explorer", "https://example.org/q/"];
+    let o = qscope(&args, "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    balanced(&html).unwrap();
+    assert_eq!(html.matches("Open live: <a href=\"https://example.org/q/#").count(), 4, "one per step");
+    assert!(html.contains("open step K): <a href=\"https://example.org/q/#lesson=~"), "the whole lesson's link");
+    assert!(!html.contains("Open live: <code>"), "no bare hash left");
+    assert_eq!(html.matches("<svg class=\"qr\"").count(), 4, "a QR code per step");
 }
 
 #[test]
@@ -255,6 +284,8 @@ fn export_captions_read_the_curves_at_the_pinned_x_itself() {
     let step = &html[html.find("id=\"step-4\"").expect("step 4")..];
     let caption = &step[step.find("<figcaption>").unwrap()..step.find("</figcaption>").unwrap()];
     assert!(caption.contains("At x = 0.5: ") && caption.contains("y = 1, dy/dx = -0.08462162"), "{caption}");
+    // A built-in lesson's step opens as itself, by a short link.
+    assert!(step.contains("Open live: <code>#lesson=ste&amp;step=4</code>"), "{step}");
 }
 
 #[test]
