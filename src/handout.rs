@@ -115,10 +115,11 @@ pub(crate) fn html(lesson: &Lesson, text: &str, explorer: Option<&str>) -> Resul
         page += &format!("<div class=\"summary\">\n{}</div>\n", render_lenient(&lesson.summary));
     }
     page += "</header>\n";
+    let builtin = builtin_name(text);
     for (k, step) in lesson.steps.iter().enumerate() {
         // A built-in lesson's step opens as itself, text and task included, by a short link.
-        let link = match BUILTIN.iter().find(|(_, t)| *t == text) {
-            Some((name, _)) => format!("#lesson={name}&step={}", k + 1),
+        let link = match builtin {
+            Some(name) => format!("#lesson={name}&step={}", k + 1),
             None => step.hash(),
         };
         page +=
@@ -129,15 +130,20 @@ pub(crate) fn html(lesson: &Lesson, text: &str, explorer: Option<&str>) -> Resul
          <p class=\"link\">The whole lesson, live in qscope (add <code>&amp;step=K</code> to open step K): \
          {}</p>\n</footer>\n</body>\n</html>\n",
         escape(&software()),
-        live(explorer, &lesson_hash(text))
+        live(explorer, &lesson_hash(builtin, text))
     );
     Ok(page)
 }
 
-/// `#lesson=NAME` for a built-in lesson's text, else `#lesson=~…` carrying the text.
-fn lesson_hash(text: &str) -> String {
-    match BUILTIN.iter().find(|(_, t)| *t == text) {
-        Some((name, _)) => format!("#lesson={name}"),
+/// The name of the built-in lesson whose text is `text`, if it is one.
+fn builtin_name(text: &str) -> Option<&'static str> {
+    BUILTIN.iter().find(|(_, t)| *t == text).map(|(name, _)| *name)
+}
+
+/// `#lesson=NAME` for a built-in lesson (`builtin`), else `#lesson=~…` carrying the text.
+fn lesson_hash(builtin: Option<&str>, text: &str) -> String {
+    match builtin {
+        Some(name) => format!("#lesson={name}"),
         None => format!("#lesson={}", link::encode(text)),
     }
 }
@@ -170,7 +176,8 @@ fn explorer_figure(state: &State) -> Result<(String, String), String> {
     let training = state.mode.training();
     let (lo, hi) = state.x;
     let setting = Setting::of(state);
-    let evaluated = evaluate_all(&state.slots, &setting, &setting.sample.generate(), &[]);
+    let sample = setting.sample.generate();
+    let evaluated = evaluate_all(&state.slots, &setting, &sample, &[]);
     let fig = Figure {
         specs: state.slots.iter().map(|s| s.quantizer.to_string()).collect(),
         curves: curves(&state.slots, &evaluated),
@@ -196,7 +203,6 @@ fn explorer_figure(state: &State) -> Result<(String, String), String> {
     if let Some(x) = state.pin {
         // Computed at the pinned x itself, as the task language measures it (the drawn curve's
         // nearest sample can be a neighbour: 1.0009999 beside a text's 1).
-        let sample = setting.sample.generate();
         let readings: Vec<String> = state
             .slots
             .iter()

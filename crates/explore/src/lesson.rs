@@ -306,7 +306,7 @@ fn defaults(block: &format::Block, errors: &mut Vec<LessonError>) -> Vec<(usize,
             continue;
         }
         let explorer = EXPLORER_KEYS.contains(&key.as_str());
-        let trainer = hash_keys().contains(&key.as_str()) || LayerKey::parse(key).is_some();
+        let trainer = is_trainer_key(key);
         let pair = format!("{}={}", encode(key), encode(value));
         let problems = if explorer {
             State::parse(&format!("#{pair}")).1
@@ -330,6 +330,11 @@ fn defaults(block: &format::Block, errors: &mut Vec<LessonError>) -> Vec<(usize,
     kept
 }
 
+/// A trainer hash key, or a layer's own quantizer (`wq2`, `aq10`).
+fn is_trainer_key(key: &str) -> bool {
+    hash_keys().contains(&key) || LayerKey::parse(key).is_some()
+}
+
 /// A step's block with the lesson's defaults before its own entries: those of its view (its
 /// `view=`, else the explorer) that it does not set itself (its own `q` lines replace every
 /// default `q`).
@@ -338,7 +343,7 @@ fn with_defaults(block: &format::Block, defaults: &[(usize, String, String)]) ->
     let train = block.entries.iter().any(|(_, k, v)| k == "view" && v == "train");
     let fits = |key: &str| match train {
         false => EXPLORER_KEYS.contains(&key),
-        true => hash_keys().contains(&key) || LayerKey::parse(key).is_some(),
+        true => is_trainer_key(key),
     };
     let inherited = defaults.iter().filter(|(_, k, _)| fits(k) && !own(k)).cloned();
     format::Block { entries: inherited.chain(block.entries.iter().cloned()).collect(), ..block.clone() }
@@ -464,7 +469,7 @@ fn parse_highlight(value: &str, s: &Settings) -> Result<Highlight, String> {
         let name = name.trim();
         let known = match s.view {
             View::Explorer => parameter_names().contains(&name),
-            View::Train => hash_keys().contains(&name) || LayerKey::parse(name).is_some(),
+            View::Train => is_trainer_key(name),
         };
         if known {
             return Ok(Highlight::Control(name.to_string()));
