@@ -1,12 +1,16 @@
-// A tiny static file server for the built app (dist/): loopback only, correct MIME types
-// (application/wasm for streaming compilation), no caching, nothing outside the folder.
+// A tiny static file server for the built app (dist/): loopback only unless asked, correct MIME
+// types (application/wasm for streaming compilation), no caching, nothing outside the folder.
 //
-//   node scripts/static-server.mjs DIR [PORT]    (PORT 0 or absent: a free port)
+//   node scripts/static-server.mjs DIR [PORT] [--lan]   (PORT 0 or absent: a free port)
+//
+// --lan: every network interface, for a classroom: phones on the room's network open the
+// addresses it prints (`scripts/dev serve --lan`).
 //
 // tests/e2e/explorer.mjs imports `serve` from here.
 
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { extname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,6 +21,7 @@ const MIME = {
   '.css': 'text/css; charset=utf-8',
   '.wasm': 'application/wasm',
   '.json': 'application/json',
+  '.webmanifest': 'application/manifest+json',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
@@ -31,8 +36,9 @@ function isFile(path) {
   }
 }
 
-/** Serves `dir` on 127.0.0.1:`port` (0: a free port); resolves to the listening server. */
-export function serve(dir, port = 0) {
+/** Serves `dir` on `host`:`port` (0: a free port; host: loopback unless given); resolves to the
+ *  listening server. */
+export function serve(dir, port = 0, host = '127.0.0.1') {
   const root = resolve(dir);
   const server = createServer((req, res) => {
     let path;
@@ -65,21 +71,43 @@ export function serve(dir, port = 0) {
   });
   return new Promise((ok, fail) => {
     server.once('error', fail);
-    server.listen(port, '127.0.0.1', () => ok(server));
+    server.listen(port, host, () => ok(server));
   });
 }
 
+/** This computer's addresses on its networks (IPv4, not loopback). */
+function lanAddresses() {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((i) => i && i.family === 'IPv4' && !i.internal)
+    .map((i) => i.address);
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const [dir = 'dist', port = '0'] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const lan = args.includes('--lan');
+  const [dir = 'dist', port = '0'] = args.filter((a) => a !== '--lan');
   if (!isFile(resolve(dir, 'index.html'))) {
     console.error(`static-server: no ${dir}/index.html — build first (trunk build --release)`);
     process.exit(1);
   }
-  const server = await serve(dir, Number(port)).catch((e) => {
-    console.error(`static-server: cannot listen on 127.0.0.1:${port}: ${e.message}`);
+  const host = lan ? '0.0.0.0' : '127.0.0.1';
+  const server = await serve(dir, Number(port), host).catch((e) => {
+    console.error(`static-server: cannot listen on ${host}:${port}: ${e.message}`);
     process.exit(1);
   });
-  console.log(`qscope is served at http://127.0.0.1:${server.address().port}/  (Ctrl-C stops)`);
+  const at = server.address().port;
+  console.log(`qscope is served at http://127.0.0.1:${at}/  (Ctrl-C stops)`);
+  if (lan) {
+    const addresses = lanAddresses();
+    if (addresses.length === 0) console.log('no network found besides this computer: phones cannot reach it');
+    for (const a of addresses) console.log(`  and on the room's network at http://${a}:${at}/`);
+    console.log(
+      'Phones on the same network open those addresses (presenter mode shows a QR code of them). Over plain\n' +
+        'HTTP from another computer a browser keeps nothing offline and the copy buttons may not work:\n' +
+        'for that, publish dist/ on an HTTPS host (the Guide: "Teaching", "Publishing the site").',
+    );
+  }
   const stop = () => server.close(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -15,6 +15,7 @@ use qscope_explore::drawn;
 use qscope_explore::figure::{Setting, curves, evaluate_all};
 use qscope_explore::lesson::render::{escape, render_lenient};
 use qscope_explore::lesson::{BUILTIN, Lesson, Step, link};
+use qscope_explore::qr::Qr;
 use qscope_explore::state::State;
 use qscope_explore::train::boundary::boundary;
 use qscope_explore::train::{Net, TrainParams};
@@ -77,27 +78,6 @@ fn live(base: Option<&str>, hash: &str) -> String {
         Some(base) => format!("<a href=\"{0}\">{0}</a>", escape(&format!("{base}{hash}"))),
         None => format!("<code>{}</code>", escape(hash)),
     }
-}
-
-/// Quiet zone around a QR code, in modules (the standard's four).
-const QUIET: usize = 4;
-
-/// A QR code of `url` (error correction M: a smudged print still reads) as an inline SVG of
-/// black modules on white, one path; `None` when the URL is too long for a QR code.
-pub(crate) fn qr_svg(url: &str) -> Option<String> {
-    use std::fmt::Write;
-    let code = qrcode::QrCode::with_error_correction_level(url.as_bytes(), qrcode::EcLevel::M).ok()?;
-    let w = code.width();
-    let mut d = String::new();
-    for (i, _) in code.to_colors().iter().enumerate().filter(|(_, c)| **c == qrcode::Color::Dark) {
-        let _ = write!(d, "M{} {}h1v1h-1z", i % w + QUIET, i / w + QUIET);
-    }
-    let side = w + 2 * QUIET;
-    Some(format!(
-        "<svg class=\"qr\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {side} {side}\" width=\"112\" height=\"112\" \
-         shape-rendering=\"crispEdges\" role=\"img\" aria-label=\"QR code of the link\">\
-         <rect width=\"{side}\" height=\"{side}\" fill=\"#fff\"/><path fill=\"#000\" d=\"{d}\"/></svg>"
-    ))
 }
 
 /// The handout of `lesson`, whose file is `text` (for the lesson's own link); `explorer`, the
@@ -166,7 +146,7 @@ fn section(k: usize, step: &Step, link: &str, explorer: Option<&str>) -> Result<
     }
     s += "</div>\n";
     // With the page's address, a QR code a student scans from paper.
-    let qr = explorer.and_then(|base| qr_svg(&format!("{base}{link}"))).unwrap_or_default();
+    let qr = explorer.and_then(|base| Qr::encode(&format!("{base}{link}"))).map(|q| q.svg(112)).unwrap_or_default();
     s += &format!("<p class=\"link\">{qr}Open live: {}</p>\n</section>\n", live(explorer, link));
     Ok(s)
 }
@@ -274,48 +254,4 @@ fn net_figure(params: &TrainParams, net: Net) -> Result<(String, String), String
     let command = params.cli_command(net, EPOCHS);
     let caption = escape(&format!("{name} ({what}) {outcome}: {score}. Shown: {reading}. The same run:"));
     Ok((svg, format!("{caption} <code>{}</code>", escape(&command))))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{QUIET, qr_svg};
-    use std::collections::HashSet;
-
-    /// The dark modules of a QR SVG, as (column, row) inside the quiet zone.
-    fn dark(svg: &str) -> (HashSet<(usize, usize)>, usize) {
-        let side: usize = svg.split("viewBox=\"0 0 ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
-        let d = svg.split(" d=\"").nth(1).unwrap().split('"').next().unwrap();
-        let cells = d
-            .split('M')
-            .filter(|m| !m.is_empty())
-            .map(|m| {
-                let mut xy = m.trim_end_matches("h1v1h-1z").split(' ').map(|v| v.parse::<usize>().unwrap());
-                (xy.next().unwrap() - QUIET, xy.next().unwrap() - QUIET)
-            })
-            .collect();
-        (cells, side - 2 * QUIET)
-    }
-
-    #[test]
-    fn a_qr_code_has_its_three_finder_patterns_in_the_corners_and_a_quiet_zone() {
-        let (cells, w) = dark(&qr_svg("https://example.org/qscope/#lesson=ste&step=4").unwrap());
-        assert_eq!((w - 17) % 4, 0, "a QR code is 17 + 4·version modules wide: {w}");
-        for (x0, y0) in [(0, 0), (w - 7, 0), (0, w - 7)] {
-            for (x, y) in (0..7).flat_map(|y| (0..7).map(move |x| (x, y))) {
-                let ring = x == 0 || y == 0 || x == 6 || y == 6;
-                let core = (2..5).contains(&x) && (2..5).contains(&y);
-                assert_eq!(
-                    cells.contains(&(x0 + x, y0 + y)),
-                    ring || core,
-                    "finder at ({x0}, {y0}), module ({x}, {y})"
-                );
-            }
-        }
-        assert!(cells.iter().all(|&(x, y)| x < w && y < w), "nothing in the quiet zone");
-    }
-
-    #[test]
-    fn a_url_too_long_for_a_qr_code_gets_none() {
-        assert!(qr_svg(&"x".repeat(5000)).is_none());
-    }
 }

@@ -107,6 +107,7 @@ export const POLICY = {
   'style-src': ["'self'"],
   'img-src': ["'self'"],
   'connect-src': ["'self'"],
+  'manifest-src': ["'self'"],
   'object-src': ["'none'"],
   'base-uri': ["'none'"],
   'form-action': ["'none'"],
@@ -125,26 +126,30 @@ function builtPolicy(html) {
   check('the policy comes before any script, style or link', first > 0 && !/<(script|link|style)\b/i.test(html.slice(0, first)), String(first));
 }
 
-/** Serves dist/, runs `run(context, url)` in a fresh headless Chromium, prints the summary, exits. */
-export async function main(run) {
+/** Serves dist/ (or `options.dist`), runs `run(context, url)` in a fresh headless Chromium, prints
+ *  the summary, exits. Service workers are blocked (each test sees the network's files) unless
+ *  `options.serviceWorkers` is 'allow'. */
+export async function main(run, options = {}) {
+  const dist = options.dist ?? DIST;
   let server;
   let context;
   const profile = mkdtempSync(join(tmpdir(), 'qscope-e2e-'));
   try {
     mkdirSync(SHOTS, { recursive: true });
-    const built = existsSync(join(DIST, 'index.html'));
-    check(`the release build exists (${DIST})`, built);
+    const built = existsSync(join(dist, 'index.html'));
+    check(`the release build exists (${dist})`, built);
     if (built) {
-      builtPolicy(readFileSync(join(DIST, 'index.html'), 'utf8'));
-      server = await serve(DIST);
+      builtPolicy(readFileSync(join(dist, 'index.html'), 'utf8'));
+      server = await serve(dist);
       const url = `http://127.0.0.1:${server.address().port}/`;
-      console.log(`serving ${DIST} at ${url}`);
+      console.log(`serving ${dist} at ${url}`);
       context = await chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM,
         headless: true,
         args: CHROMIUM_ARGS,
         viewport: { width: 1360, height: 860 },
         deviceScaleFactor: 2,
+        serviceWorkers: options.serviceWorkers ?? 'block',
       });
       await guard(context, url.replace(/\/$/, ''));
       await run(context, url);

@@ -145,12 +145,29 @@ pub fn listen_while_mounted(
     name: &'static str,
     f: impl FnMut(web_sys::Event) + 'static,
 ) {
+    listen(target, name, false, f);
+}
+
+/// [`listen_while_mounted`] in the capture phase: on the window, before any element or any
+/// other window listener hears the event (so a dialog takes Esc before the lesson does).
+pub fn capture_while_mounted(
+    target: &web_sys::EventTarget,
+    name: &'static str,
+    f: impl FnMut(web_sys::Event) + 'static,
+) {
+    listen(target, name, true, f);
+}
+
+fn listen(target: &web_sys::EventTarget, name: &'static str, capture: bool, f: impl FnMut(web_sys::Event) + 'static) {
     let closure = Closure::<dyn FnMut(web_sys::Event)>::new(f).into_js_value();
-    let _ = target.add_event_listener_with_callback(name, closure.unchecked_ref());
+    let options = web_sys::AddEventListenerOptions::new();
+    options.set_capture(capture);
+    let _ =
+        target.add_event_listener_with_callback_and_add_event_listener_options(name, closure.unchecked_ref(), &options);
     let held = StoredValue::new_local((target.clone(), closure));
     on_cleanup(move || {
         held.try_with_value(|(target, closure)| {
-            target.remove_event_listener_with_callback(name, closure.unchecked_ref())
+            target.remove_event_listener_with_callback_and_bool(name, closure.unchecked_ref(), capture)
         });
     });
 }

@@ -71,7 +71,15 @@ fn set_x(model: Model, x: (f32, f32)) {
     }
 }
 
-fn listen<E: JsCast + 'static>(canvas: &HtmlCanvasElement, name: &str, passive: bool, f: impl FnMut(E) + 'static) {
+/// Listens to `name` on the canvas until the view that drew it is unmounted (a lesson's step, a
+/// view switch): a removed canvas can still hear a pointer leaving it, and its handlers must not
+/// outlive the state they read.
+fn listen<E: JsCast + 'static>(
+    canvas: &HtmlCanvasElement,
+    name: &'static str,
+    passive: bool,
+    f: impl FnMut(E) + 'static,
+) {
     let closure = Closure::<dyn FnMut(web_sys::Event)>::new({
         let mut f = f;
         move |e: web_sys::Event| {
@@ -79,16 +87,18 @@ fn listen<E: JsCast + 'static>(canvas: &HtmlCanvasElement, name: &str, passive: 
                 f(e)
             }
         }
-    });
+    })
+    .into_js_value();
     let options = web_sys::AddEventListenerOptions::new();
     options.set_passive(passive);
-    let _ = canvas.add_event_listener_with_callback_and_add_event_listener_options(
-        name,
-        closure.as_ref().unchecked_ref(),
-        &options,
-    );
-    // The canvases live as long as the page.
-    closure.forget();
+    let _ =
+        canvas.add_event_listener_with_callback_and_add_event_listener_options(name, closure.unchecked_ref(), &options);
+    let held = StoredValue::new_local((canvas.clone(), closure));
+    on_cleanup(move || {
+        held.try_with_value(|(canvas, closure)| {
+            canvas.remove_event_listener_with_callback(name, closure.unchecked_ref())
+        });
+    });
 }
 
 /// Attaches the handlers once the canvas exists.

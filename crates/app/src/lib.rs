@@ -17,7 +17,7 @@
 //! - middle: [`plots`] (toolbar, canvases, crosshair readout) with [`interact`];
 //! - right: [`selected`], [`quality`], [`explain`], [`code`]; bottom: [`sample`], [`blocks`]
 //!   (a block format's blocks and the block its curves are drawn at) and [`formats`] (the format comparison, "which format?");
-//! - [`model`] (signals and memos), [`offpage`] and [`worker`] (a large tensor quantized in the
+//! - [`offline`] (the service worker that keeps the site for the next visit), [`model`] (signals and memos), [`offpage`] and [`worker`] (a large tensor quantized in the
 //!   page's worker, the same module started by `assets/worker.js`; [`busy`] its status line), [`hash`] (URL sync), [`export`] (PNG/SVG), [`canvas`] (the
 //!   plotters backend, text measured on the canvas), [`dom`] (browser helpers), [`panic`] (a panic shows a banner).
 //! - [`train`] — the Train view (`#view=train`): a small quantized MLP trained live beside its
@@ -36,12 +36,14 @@ mod dom;
 mod explain;
 mod export;
 mod figure;
+mod follow;
 mod formats;
 mod hash;
 mod interact;
 mod lesson;
 mod model;
 mod modes;
+mod offline;
 mod offpage;
 mod panic;
 mod picker;
@@ -73,4 +75,5 @@ pub fn start() {
     }
     panic::install();
     leptos::mount::mount_to_body(shell::App);
+    offline::register();
 }

@@ -10,6 +10,7 @@ use super::compare::CompareList;
 use super::dom::{copy_text, prefers_dark, resize_ticks, set_page_theme};
 use super::explain::ExplainPanel;
 use super::export::{save_png, save_svg};
+use super::follow::FollowButton;
 use super::formats::FormatsPanel;
 use super::hash::{self, HashBanner};
 use super::lesson::{self, LessonBar, LessonDrop, LessonErrors, LessonMenu, LessonStage, Player};
@@ -113,6 +114,7 @@ fn TrainHeader(router: Router) -> impl IntoView {
                 <LessonMenu />
                 <button type="button" class="button" data-testid="share-link" on:click=share>"Copy link"</button>
                 <EmbedButton />
+                <FollowButton />
                 <PresenterToggle />
             </div>
         </header>
@@ -227,6 +229,7 @@ fn Header(router: Router, model: Model) -> impl IntoView {
                     }}
                 </button>
                 <EmbedButton />
+                <FollowButton />
                 <PresenterToggle />
             </div>
         </header>

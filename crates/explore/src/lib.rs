@@ -36,6 +36,8 @@
 //! - [`pace`] — the Train view's pace (epochs per second) and what its Step button takes.
 //! - [`page`] — the page's own hash keys around a view's: the open lesson and step, embed
 //!   and presenter modes.
+//! - [`qr`] — links for phones: a link as a QR code, and what the presenter's "follow on your
+//!   phone" code carries.
 //! - `reference` (native only) — `qscope gallery`'s browsable reference: the index by library and
 //!   one page per quantizer (formulas, parameters, levels, code, live and embed links).
 //! - [`scan`] — a checkpoint tensor by tensor: each tensor's SQNR per quantizer, pooled, sorted.
@@ -65,6 +67,7 @@ pub mod metrics;
 pub mod one_batch;
 pub mod pace;
 pub mod page;
+pub mod qr;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod reference;
 pub mod runs;

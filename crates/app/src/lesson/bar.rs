@@ -1,5 +1,5 @@
 //! The lesson bar under the title bar — the lesson's title, `K / N`, Back, Next, the presenter
-//! switch, copying the lesson's link, closing — and the messages of a lesson that cannot be opened. Both live as
+//! switch and its phones' QR code, copying the lesson's link, closing — and the messages of a lesson that cannot be opened. Both live as
 //! long as the app (a step's remount leaves them, and the focus on Next, in place). Everything
 //! from a lesson here is text, never markup.
 
@@ -9,6 +9,7 @@ use leptos::prelude::*;
 
 use super::Player;
 use crate::dom::copy_text;
+use crate::follow::FollowButton;
 use crate::modes::PresenterToggle;
 
 #[component]
@@ -57,6 +58,7 @@ pub fn LessonBar(player: Player) -> impl IntoView {
                     >
                         "Next ▶"
                     </button>
+                    <FollowButton />
                     <PresenterToggle />
                     <button type="button" class="button" data-testid="lesson-copy" title="a link that carries this lesson" on:click=copy>
                         "Copy lesson link"
