@@ -3,10 +3,11 @@
 
 use std::io::{self, BufWriter, Write};
 
+use qscope_explore::runs::Runs;
 use qscope_explore::settings::Setting;
 use qscope_explore::train::settings::{LayerKey, PER_LAYER, SETTINGS, per_layer};
 use qscope_explore::train::{Net, TrainParams};
-use qscope_nn::Config;
+use qscope_nn::{Config, Metrics};
 
 use crate::args::{Command, Opt, list, number, setting};
 
@@ -109,7 +110,9 @@ fn command() -> Command<TrainOptions> {
         about: "\
 train trains an MLP on a generated 2-D dataset (TF Playground's) and prints, per epoch, the
 train and test loss and accuracy (evaluation mode); the same options give the same numbers.
-The settings are the Train view's: its hash keys and its `qscope train` command name them."
+The settings are the Train view's: its hash keys and its `qscope train` command name them. With
+--twin-wq or --twin-aq (the STE twin's quantizers), the view's three nets train in lockstep, as on
+the page: each epoch adds the float twin's and the STE twin's test loss and accuracy."
             .into(),
         options,
         max_free: Some(0),
@@ -157,16 +160,99 @@ fn json_num(v: Option<f64>) -> String {
     }
 }
 
+/// The quantized net alone, or (with an STE twin, `--twin-wq`/`--twin-aq`) the Train view's three
+/// nets in lockstep: quantized, float twin, STE twin.
+enum Nets {
+    One(Box<qscope_nn::Trainer>),
+    Three(Box<Runs>),
+}
+
+impl Nets {
+    fn new(p: &TrainParams) -> Result<Nets, String> {
+        Ok(if p.has_twin() {
+            Nets::Three(Box::new(Runs::new(p)?))
+        } else {
+            Nets::One(Box::new(qscope_nn::Trainer::new(p.config(Net::Quantized)?)?))
+        })
+    }
+
+    fn quantized(&self) -> &qscope_nn::Trainer {
+        match self {
+            Nets::One(t) => t,
+            Nets::Three(r) => &r.q,
+        }
+    }
+
+    /// One epoch of every net: the quantized net's metrics, then the float twin's and the STE
+    /// twin's when they train.
+    fn epoch(&mut self) -> Result<(Metrics, Option<(Metrics, Metrics)>), String> {
+        match self {
+            Nets::One(t) => Ok((t.step_epoch()?, None)),
+            Nets::Three(r) => {
+                r.epoch()?;
+                let latest = |net| r.latest(net).ok_or_else(|| format!("no {net:?} net"));
+                Ok((latest(Net::Quantized)?, Some((latest(Net::Float)?, latest(Net::Twin)?))))
+            }
+        }
+    }
+}
+
+/// A percentage, or `-` where there is no accuracy (a regression).
+fn pct(a: Option<f64>) -> String {
+    a.map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a))
+}
+
+/// One epoch as text: the quantized net, then `| float …` and `| twin …`.
+fn text_line(m: &Metrics, twins: Option<&(Metrics, Metrics)>) -> String {
+    let mut line = format!(
+        "epoch {:>4}  train loss {:.6}  test loss {:.6}  train acc {:>6}  test acc {:>6}",
+        m.epoch,
+        m.train_loss,
+        m.test_loss,
+        pct(m.train_acc),
+        pct(m.test_acc)
+    );
+    if let Some((f, t)) = twins {
+        line += &format!(
+            "  | float test loss {:.6}  test acc {:>6}  | twin test loss {:.6}  test acc {:>6}",
+            f.test_loss,
+            pct(f.test_acc),
+            t.test_loss,
+            pct(t.test_acc)
+        );
+    }
+    line
+}
+
+/// One epoch as a JSON object; with the twins, their numbers under the lesson tasks' names
+/// (`float_test_acc`, `twin_test_acc`…).
+fn json_line(m: &Metrics, twins: Option<&(Metrics, Metrics)>) -> String {
+    let fields = |prefix: &str, m: &Metrics| {
+        format!(
+            r#""{prefix}train_loss":{},"{prefix}test_loss":{},"{prefix}train_acc":{},"{prefix}test_acc":{}"#,
+            json_num(Some(m.train_loss)),
+            json_num(Some(m.test_loss)),
+            json_num(m.train_acc),
+            json_num(m.test_acc)
+        )
+    };
+    let mut line = format!(r#"{{"epoch":{},{}"#, m.epoch, fields("", m));
+    if let Some((f, t)) = twins {
+        line += &format!(",{},{}", fields("float_", f), fields("twin_", t));
+    }
+    line + "}"
+}
+
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    use qscope_nn::Trainer;
     let o = train_options(args)?;
     if o.bench {
         return bench(&o);
     }
-    let mut t = Trainer::new(o.params.config(Net::Quantized)?)?;
+    let mut nets = Nets::new(&o.params)?;
     let mut out = BufWriter::new(io::stdout().lock());
     let w = |e: io::Error| e.to_string();
     if !o.json {
+        let t = nets.quantized();
         let c = t.config();
         let arch: Vec<String> = c.widths().iter().map(usize::to_string).collect();
         let feats: Vec<&str> = c.features.iter().map(|f| f.name()).collect();
@@ -180,8 +266,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             t.dataset().test.len()
         )
         .map_err(w)?;
+        let q = |q: &Option<qscope_quant::Quantizer>| q.as_ref().map_or("float".to_string(), |q| q.to_string());
         if let Some(h) = c.hidden.first() {
-            let q = |q: &Option<qscope_quant::Quantizer>| q.as_ref().map_or("float".to_string(), |q| q.to_string());
             writeln!(
                 out,
                 "# activation {}, weights {}, activations {}, output layer {}",
@@ -192,39 +278,29 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             )
             .map_err(w)?;
         }
+        if let Nets::Three(r) = &nets
+            && let (Some(t), Some(h)) = (&r.t, r.t.as_ref().and_then(|t| t.config().hidden.first()))
+        {
+            let output = q(&t.config().output_weights);
+            writeln!(
+                out,
+                "# beside it: the float twin, and the STE twin with weights {}, activations {}, output layer {output}",
+                q(&h.weights),
+                q(&h.output)
+            )
+            .map_err(w)?;
+        }
     }
     for _ in 0..o.epochs {
-        let m = match t.step_epoch() {
+        let (m, twins) = match nets.epoch() {
             Ok(m) => m,
             Err(e) => {
                 out.flush().map_err(w)?;
                 return Err(e);
             }
         };
-        if o.json {
-            writeln!(
-                out,
-                r#"{{"epoch":{},"train_loss":{},"test_loss":{},"train_acc":{},"test_acc":{}}}"#,
-                m.epoch,
-                json_num(Some(m.train_loss)),
-                json_num(Some(m.test_loss)),
-                json_num(m.train_acc),
-                json_num(m.test_acc)
-            )
-            .map_err(w)?;
-        } else {
-            let pct = |a: Option<f64>| a.map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a));
-            writeln!(
-                out,
-                "epoch {:>4}  train loss {:.6}  test loss {:.6}  train acc {:>6}  test acc {:>6}",
-                m.epoch,
-                m.train_loss,
-                m.test_loss,
-                pct(m.train_acc),
-                pct(m.test_acc)
-            )
-            .map_err(w)?;
-        }
+        let line = if o.json { json_line(&m, twins.as_ref()) } else { text_line(&m, twins.as_ref()) };
+        writeln!(out, "{line}").map_err(w)?;
     }
     out.flush().map_err(w)
 }

@@ -194,7 +194,7 @@ function shellWords(line) {
 /** The page's numbers after 3 epochs equal what its `qscope train` command prints. */
 async function cliReproduces(page, url) {
   const link = "#view=train&dataset=spiral&hidden=8,6&wq=qkeras.quantized_bits(4,0,1,alpha='auto')&wq2=larq.ste_sign" +
-    '&aq=qkeras.quantized_tanh(4)&qo=1&features=x1,x2,sinx1&ratio=0.6&l2=0.001&lr=0.01&batch=5&optimizer=adam&seed=7&noise=0.1';
+    '&aq=qkeras.quantized_tanh(4)&qo=1&features=x1,x2,sinx1&ratio=0.6&l2=0.001&weight_clip=0.5&lr=0.01&batch=5&optimizer=adam&seed=7&noise=0.1';
   await page.goto(url + link, { waitUntil: 'load', timeout: TIMEOUT_MS });
   for (let i = 1; i <= 3; i++) {
     await click(page, 'train-step');
@@ -204,6 +204,8 @@ async function cliReproduces(page, url) {
   if (!check(`the native CLI exists (${bin})`, existsSync(bin))) return;
   const words = shellWords(await text(page, 'train-command'));
   check('the page shows a qscope train command for 3 epochs', words[0] === 'qscope' && words[1] === 'train' && words.at(-1) === '3', words.join(' '));
+  check('the command carries the weight clip', words.join(' ').includes('--weight-clip 0.5'), words.join(' '));
+  check('the weight clip control shows it', (await page.locator('[data-testid="train-weight-clip"]').inputValue()) === '0.5');
   const r = spawnSync(bin, [...words.slice(1), '--json'], { encoding: 'utf8' });
   if (!check('the command runs', r.status === 0, r.stderr)) return;
   const last = JSON.parse(r.stdout.trim().split('\n').at(-1));

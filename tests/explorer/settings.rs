@@ -78,8 +78,10 @@ fn help_lists_every_setting_with_its_range_and_default() {
             continue;
         }
         let range = s.range.describe().split_whitespace().collect::<Vec<_>>().join(" ");
+        // An empty quantizer is float; another empty default (the STE twin's: no twin) is none.
         let default = match s.value(&cli) {
-            d if d.is_empty() => "float".to_string(),
+            d if d.is_empty() && matches!(s.range, Range::Spec) => "float".to_string(),
+            d if d.is_empty() => "none".to_string(),
             d => d,
         };
         assert!(help.contains(&format!("[{range}] (default {default})")), "{flag}: [{range}] (default {default})");

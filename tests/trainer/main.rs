@@ -7,3 +7,4 @@ mod common;
 mod block_training;
 mod nn;
 mod train_state;
+mod weight_clip;

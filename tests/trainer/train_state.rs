@@ -331,6 +331,40 @@ fn the_shown_cli_command_reproduces_every_network_of_the_view() {
 }
 
 #[test]
+fn cli_train_with_a_twin_trains_the_views_three_nets_each_as_its_own_command_does() {
+    let p = params(
+        "#view=train&dataset=circle&hidden=6&activation=tanh&wq=larq.ste_sign&twin_wq=larq.approx_sign&lr=0.03&seed=5",
+    );
+    let mut words = shell_words(&p.cli_command(Net::Quantized, 3));
+    words.extend(["--twin-wq".into(), "larq.approx_sign".into(), "--json".into()]);
+    let out = Command::new(env!("CARGO_BIN_EXE_qscope")).args(&words[1..]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let last = String::from_utf8(out.stdout).unwrap().lines().last().unwrap().to_string();
+    // Each net's fields, renamed as a single net's line names them.
+    let fields = |prefix: &str| {
+        let body = last.trim_start_matches('{').trim_end_matches('}');
+        let kept: Vec<String> = body
+            .split(',')
+            .filter_map(|kv| {
+                let (k, v) = kv.split_once(':').unwrap();
+                let k = k.trim_matches('"');
+                let own = if prefix.is_empty() {
+                    (!k.starts_with("float_") && !k.starts_with("twin_")).then_some(k)
+                } else {
+                    k.strip_prefix(prefix).or((k == "epoch").then_some(k))
+                };
+                own.map(|k| format!("\"{k}\":{v}"))
+            })
+            .collect();
+        format!("{{{}}}", kept.join(","))
+    };
+    for (net, prefix) in [(Net::Quantized, ""), (Net::Float, "float_"), (Net::Twin, "twin_")] {
+        let (alone, _) = last_json(&p, net, 3);
+        assert_eq!(fields(prefix), alone, "{net:?} in {last}");
+    }
+}
+
+#[test]
 fn the_shown_cli_command_quotes_what_a_shell_would_split() {
     let p = params("#view=train&wq=qkeras.quantized_bits(4, 0, alpha='auto')&hidden=");
     let cmd = p.cli_command(Net::Quantized, 10);

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use super::figure;
 use super::model::Model;
+use qscope_explore::analysis::selected_rows;
 use qscope_explore::drawn::readout;
 use qscope_explore::hardware::{FixedPoint, fixed_point, warnings};
 use qscope_explore::layout::{Field, layout};
@@ -20,21 +21,7 @@ pub fn SelectedPanel(model: Model) -> impl IntoView {
     let info = move || model.current.with(|q| q.info());
     let canonical = Memo::new(move |_| model.current.with(|q| q.to_string()));
     let levels = Memo::new(move |_| model.chosen.with(|c| c.levels.clone()));
-    let numbers = Memo::new(move |_| {
-        model.chosen.with(|c| {
-            let mut rows = Vec::new();
-            if let Some(s) = c.report.scale {
-                rows.push(("scale".to_string(), n(s)));
-            }
-            if let Some(t) = c.report.threshold {
-                rows.push(("threshold".to_string(), n(t)));
-            }
-            for (p, g) in &c.report.param_grads {
-                rows.push((format!("∂Σy/∂{p}"), n(*g)));
-            }
-            rows
-        })
-    });
+    let numbers = Memo::new(move |_| model.chosen.with(|c| model.run.with(|r| selected_rows(&c.report, &r.report))));
     let frozen = move || model.chosen.with(|c| c.frozen.clone());
     let colour = move || figure::colour(model.selected.get(), model.look());
     view! {
@@ -57,7 +44,7 @@ pub fn SelectedPanel(model: Model) -> impl IntoView {
                     numbers
                         .get()
                         .into_iter()
-                        .map(|(k, v)| view! { <dt>{k}</dt><dd class="num">{v}</dd> })
+                        .map(|r| view! { <dt>{r.label}</dt><dd class="num">{r.shown}</dd> })
                         .collect_view()
                 }}
             </dl>

@@ -141,6 +141,61 @@ impl Run {
     }
 }
 
+/// A number of a panel: its label, its text as the panel shows it (rounded for reading), and its
+/// exact value (float32 values as the shortest text that reads back the same).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PanelRow {
+    pub label: String,
+    pub shown: String,
+    pub exact: String,
+}
+
+impl PanelRow {
+    fn new(label: impl Into<String>, shown: String, exact: String) -> PanelRow {
+        PanelRow { label: label.into(), shown, exact }
+    }
+}
+
+/// The error panel's rows ("Error on the sample"): SQNR, MSE, the levels used (for a block format
+/// the median of the codes each block uses, for a per-channel quantizer the most any channel
+/// uses) and the share of inputs clipped.
+pub fn error_rows(run: &Run) -> Vec<PanelRow> {
+    use qscope_plot::{fmt_db, fmt_number};
+    let m = &run.metrics;
+    let sqnr =
+        if m.sqnr_db == f64::INFINITY { "∞ dB (lossless)".to_string() } else { format!("{} dB", fmt_db(m.sqnr_db)) };
+    let used_label = match (run.block_median, run.channels.is_empty()) {
+        (Some(_), _) => "codes used per block",
+        (None, false) => "levels used in a channel (most)",
+        (None, true) => "levels used",
+    };
+    let used = match (run.block_median, run.levels.count()) {
+        (Some((median, Some(of))), _) => format!("median {median} of {of}"),
+        (Some((median, None)), _) => format!("median {median}"),
+        (None, Some(t)) => format!("{} of {t}", m.levels_used),
+        (None, None) => m.levels_used.to_string(),
+    };
+    vec![
+        PanelRow::new("SQNR", sqnr, format!("{}", m.sqnr_db)),
+        PanelRow::new("MSE", fmt_number(m.mse), format!("{}", m.mse)),
+        PanelRow::new(used_label, used.clone(), used),
+        PanelRow::new("clipped", format!("{} %", fmt_number(m.clip_fraction * 100.0)), format!("{}", m.clip_fraction)),
+    ]
+}
+
+/// The Selected panel's numbers: the scale and threshold in use where the curve is drawn
+/// (`drawn`: the figure's report, e.g. a block format's drawn block), and d(Σy)/dθ of each
+/// learned parameter θ over the whole sample tensor (`run`: [`Run::report`]).
+pub fn selected_rows(drawn: &Report, run: &Report) -> Vec<PanelRow> {
+    use qscope_quant::spec::fmt_f32;
+    let row = |label: String, v: f32| PanelRow::new(label, qscope_plot::fmt_number(f64::from(v)), fmt_f32(v));
+    let mut rows = Vec::new();
+    rows.extend(drawn.scale.map(|s| row("scale".into(), s)));
+    rows.extend(drawn.threshold.map(|t| row("threshold".into(), t)));
+    rows.extend(run.param_grads.iter().map(|(p, g)| row(format!("∂Σy/∂{p}"), *g)));
+    rows
+}
+
 /// `q` run on `values` (of `shape`) in the given mode and seed, as every view shows it.
 pub fn run(q: &Quantizer, training: bool, seed: u64, values: &[f32], shape: &Shape, channel: usize) -> Run {
     Run::of(q, values, shape, &run_shaped(q, training, seed, values, shape, channel))

@@ -109,7 +109,8 @@ pub fn run_on_sample(q: &Quantizer, training: bool, seed: u64, values: &[f32]) -
 
 /// `q` run on a tensor of `shape` as its library sees a weight of that shape
 /// ([`Quantizer::apply_shaped`]), measured against it; a per-channel quantizer's report and
-/// levels are those of `channel` (the last channel when beyond).
+/// levels are those of `channel` (the last channel when beyond). A quantizer with learned
+/// parameters also runs backward once, for their gradients over the tensor.
 pub fn run_shaped(
     q: &Quantizer,
     training: bool,
@@ -121,7 +122,12 @@ pub fn run_shaped(
     let mut y = vec![0.0; values.len()];
     let mut reports = q.apply_shaped(values, shape, &mut y, None, &mut context(training, seed));
     let drawn = channel.min(reports.len().saturating_sub(1));
-    let report = reports.get(drawn).cloned().unwrap_or_default();
+    let mut report = reports.get(drawn).cloned().unwrap_or_default();
+    if !q.learnable().is_empty() {
+        // A learned parameter's gradient (LSQ's step, PACT's clip) is the backward pass's: the
+        // tensor's own d(Σy)/dθ, as training takes it.
+        report.param_grads = q.eval(values, &mut context(training, seed)).2.param_grads;
+    }
     let channels = if reports.len() > 1 { std::mem::take(&mut reports) } else { Vec::new() };
     let levels = q.levels(&report);
     let mut metrics = measure(values, &y, &levels);

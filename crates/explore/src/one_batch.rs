@@ -63,7 +63,12 @@ pub fn rows(t: &WeightTrace, optimizer: OptimizerKind, lr: f32) -> Vec<Row> {
         row("update", "Adam update Δw", exact(t.update), &format!("lr = {lr}, scaled by Adam's running moments"))
     };
     out.push(update);
-    out.push(row("latent-after", "latent w after", exact(t.latent_after), "w + Δw"));
+    let after = if t.clipped {
+        format!("w + Δw = {}, clipped back to the weight clip's bound", exact(t.latent_before + t.update))
+    } else {
+        "w + Δw".to_string()
+    };
+    out.push(row("latent-after", "latent w after", exact(t.latent_after), &after));
     let q_after = if t.quantized { "the level the next step's forward pass uses" } else { "= w" };
     out.push(row("q-after", "q(w) after", exact(t.q_after), q_after));
     let flipped = if t.flipped { "yes" } else { "no" };
@@ -79,10 +84,11 @@ pub fn rows(t: &WeightTrace, optimizer: OptimizerKind, lr: f32) -> Vec<Row> {
 /// One sentence: what the step did to the weight.
 pub fn summary(t: &WeightTrace, layers: usize) -> String {
     let name = weight_name(t, layers);
+    let clipped = if t.clipped { " (held at the weight clip)" } else { "" };
     let moved = if t.update == 0.0 || t.latent_after == t.latent_before {
-        format!("w stayed at {}", exact(t.latent_before))
+        format!("w stayed at {}{clipped}", exact(t.latent_before))
     } else {
-        format!("w moved from {} to {}", exact(t.latent_before), exact(t.latent_after))
+        format!("w moved from {} to {}{clipped}", exact(t.latent_before), exact(t.latent_after))
     };
     let blocked = if t.quantized && t.ste == 0.0 && t.grad_q != 0.0 {
         " (the STE blocked its gradient: ∂q/∂w = 0)"

@@ -71,6 +71,9 @@ pub struct TrainParams {
     /// L1 and L2 penalties on the weights.
     pub l1: f32,
     pub l2: f32,
+    /// Larq's `WeightClip`: the quantized layers' latent weights are clipped to ±this after each
+    /// update; 0 is off.
+    pub weight_clip: f32,
     pub lr: f32,
     pub batch: usize,
     pub optimizer: OptimizerKind,
@@ -149,6 +152,7 @@ impl TrainParams {
             loss: c.loss,
             l1: c.l1,
             l2: c.l2,
+            weight_clip: c.weight_clip.unwrap_or(0.0),
             lr: c.learning_rate,
             batch: c.batch,
             optimizer: c.optimizer.kind(),
@@ -342,6 +346,7 @@ impl TrainParams {
         c.features = self.features.clone();
         c.l1 = self.l1;
         c.l2 = self.l2;
+        c.weight_clip = (self.weight_clip > 0.0).then_some(self.weight_clip);
         c.init = self.init;
         let act = self.activation.act()?;
         let mut qs = self.quantizers(net)?;
@@ -393,6 +398,9 @@ impl TrainParams {
         args.extend([&LR, &BATCH, &OPTIMIZER].map(|s| s.cli_arg(self)));
         if self.l1 > 0.0 || self.l2 > 0.0 {
             args.extend([&L1, &L2].map(|s| s.cli_arg(self)));
+        }
+        if self.weight_clip > 0.0 && net != Net::Float {
+            args.push(WEIGHT_CLIP.cli_arg(self));
         }
         args.extend([&NOISE, &TRAIN_RATIO, &SEED].map(|s| s.cli_arg(self)));
         args.push(format!("--epochs {epochs}"));

@@ -134,6 +134,10 @@ pub struct Config {
     /// L1 and L2 penalties on the (latent) weights, not on biases.
     pub l1: f32,
     pub l2: f32,
+    /// Larq's `WeightClip(c)` on every layer whose weights are quantized: after each update its
+    /// latent weights are clipped to [−c, c] (Keras applies a constraint right after the
+    /// optimizer's update). None: no clip.
+    pub weight_clip: Option<f32>,
     pub init: Init,
     /// Seeds the data, the initial weights, the shuffling and the stochastic quantizers.
     pub seed: u64,
@@ -158,6 +162,7 @@ impl Config {
             batch: 10,
             l1: 0.0,
             l2: 0.0,
+            weight_clip: None,
             init: Init::Auto,
             seed: 0,
         }
@@ -215,6 +220,11 @@ impl Config {
         }
         if !(self.l1.is_finite() && self.l1 >= 0.0 && self.l2.is_finite() && self.l2 >= 0.0) {
             return Err("L1 and L2 penalties must be non-negative numbers".into());
+        }
+        if let Some(c) = self.weight_clip
+            && !(c.is_finite() && c > 0.0)
+        {
+            return Err(format!("weight clip {c}: expected a positive number (the latent weights' bound)"));
         }
         match self.optimizer {
             Optimizer::Sgd { momentum } if !(0.0..1.0).contains(&momentum) => {

@@ -13,7 +13,7 @@
 use super::config::Act;
 use super::learnable;
 use super::linalg::{affine, column_sums, matmul, matmul_at_b, transpose};
-use super::optim::{OptimizerState, Update};
+use super::optim::{OptimizerState, Update, clip_weights};
 use qscope_quant::{Ctx, Levels, Quantizer, Report};
 
 /// Which of a layer's two quantizers: the one on its weights or the one on its activations.
@@ -97,6 +97,9 @@ pub struct Layer {
     flips: usize,
     /// What the weight quantizer reported last (its scale sets the levels).
     wreport: Report,
+    /// [`Config::weight_clip`](super::Config::weight_clip): the bound of the latent weights
+    /// after each update, while the weights are quantized.
+    pub(crate) weight_clip: Option<f32>,
 }
 
 impl Layer {
@@ -134,6 +137,7 @@ impl Layer {
             learn: Vec::new(),
             flips: 0,
             wreport: Report::default(),
+            weight_clip: None,
         };
         layer.relearn();
         layer
@@ -430,9 +434,13 @@ impl Layer {
         step.delta(&self.sw, i)
     }
 
-    /// One optimizer step on weights (with penalties), biases and learnable parameters.
+    /// One optimizer step on weights (with penalties; then the weight clip, when the weights are
+    /// quantized), biases and learnable parameters.
     pub(crate) fn update(&mut self, step: &Update) -> Result<(), String> {
         step.apply(&mut self.w, &self.gw, &mut self.sw);
+        if let (Some(c), Some(_)) = (self.weight_clip, &self.wquant) {
+            clip_weights(&mut self.w, c);
+        }
         let plain = step.unregularized();
         plain.apply(&mut self.b, &self.gb, &mut self.sb);
         for i in 0..self.learn.len() {

@@ -45,6 +45,7 @@ impl Network {
                 let lim = init_limit(config.init, act.as_ref(), n_in, n_out);
                 let w = (0..n_in * n_out).map(|_| rng.random_range(-lim..lim)).collect();
                 let mut layer = Layer::new(n_in, n_out, w, act, config.batch);
+                layer.weight_clip = config.weight_clip;
                 match config.hidden.get(l) {
                     Some(h) => {
                         layer.set_quantizer(QuantizedTensor::Weights, h.weights.clone());

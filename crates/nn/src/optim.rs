@@ -159,6 +159,19 @@ impl Update {
     }
 }
 
+/// Larq's `WeightClip(c)`, `tf.clip_by_value(w, −c, c)`, in place: values beyond ±c become ±c
+/// (infinities too), a NaN stays NaN; for `c > 0`.
+pub fn clip_weights(w: &mut [f32], c: f32) {
+    for x in w {
+        // Comparisons, not `clamp`: a NaN fails both and stays (as TensorFlow's min/max keep it).
+        if *x > c {
+            *x = c;
+        } else if *x < -c {
+            *x = -c;
+        }
+    }
+}
+
 /// `g + l1·sign(w) + 2·l2·w` (one expression for [`Update::apply`] and [`Update::gradient`]).
 #[inline(always)]
 fn penalized(w: f32, g: f32, l1: f32, l2x2: f32) -> f32 {

@@ -72,8 +72,12 @@ pub struct WeightTrace {
     /// The gradient the optimizer followed: `∂L/∂w` plus the L1/L2 penalties' (equal to
     /// `grad_w` without penalties).
     pub grad_total: f32,
-    /// The optimizer's update `Δw`: `latent_after == latent_before + update` in float32.
+    /// The optimizer's update `Δw`: `latent_after == latent_before + update` in float32, unless
+    /// the weight clip bound it ([`WeightTrace::clipped`]).
     pub update: f32,
+    /// Whether the weight clip ([`Config::weight_clip`](super::Config::weight_clip)) moved
+    /// `latent_before + update` back to its bound.
+    pub clipped: bool,
     /// `w` and `q(w)` after the update, as the next step's forward pass sees them.
     pub latent_after: f32,
     pub q_after: f32,
@@ -129,6 +133,7 @@ impl Probe for Recorder {
             latent_after: f32::NAN,
             q_after: f32::NAN,
             flipped: false,
+            clipped: false,
         });
     }
 
@@ -139,6 +144,8 @@ impl Probe for Recorder {
         t.grad_total = step.gradient(t.latent_before, t.grad_w);
         t.update = layer.weight_update(step, t.index);
         t.latent_after = layer.weights()[t.index];
+        let stepped = t.latent_before + t.update;
+        t.clipped = stepped.to_bits() != t.latent_after.to_bits() && !(stepped.is_nan() && t.latent_after.is_nan());
         t.q_after = layer.quantized()[t.index];
         t.flipped = t.quantized && t.q_before.to_bits() != t.q_after.to_bits();
     }

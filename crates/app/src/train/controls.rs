@@ -9,7 +9,8 @@ use leptos::prelude::*;
 use super::Train;
 use qscope_explore::train::settings::{
     ACTIVATION, AQ, BATCH, BATCH_RANGE, DATASET, HIDDEN, L1, L2, LOSS, LR, NOISE, NOISE_RANGE, OPTIMIZER,
-    PENALTY_RANGE, QUANTIZE_OUTPUT, RATIO_RANGE, SEED, TRAIN_RATIO, TWIN_AQ, TWIN_WQ, WQ,
+    PENALTY_RANGE, QUANTIZE_OUTPUT, RATIO_RANGE, SEED, TRAIN_RATIO, TWIN_AQ, TWIN_WQ, WEIGHT_CLIP, WEIGHT_CLIP_RANGE,
+    WQ,
 };
 use qscope_explore::train::{
     HiddenActivation, MAX_HIDDEN_LAYERS, MAX_WIDTH, TrainParams, parse_features, parse_hidden, parse_quantizer,
@@ -261,6 +262,10 @@ fn Optimizer(train: Train) -> impl IntoView {
         <label class="row">{format!("{} ", L2.label)}
             <input type="number" min=PENALTY_RANGE.min max=PENALTY_RANGE.max step="0.001" class="num-input" data-testid="train-l2" prop:value=move || params.with(|p| p.l2.to_string())
                 on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.l2 = PENALTY_RANGE.clamp(v))) } } />
+        </label>
+        <label class="row" title=WEIGHT_CLIP.doc>{format!("{} ", WEIGHT_CLIP.label)}
+            <input type="number" min=WEIGHT_CLIP_RANGE.min max=WEIGHT_CLIP_RANGE.max step="0.1" class="num-input" data-testid="train-weight-clip" prop:value=move || params.with(|p| p.weight_clip.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.weight_clip = WEIGHT_CLIP_RANGE.clamp(v))) } } />
         </label>
         <label class="row">{format!("{} ", SEED.label)}
             <input type="number" min="0" class="num-input" data-testid="train-seed" prop:value=move || params.with(|p| p.seed.to_string())

@@ -24,6 +24,8 @@ pub const PENALTY_RANGE: Bounds<f32> = Bounds { noun: "a penalty", min: 0.0, max
 pub const LR_RANGE: Bounds<f32> = Bounds { noun: "a learning rate", min: 1e-5, max: 10.0 };
 pub const BATCH_RANGE: Bounds<usize> = Bounds { noun: "a batch size", min: 1, max: 250 };
 pub const SAMPLES_RANGE: Bounds<usize> = Bounds { noun: "a number of points", min: 10, max: 100_000 };
+/// Larq's `WeightClip` bound on the latent weights; 0 is off.
+pub const WEIGHT_CLIP_RANGE: Bounds<f32> = Bounds { noun: "a bound (0: off)", min: 0.0, max: 100.0 };
 /// SGD's momentum; exactly 1 is refused by the trainer's check (it must stay below 1).
 pub const MOMENTUM_RANGE: Bounds<f32> = Bounds { noun: "a momentum", min: 0.0, max: 1.0 };
 
@@ -170,11 +172,11 @@ pub static QUANTIZE_OUTPUT: Setting<TrainParams> = Setting {
 
 pub static TWIN_WQ: Setting<TrainParams> = Setting {
     key: Some("twin_wq"),
-    flag: None,
+    flag: Some("--twin-wq"),
     arg: "SPEC",
-    range: Range::Spec,
+    range: Range::Words(|| "a quantizer SPEC; '' for the quantized net's".into()),
     label: "weights",
-    doc: "the third network's weight quantizer (empty: as the quantized net's)",
+    doc: "the STE twin's weight quantizer: given, a third net trains beside the other two",
     write: Write::Changed,
     read: |p, v| spec(v).map(|s| p.twin_wq = s),
     show: |p| one(p.twin_wq.clone()),
@@ -182,11 +184,11 @@ pub static TWIN_WQ: Setting<TrainParams> = Setting {
 
 pub static TWIN_AQ: Setting<TrainParams> = Setting {
     key: Some("twin_aq"),
-    flag: None,
+    flag: Some("--twin-aq"),
     arg: "SPEC",
-    range: Range::Spec,
+    range: Range::Words(|| "a quantizer SPEC; '' for the quantized net's".into()),
     label: "activations",
-    doc: "the third network's activation quantizer (empty: as the quantized net's)",
+    doc: "the STE twin's activation quantizer: given, a third net trains beside the other two",
     write: Write::Changed,
     read: |p, v| spec(v).map(|s| p.twin_aq = s),
     show: |p| one(p.twin_aq.clone()),
@@ -324,6 +326,18 @@ pub static L2: Setting<TrainParams> = Setting {
     show: |p| one(p.l2),
 };
 
+pub static WEIGHT_CLIP: Setting<TrainParams> = Setting {
+    key: Some("weight_clip"),
+    flag: Some("--weight-clip"),
+    arg: "C",
+    range: Range::Real(WEIGHT_CLIP_RANGE),
+    label: "weight clip",
+    doc: "Larq's WeightClip: after each update the quantized layers' latent weights are clipped to [−C, C] (0: off)",
+    write: Write::Changed,
+    read: |p, v| WEIGHT_CLIP_RANGE.parse(v).map(|x| p.weight_clip = x),
+    show: |p| one(p.weight_clip),
+};
+
 pub static PACE: Setting<TrainParams> = Setting {
     key: Some("pace"),
     flag: None,
@@ -361,7 +375,7 @@ pub static PLAY: Setting<TrainParams> = Setting {
 };
 
 /// Every setting, in the hash's order.
-pub static SETTINGS: [&Setting<TrainParams>; 24] = [
+pub static SETTINGS: [&Setting<TrainParams>; 25] = [
     &DATASET,
     &SAMPLES,
     &HIDDEN,
@@ -383,6 +397,7 @@ pub static SETTINGS: [&Setting<TrainParams>; 24] = [
     &TRAIN_RATIO,
     &L1,
     &L2,
+    &WEIGHT_CLIP,
     &PACE,
     &STEP_BY,
     &PLAY,
