@@ -13,6 +13,7 @@
 
 use qscope_explore::drawn;
 use qscope_explore::figure::{Setting, curves, evaluate_all};
+use qscope_explore::lesson::predict::Prediction;
 use qscope_explore::lesson::render::{escape, render_lenient};
 use qscope_explore::lesson::{BUILTIN, Lesson, Step, link};
 use qscope_explore::qr::Qr;
@@ -42,6 +43,8 @@ h2 { font-size: 1.3rem; margin: 0 0 .5rem; }
 .summary { color: #3a3f45; }
 .step { border-top: 1px solid #d0d4d9; padding-top: 1.2rem; margin-top: 1.6rem; }
 .task { border-left: 4px solid #0072b2; background: #f2f7fb; padding: .4rem .8rem; }
+.predict { border-left: 4px solid #e69f00; background: #fdf6e8; padding: .4rem .8rem; }
+.answers { border-top: 1px solid #d0d4d9; padding-top: 1.2rem; margin-top: 1.6rem; }
 figure { margin: 1rem 0; break-inside: avoid; page-break-inside: avoid; }
 figure svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
 .figures { display: flex; flex-wrap: wrap; gap: 0 1.2rem; }
@@ -66,7 +69,7 @@ footer { margin-top: 2rem; font-size: .8rem; color: #5c636e; }
   body { margin: 0; max-width: none; }
   .step { break-before: auto; }
   h2 { break-after: avoid; }
-  .task { background: none; }
+  .task, .predict { background: none; }
   footer .link { display: none; }
 }
 ";
@@ -105,6 +108,7 @@ pub(crate) fn html(lesson: &Lesson, text: &str, explorer: Option<&str>) -> Resul
         page +=
             &section(k + 1, step, &link, explorer).map_err(|e| format!("step {} \"{}\": {e}", k + 1, step.title))?;
     }
+    page += &answers(lesson);
     page += &format!(
         "<footer>\n<p>Made with {} (<code>qscope lesson export</code>).</p>\n\
          <p class=\"link\">The whole lesson, live in qscope (add <code>&amp;step=K</code> to open step K): \
@@ -128,10 +132,46 @@ fn lesson_hash(builtin: Option<&str>, text: &str) -> String {
     }
 }
 
+/// The predictions' answers, after the last step (on paper the figure beside a question would
+/// give it away, so the answers come at the end); empty without predictions.
+fn answers(lesson: &Lesson) -> String {
+    let items: Vec<String> = lesson
+        .steps
+        .iter()
+        .enumerate()
+        .filter_map(|(k, step)| {
+            let p = step.settings.predict.as_ref()?;
+            Some(format!(
+                "<li>Step {}: ({}) {}. {}</li>",
+                k + 1,
+                Prediction::letter(p.answer),
+                escape(&p.choices[p.answer]),
+                escape(&p.why)
+            ))
+        })
+        .collect();
+    if items.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<section class=\"answers\" id=\"answers\">\n<h2>Answers</h2>\n<ul>\n{}\n</ul>\n</section>\n",
+        items.join("\n")
+    )
+}
+
 /// One step's section; `link` is the hash that opens it live.
 fn section(k: usize, step: &Step, link: &str, explorer: Option<&str>) -> Result<String, String> {
     let mut s = format!("<section class=\"step\" id=\"step-{k}\">\n<h2>{k}. {}</h2>\n", escape(&step.title));
     s += &render_lenient(&step.text);
+    if let Some(p) = &step.settings.predict {
+        let choices: Vec<String> =
+            p.choices.iter().enumerate().map(|(i, c)| format!("({}) {}", Prediction::letter(i), escape(c))).collect();
+        s += &format!(
+            "<p class=\"predict\"><strong>Predict:</strong> {} <span class=\"choices\">{}</span></p>\n",
+            escape(&p.question),
+            choices.join(" &nbsp; ")
+        );
+    }
     if let Some(task) = &step.settings.task {
         s += &format!("<p class=\"task\"><strong>Try it:</strong> {}</p>\n", escape(&task.text));
     }

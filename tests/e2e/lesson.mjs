@@ -232,6 +232,30 @@ async function hostile(page, url) {
   check('the page\'s policy refuses an inline script or handler put into a lesson page', policy.refused, JSON.stringify(policy));
 }
 
+/** Predict, then observe: a step asks, the pick shows right or wrong with the answer and why;
+ *  markup in a prediction is text. */
+async function predict(page, url) {
+  await open(page, url, '#lesson=quantized_bits&step=6');
+  await page.locator('[data-testid="lesson-predict"]').waitFor({ timeout: TIMEOUT_MS });
+  check('a step with a prediction asks it with its choices, no answer yet',
+    (await page.locator('[data-testid="lesson-choice"]').count()) === 4 && (await page.locator('[data-testid="lesson-why"]').count()) === 0);
+  await page.locator('[data-testid="lesson-choice"][data-index="0"]').click();
+  const why = await text(page, 'lesson-why');
+  check('a wrong pick says so, names the answer and explains it', why.startsWith('Not quite: the answer is 0.125.') && why.includes('alpha is a gain'), why);
+  const classes = await page.locator('[data-testid="lesson-choice"]').evaluateAll((b) => b.map((e) => `${e.className}|${e.disabled}`));
+  check('the pick and the answer are marked and the choices close', classes[0].includes('wrong') && classes[1].includes('right') && classes.every((c) => c.endsWith('|true')), classes.join(' '));
+  await click(page, 'lesson-next');
+  await click(page, 'lesson-prev');
+  await page.locator('[data-testid="lesson-predict"]').waitFor({ timeout: TIMEOUT_MS });
+  check('coming back to the step asks afresh', (await page.locator('[data-testid="lesson-why"]').count()) === 0);
+  await page.locator('[data-testid="lesson-choice"][data-index="1"]').click();
+  check('the right pick says so', (await text(page, 'lesson-why')).startsWith('Right.'));
+  await page.locator('[data-testid="lesson-file"]').setInputFiles(join(FIXTURES, 'predict.md'));
+  await until(() => text(page, 'lesson-title').catch(() => ''), (t) => t.includes('Predict, then observe'));
+  const choice = await page.locator('[data-testid="lesson-choice"][data-index="2"]').innerText();
+  check('markup in a choice shows literally', choice === '<b>0.5</b>' && (await page.locator('.lesson-predict b').count()) === 0, choice);
+}
+
 /** Limits: 1 MB lessons from a file or a link give a message within seconds (a loaded machine
  * takes ~4 s for the 1 MB link, mostly the loading and the "did you mean" over the 1 MB name), and
  * the page works on. */
@@ -382,6 +406,7 @@ async function run(context, url) {
   await teacher(page, url, context);
   await malformed(page, url);
   await hostile(page, url);
+  await predict(page, url);
   await limits(page, url);
   await tasks(page, url);
   await desktopShots(page, url);

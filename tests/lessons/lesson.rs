@@ -206,7 +206,9 @@ fn a_trainer_key_in_an_explorer_step_says_to_add_view_train() {
 fn a_misspelt_lesson_key_gets_a_did_you_mean_and_the_lesson_keys_listed() {
     let e = block_error("q=ste\nhilight=forward");
     assert!(e.starts_with("step 1 \"Only step\", line 9: unknown key 'hilight'; did you mean 'highlight'?"), "{e}");
-    assert!(e.contains("(lesson keys: view, highlight, task, done; explorer keys: q, x,"), "{e}");
+    assert!(e.contains("(lesson keys: view, highlight, task, done, predict, why; explorer keys: q, x,"), "{e}");
+    let e = block_error("q=ste\nprediction=Q? | *a | b");
+    assert!(e.contains("unknown key 'prediction'; did you mean 'predict'?"), "{e}");
     let e = block_error("view=train\ntsk=Train it.");
     assert!(e.contains("tsk=Train it.: unknown key; did you mean 'task'?"), "{e}");
     assert!(e.contains("; trainer keys: "), "{e}");

@@ -331,3 +331,17 @@ fn the_books_example_lesson_passes_check() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out).trim(), "ok: 2 steps");
 }
+
+#[test]
+fn export_asks_each_prediction_in_its_step_and_answers_them_all_at_the_end() {
+    let html = export("predict.md");
+    balanced(&html).unwrap();
+    assert!(html.contains(
+        "<p class=\"predict\"><strong>Predict:</strong> What gradient reaches x = 1.5? \
+         <span class=\"choices\">(a) 1 &nbsp; (b) 0 &nbsp; (c) &lt;b&gt;0.5&lt;/b&gt;</span></p>"
+    ));
+    let answers = html.split("<h2>Answers</h2>").nth(1).expect("an answers section");
+    assert!(answers.contains("<li>Step 1: (b) 0. The band is |x| ≤ 1: at 1.5 the gradient is 0 &amp; stays 0.</li>"));
+    assert!(html.find("<h2>Answers</h2>") > html.rfind("<section class=\"step\""), "after the last step");
+    assert!(!export("good.md").contains("Answers"), "no predictions, no answers");
+}

@@ -30,8 +30,8 @@
 //!
 //! **The qscope block.** At most one per step, fenced with ```` ``` ```` or `~~~` and the info
 //! string `qscope`: one `key=value` per line; blank lines and `#` lines are comments. A step
-//! without one shows the previous step's state (step 1: the explorer's defaults); task,
-//! `done` and `highlight` are never inherited. Keys:
+//! without one shows the previous step's state (step 1: the explorer's defaults); `task`,
+//! `done`, `predict`, `why` and `highlight` are never inherited. Keys:
 //!
 //! | key | meaning |
 //! |---|---|
@@ -41,12 +41,14 @@
 //! | `highlight` | one element: explorer `forward`, `backward`, `selected`, `quality`, `explain`, `code`, `sample`, `picker`, `spec`, `compare`, `curve:N` (from 1), `control:NAME` (a catalogue parameter); trainer `boundary`, `curves`, `network`, `weights`, `flips`, `pace`, `batch`, `controls`, `control:NAME` (a trainer key) |
 //! | `task` | the "try it" instruction, one line of plain text |
 //! | `done` | the condition that ticks it ([`task`] has the language); `task` and `done` go together |
+//! | `predict` | a question asked before the class looks: `QUESTION \| CHOICE \| *ANSWER \| …`, 2 to 4 choices, the right one marked `*` ([`predict`]) |
+//! | `why` | why the answer is right, shown once a choice is picked; `predict` and `why` go together |
 //!
 //! **Lesson-wide defaults.** One qscope block after the `# Title`, before the first step, holds
 //! settings every step starts from: a step's block reads as if the defaults' lines of its view
 //! came first (the step's own line wins; its own `q` lines replace the defaults' `q`), and the
 //! first step starts from them even without a block. The long `hide=…` line is written once.
-//! Only view keys go there; `view`, `highlight`, `task` and `done` belong to steps.
+//! Only view keys go there; `view`, `highlight`, `task`, `done`, `predict` and `why` belong to steps.
 //!
 //! Every problem the view's parser reports is an error, as is a key given twice (except `q`).
 //! [`Lesson::parse`] never panics: it returns the lesson or every error found (the first
@@ -61,11 +63,13 @@ mod format;
 mod lines;
 pub mod link;
 pub mod lint;
+pub mod predict;
 pub mod render;
 pub mod task;
 
 use std::fmt;
 
+use self::predict::Prediction;
 use self::task::Condition;
 use super::hash::encode;
 use super::page::View;
@@ -107,7 +111,7 @@ pub const EXPLORER_PARTS: [&str; 10] =
 pub const TRAIN_PARTS: [&str; 8] = ["boundary", "curves", "network", "weights", "flips", "pace", "batch", "controls"];
 
 /// A step's own keys, besides its view's.
-pub const LESSON_KEYS: [&str; 4] = ["view", "highlight", "task", "done"];
+pub const LESSON_KEYS: [&str; 6] = ["view", "highlight", "task", "done", "predict", "why"];
 
 /// The explorer's hash keys.
 pub const EXPLORER_KEYS: [&str; 8] = ["q", "x", "mode", "seed", "sample", "hide", "sel", "pin"];
@@ -141,11 +145,13 @@ pub struct Settings {
     pub pairs: Vec<(String, String)>,
     pub highlight: Option<Highlight>,
     pub task: Option<Task>,
+    /// A question the class answers before it looks ([`predict`]).
+    pub predict: Option<Prediction>,
 }
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { view: View::Explorer, pairs: Vec::new(), highlight: None, task: None }
+        Settings { view: View::Explorer, pairs: Vec::new(), highlight: None, task: None, predict: None }
     }
 }
 
@@ -235,7 +241,7 @@ impl Lesson {
             let settings = match (rs.block.as_ref().or(empty.as_ref()), &defaults) {
                 (Some(block), Some(d)) => settings(&with_defaults(block, d), &mut at),
                 (Some(block), None) => settings(block, &mut at),
-                (None, _) => Settings { highlight: None, task: None, ..previous.clone() },
+                (None, _) => Settings { highlight: None, task: None, predict: None, ..previous.clone() },
             };
             previous = settings.clone();
             steps.push(Step { title: rs.title.clone(), text: rs.markdown(), line: rs.line, settings });
@@ -352,7 +358,7 @@ fn with_defaults(block: &format::Block, defaults: &[(usize, String, String)]) ->
 /// A step's settings from its block; each problem goes to `at(line, message)`.
 fn settings(block: &format::Block, at: &mut impl FnMut(usize, String)) -> Settings {
     let mut s = Settings::default();
-    let (mut highlight, mut task, mut done) = (None, None, None);
+    let (mut highlight, mut task, mut done, mut predict, mut why) = (None, None, None, None, None);
     let mut seen: Vec<(&str, usize)> = Vec::new();
     for (line, key, value) in &block.entries {
         if let Some((_, first)) = seen.iter().find(|(k, _)| k == key).filter(|_| key != "q") {
@@ -369,6 +375,8 @@ fn settings(block: &format::Block, at: &mut impl FnMut(usize, String)) -> Settin
             "highlight" => highlight = Some((*line, value)),
             "task" => task = Some((*line, value)),
             "done" => done = Some((*line, value)),
+            "predict" => predict = Some((*line, value)),
+            "why" => why = Some((*line, value)),
             // The match above names every key of LESSON_KEYS.
             _ => s.pairs.push((key.clone(), value.clone())),
         }
@@ -383,6 +391,7 @@ fn settings(block: &format::Block, at: &mut impl FnMut(usize, String)) -> Settin
         }
     }
     s.task = lesson_task(task, done, s.view, at);
+    s.predict = Prediction::parse(predict, why, at);
     if s.view == View::Train && !s.pairs.iter().any(|(k, _)| k == "pace") {
         s.pairs.push(("pace".into(), LESSON_PACE.into()));
     }

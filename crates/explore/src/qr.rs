@@ -99,8 +99,8 @@ impl Follow {
         let problem = match (local_host(address), &qr) {
             (Some(host), _) => Some(format!(
                 "This address ({host}) is this computer's own: phones cannot open it. For a class, serve the \
-                 site on the room's network (scripts/dev serve --lan) or publish it on a static host \
-                 (the Guide's \"Teaching\" page)."
+                 site on the room's network (scripts/dev serve --lan) and open it here at the address that \
+                 prints, or publish it on a static host (the Guide's \"Teaching\" page)."
             )),
             (None, None) => Some(format!(
                 "This link is {} characters, too long for a QR code (2,953 at most): send it to the class as \

@@ -4,12 +4,13 @@
 //!
 //! The text is the lesson renderer's HTML ([`render_lenient`]): it writes every tag itself from
 //! a closed set and escapes every piece of the lesson, so it is set as it is (escaping it again
-//! would show entities). The title and the task are text nodes.
+//! would show entities). The title, the prediction and the task are text nodes.
 
 use leptos::ev;
 use leptos::prelude::*;
 
 use super::{Player, highlight, player};
+use qscope_explore::lesson::predict::Prediction;
 use qscope_explore::lesson::render::render_lenient;
 
 /// Wraps a view: with a lesson open, the step's panel comes first; without one, the view alone.
@@ -33,6 +34,7 @@ fn LessonPanel(player: Player) -> impl IntoView {
     let title = move || player.with_step(|s| s.map(|s| format!("{}. {}", player.step(), s.title)).unwrap_or_default());
     let html = Memo::new(move |_| player.with_step(|s| s.map(|s| render_lenient(&s.text)).unwrap_or_default()));
     let task = move || player.with_step(|s| s.and_then(|s| s.settings.task.as_ref().map(|t| t.text.clone())));
+    let predict = move || player.with_step(|s| s.and_then(|s| s.settings.predict.clone()));
     let done = move || player.done.get() == Some(true);
     highlight::follow(player);
     let start = StoredValue::new(None::<(f64, f64)>);
@@ -61,6 +63,7 @@ fn LessonPanel(player: Player) -> impl IntoView {
             <h2 class="lesson-step-title" data-testid="lesson-step-title">{title}</h2>
             // Focusable and named: on a phone the text scrolls within its box, and keys must reach it.
             <div class="lesson-text" data-testid="lesson-text" tabindex="0" role="region" aria-label="Step text" inner_html=move || html.get()></div>
+            {move || predict().map(|p| view! { <Predict p=p /> })}
             {move || {
                 task()
                     .map(|text| {
@@ -76,5 +79,55 @@ fn LessonPanel(player: Player) -> impl IntoView {
             }}
             <p class="lesson-hint muted small">"Next and Back: the buttons, ← →, or a swipe here."</p>
         </aside>
+    }
+}
+
+/// "Predict, then observe": the question and its choices; a pick shows whether it was right,
+/// the answer and why. The panel remounts with each step, so each step asks afresh.
+#[component]
+fn Predict(p: Prediction) -> impl IntoView {
+    let picked = RwSignal::new(None::<usize>);
+    let answer = p.answer;
+    let verdict = {
+        let right = p.choices[answer].clone();
+        move || match picked.get() {
+            Some(i) if i == answer => "Right. ".to_string(),
+            Some(_) => format!("Not quite: the answer is {right}. "),
+            None => String::new(),
+        }
+    };
+    let choices = p
+        .choices
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            view! {
+                <button
+                    type="button"
+                    class="button lesson-choice"
+                    class:right=move || picked.get().is_some() && i == answer
+                    class:wrong=move || picked.get() == Some(i) && i != answer
+                    data-testid="lesson-choice"
+                    data-index=i
+                    aria-pressed=move || (picked.get() == Some(i)).to_string()
+                    prop:disabled=move || picked.get().is_some()
+                    on:click=move |_| picked.set(Some(i))
+                >
+                    {c}
+                </button>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="lesson-predict" data-testid="lesson-predict" data-picked=move || picked.get().map(|i| i.to_string())>
+            <p class="lesson-question"><strong>"Predict: "</strong>{p.question}</p>
+            <div class="lesson-choices" role="group" aria-label="Your prediction">{choices}</div>
+            <Show when=move || picked.get().is_some()>
+                <p class="lesson-why" data-testid="lesson-why" role="status">
+                    <strong>{verdict.clone()}</strong>
+                    {p.why.clone()}
+                </p>
+            </Show>
+        </div>
     }
 }
