@@ -250,6 +250,12 @@ async function predict(page, url) {
   check('coming back to the step asks afresh', (await page.locator('[data-testid="lesson-why"]').count()) === 0);
   await page.locator('[data-testid="lesson-choice"][data-index="1"]').click();
   check('the right pick says so', (await text(page, 'lesson-why')).startsWith('Right.'));
+  await open(page, url, '#lesson=ste&step=3');
+  await page.locator('[data-testid="lesson-predict"]').waitFor({ timeout: TIMEOUT_MS });
+  check('a step that asks hides its task until a choice is picked', (await page.locator('[data-testid="lesson-task"]').count()) === 0);
+  await page.locator('[data-testid="lesson-choice"][data-index="1"]').click();
+  await page.locator('[data-testid="lesson-task"]').waitFor({ timeout: TIMEOUT_MS });
+  check('then the task shows, to observe what was predicted', (await text(page, 'lesson-task')).includes('Widen the pass-band'));
   await page.locator('[data-testid="lesson-file"]').setInputFiles(join(FIXTURES, 'predict.md'));
   await until(() => text(page, 'lesson-title').catch(() => ''), (t) => t.includes('Predict, then observe'));
   const choice = await page.locator('[data-testid="lesson-choice"][data-index="2"]').innerText();

@@ -275,7 +275,7 @@ fn export_escapes_a_hostile_lesson() {
 
 #[test]
 fn export_captions_read_the_curves_at_the_pinned_x_itself() {
-    // ste step 4 pins x = 0.5, where its text quotes SwishSign's gradient −0.08462162.
+    // ste step 4 pins x = 0.5, where its why= quotes SwishSign's gradient −0.08462162.
     let dir = temp_dir("caption");
     let ste = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons/ste.md");
     let o = qscope(&["lesson", "export", ste.to_str().unwrap(), "-o", dir.to_str().unwrap()], "");

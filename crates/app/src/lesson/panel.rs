@@ -35,6 +35,9 @@ fn LessonPanel(player: Player) -> impl IntoView {
     let html = Memo::new(move |_| player.with_step(|s| s.map(|s| render_lenient(&s.text)).unwrap_or_default()));
     let task = move || player.with_step(|s| s.and_then(|s| s.settings.task.as_ref().map(|t| t.text.clone())));
     let predict = move || player.with_step(|s| s.and_then(|s| s.settings.predict.clone()));
+    // Predict, then observe: a step that asks shows its task once a choice is picked.
+    let picked = RwSignal::new(None::<usize>);
+    let asked = move || player.with_step(|s| s.is_some_and(|s| s.settings.predict.is_some()));
     let done = move || player.done.get() == Some(true);
     highlight::follow(player);
     let start = StoredValue::new(None::<(f64, f64)>);
@@ -63,9 +66,10 @@ fn LessonPanel(player: Player) -> impl IntoView {
             <h2 class="lesson-step-title" data-testid="lesson-step-title">{title}</h2>
             // Focusable and named: on a phone the text scrolls within its box, and keys must reach it.
             <div class="lesson-text" data-testid="lesson-text" tabindex="0" role="region" aria-label="Step text" inner_html=move || html.get()></div>
-            {move || predict().map(|p| view! { <Predict p=p /> })}
+            {move || predict().map(|p| view! { <Predict p=p picked=picked /> })}
             {move || {
                 task()
+                    .filter(|_| !asked() || picked.get().is_some())
                     .map(|text| {
                         view! {
                             <p class="lesson-task" class:done=done data-testid="lesson-task" data-done=move || done().to_string()>
@@ -82,11 +86,11 @@ fn LessonPanel(player: Player) -> impl IntoView {
     }
 }
 
-/// "Predict, then observe": the question and its choices; a pick shows whether it was right,
-/// the answer and why. The panel remounts with each step, so each step asks afresh.
+/// "Predict, then observe": the question and its choices; a pick (`picked`, the panel's: it
+/// shows the task then) shows whether it was right, the answer and why. The panel remounts with
+/// each step, so each step asks afresh.
 #[component]
-fn Predict(p: Prediction) -> impl IntoView {
-    let picked = RwSignal::new(None::<usize>);
+fn Predict(p: Prediction, picked: RwSignal<Option<usize>>) -> impl IntoView {
     let answer = p.answer;
     let verdict = {
         let right = p.choices[answer].clone();
