@@ -3,6 +3,7 @@
 
 use std::io::{self, BufWriter, Write};
 
+use qscope_explore::learned::learned_rows;
 use qscope_explore::runs::Runs;
 use qscope_explore::settings::Setting;
 use qscope_explore::train::settings::{LayerKey, PER_LAYER, SETTINGS, per_layer};
@@ -202,8 +203,9 @@ fn pct(a: Option<f64>) -> String {
     a.map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a))
 }
 
-/// One epoch as text: the quantized net, then `| float …` and `| twin …`.
-fn text_line(m: &Metrics, twins: Option<&(Metrics, Metrics)>) -> String {
+/// One epoch as text: the quantized net, then `| float …` and `| twin …`, then the quantized
+/// net's learned quantizer parameters (`| learned hidden1_weights_step 0.2312 …`).
+fn text_line(m: &Metrics, twins: Option<&(Metrics, Metrics)>, learned: &[(String, f32)]) -> String {
     let mut line = format!(
         "epoch {:>4}  train loss {:.6}  test loss {:.6}  train acc {:>6}  test acc {:>6}",
         m.epoch,
@@ -221,12 +223,19 @@ fn text_line(m: &Metrics, twins: Option<&(Metrics, Metrics)>) -> String {
             pct(t.test_acc)
         );
     }
+    if !learned.is_empty() {
+        line += "  | learned";
+        for (key, v) in learned {
+            line += &format!(" {key} {v}");
+        }
+    }
     line
 }
 
 /// One epoch as a JSON object; with the twins, their numbers under the lesson tasks' names
-/// (`float_test_acc`, `twin_test_acc`…).
-fn json_line(m: &Metrics, twins: Option<&(Metrics, Metrics)>) -> String {
+/// (`float_test_acc`, `twin_test_acc`…), and `learned`: the quantized net's learned quantizer
+/// parameters by [`LearnedRow::key`](qscope_explore::learned::LearnedRow::key).
+fn json_line(m: &Metrics, twins: Option<&(Metrics, Metrics)>, learned: &[(String, f32)]) -> String {
     let fields = |prefix: &str, m: &Metrics| {
         format!(
             r#""{prefix}train_loss":{},"{prefix}test_loss":{},"{prefix}train_acc":{},"{prefix}test_acc":{}"#,
@@ -239,6 +248,13 @@ fn json_line(m: &Metrics, twins: Option<&(Metrics, Metrics)>) -> String {
     let mut line = format!(r#"{{"epoch":{},{}"#, m.epoch, fields("", m));
     if let Some((f, t)) = twins {
         line += &format!(",{},{}", fields("float_", f), fields("twin_", t));
+    }
+    if !learned.is_empty() {
+        let pairs: Vec<String> = learned
+            .iter()
+            .map(|(k, v)| format!(r#""{k}":{}"#, if v.is_finite() { v.to_string() } else { "null".into() }))
+            .collect();
+        line += &format!(r#","learned":{{{}}}"#, pairs.join(","));
     }
     line + "}"
 }
@@ -278,6 +294,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             )
             .map_err(w)?;
         }
+        let layers = t.layers();
+        let start: Vec<String> =
+            learned_rows(layers).iter().map(|r| format!("{} {}", r.key(layers.len()), r.value)).collect();
+        if !start.is_empty() {
+            writeln!(out, "# learned at the start: {}", start.join(" ")).map_err(w)?;
+        }
         if let Nets::Three(r) = &nets
             && let (Some(t), Some(h)) = (&r.t, r.t.as_ref().and_then(|t| t.config().hidden.first()))
         {
@@ -299,7 +321,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
                 return Err(e);
             }
         };
-        let line = if o.json { json_line(&m, twins.as_ref()) } else { text_line(&m, twins.as_ref()) };
+        let layers = nets.quantized().layers();
+        let learned: Vec<(String, f32)> = learned_rows(layers).iter().map(|r| (r.key(layers.len()), r.value)).collect();
+        let line =
+            if o.json { json_line(&m, twins.as_ref(), &learned) } else { text_line(&m, twins.as_ref(), &learned) };
         writeln!(out, "{line}").map_err(w)?;
     }
     out.flush().map_err(w)

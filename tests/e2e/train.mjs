@@ -111,6 +111,7 @@ async function run(browser, url) {
   });
   await steSwap(more, url);
   await twinAndLayers(more, url);
+  await learnedSteps(more, url);
   await cliReproduces(more, url);
   await divergence(more, url);
   await hiddenTab(more, url);
@@ -129,6 +130,19 @@ async function run(browser, url) {
 
 const hashOf = async (page) => decodeURIComponent(await page.evaluate(() => location.hash));
 const attr = (page, id, name) => page.locator(`[data-testid="${id}"]`).getAttribute(name, { timeout: TIMEOUT_MS });
+
+/** An LSQ net's learned steps read under its histograms, as `qscope train` prints them. */
+async function learnedSteps(page, url) {
+  await page.goto(url + '#view=train&dataset=circle&hidden=8,8&activation=tanh&wq=lsq(2)&aq=&optimizer=adam&lr=0.01&batch=10&seed=0', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  const captions = () => page.locator('[data-testid="train-learned"]').allInnerTexts();
+  // qscope train --dataset circle --hidden 8,8 --activation tanh --wq 'lsq(2)' --optimizer adam --lr 0.01: "# learned at the start: hidden1_weights_step 0.6894958 hidden2_weights_step 0.6374936"
+  const start = await until(captions, (c) => c[0]?.includes('step'));
+  check('each LSQ layer shows its step before training, as qscope train prints it', start[0].includes('learned weights step 0.6895') && start[1].includes('learned weights step 0.6375') && start[2] === '', start.join(' | '));
+  await click(page, 'train-step');
+  // epoch 1: hidden1_weights_step 0.5346091
+  const after = await until(captions, (c) => c[0]?.includes('0.5346'));
+  check('after an epoch the step has learned what qscope train prints', after[0].includes('learned weights step 0.5346'), after.join(' | '));
+}
 
 /** Playing with ste_sign, picking approx_sign from the catalogue swaps it in without a reset. */
 async function steSwap(page, url) {

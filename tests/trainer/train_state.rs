@@ -4,6 +4,7 @@
 
 use std::process::Command;
 
+use qscope_explore::learned::learned_rows;
 use qscope_explore::one_batch::{exact, rows, summary};
 use qscope_explore::pace::{Pace, PaceClock, StepBy};
 use qscope_explore::train::{HiddenActivation, Net, TrainParams, is_train, parse_hidden};
@@ -362,6 +363,21 @@ fn cli_train_with_a_twin_trains_the_views_three_nets_each_as_its_own_command_doe
         let (alone, _) = last_json(&p, net, 3);
         assert_eq!(fields(prefix), alone, "{net:?} in {last}");
     }
+}
+
+#[test]
+fn cli_train_prints_the_steps_an_lsq_net_learns_as_the_view_learns_them() {
+    let p = params("#view=train&dataset=circle&hidden=4,2&wq=lsq(2)&seed=3");
+    let (cli, _) = last_json(&p, Net::Quantized, 3);
+    let mut t = Trainer::new(p.config(Net::Quantized).unwrap()).unwrap();
+    for _ in 0..3 {
+        t.step_epoch().unwrap();
+    }
+    let layers = t.layers();
+    let rows = learned_rows(layers);
+    assert_eq!(rows.len(), 2, "one step per hidden layer");
+    let pairs: Vec<String> = rows.iter().map(|r| format!(r#""{}":{}"#, r.key(layers.len()), r.value)).collect();
+    assert!(cli.ends_with(&format!(r#","learned":{{{}}}}}"#, pairs.join(","))), "{cli}");
 }
 
 #[test]

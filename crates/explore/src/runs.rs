@@ -6,7 +6,7 @@
 //! ([`Runs::apply_live`]) and each quantizer that changed is marked at its epoch ([`Mark`]),
 //! for the curves to show; a change of architecture builds new [`Runs`] instead.
 
-use super::train::{Net, TrainParams};
+use super::train::{LayerQuantizers, Net, TrainParams};
 use qscope_nn::{Metrics, Pick, QuantizedTensor, Trainer, WeightTrace};
 
 /// A change made mid-run, drawn on the curves at its epoch.
@@ -26,6 +26,10 @@ pub struct Runs {
     pub t: Option<Trainer>,
     /// Metrics before the first epoch: quantized, float, twin.
     start: [Metrics; 3],
+    /// The quantizers each net was last asked for (quantized, float, twin), as written: a
+    /// running quantizer differs from its spec once it has learned (LSQ's step, PACT's clip),
+    /// so a change is told from these, never from the running ones.
+    asked: [Vec<LayerQuantizers>; 3],
     pub marks: Vec<Mark>,
 }
 
@@ -36,7 +40,8 @@ impl Runs {
         let mut f = Trainer::new(p.config(Net::Float)?)?;
         let mut t = if p.has_twin() { Some(Trainer::new(p.config(Net::Twin)?)?) } else { None };
         let start = [q.evaluate(), f.evaluate(), t.as_mut().map_or_else(|| f.evaluate(), Trainer::evaluate)];
-        Ok(Runs { q, f, t, start, marks: Vec::new() })
+        let asked = [p.quantizers(Net::Quantized)?, p.quantizers(Net::Float)?, p.quantizers(Net::Twin)?];
+        Ok(Runs { q, f, t, start, asked, marks: Vec::new() })
     }
 
     pub fn get(&self, net: Net) -> Option<&Trainer> {
@@ -106,13 +111,16 @@ impl Runs {
         for net in [Net::Quantized, Net::Float, Net::Twin] {
             let wanted = p.quantizers(net)?;
             let n = wanted.len();
+            let asked = std::mem::replace(&mut self.asked[net as usize], wanted.clone());
             let Some(t) = self.get_mut(net).filter(|t| t.layers().len() == n) else { continue };
             t.set_learning_rate(p.lr)?;
             for (l, (w, a)) in wanted.into_iter().enumerate() {
-                for (slot, q) in [(QuantizedTensor::Weights, w), (QuantizedTensor::Activation, a)] {
-                    if (l + 1 == n && slot == QuantizedTensor::Activation)
-                        || t.layers()[l].quantizer(slot) == q.as_ref()
-                    {
+                let before = asked.get(l);
+                for (slot, q, was) in [
+                    (QuantizedTensor::Weights, w, before.map(|b| &b.0)),
+                    (QuantizedTensor::Activation, a, before.map(|b| &b.1)),
+                ] {
+                    if (l + 1 == n && slot == QuantizedTensor::Activation) || was == Some(&q) {
                         continue;
                     }
                     let name = q.as_ref().map_or("float".to_string(), |q| q.to_string());
@@ -185,6 +193,22 @@ mod tests {
         r.apply_live(&TrainParams { lr: 0.5, ..p.clone() }).unwrap();
         assert!(r.marks.is_empty());
         assert_eq!(r.q.config().learning_rate, 0.5);
+    }
+
+    #[test]
+    fn a_learned_step_survives_settings_that_leave_its_quantizer_as_it_was() {
+        let mut p = small();
+        p.wq = "lsq(2)".into();
+        let mut r = Runs::new(&p).unwrap();
+        r.epoch().unwrap();
+        let step = |r: &Runs| r.q.layers()[0].learned()[0].value;
+        let learned = step(&r);
+        r.apply_live(&TrainParams { lr: 0.5, ..p.clone() }).unwrap();
+        assert_eq!(step(&r), learned, "LSQ's learned step is the net's, not a changed spec");
+        assert!(r.marks.is_empty());
+        p.wq = "lsq(3)".into();
+        r.apply_live(&p).unwrap();
+        assert_eq!(r.marks.len(), 1, "{:?}", r.marks);
     }
 
     #[test]

@@ -11,6 +11,7 @@ use super::panels::colours;
 use super::{Train, draw_weights, now};
 use crate::route::Router;
 use crate::tensor::Handoff;
+use qscope_explore::learned::learned_rows;
 use qscope_explore::state::{Slot, State, default_quantizer};
 use qscope_explore::tensor::trained_layer;
 use qscope_nn::{Layer, QuantizedTensor};
@@ -140,6 +141,7 @@ fn Diagram(train: Train) -> impl IntoView {
 fn LayerHistogram(train: Train, layer: usize, count: usize) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
     let flips = RwSignal::new(None::<(usize, usize)>);
+    let learned = RwSignal::new(String::new());
     throttled(train, move || {
         let latent = train.latent.get();
         let Some(c) = canvas.get() else { return };
@@ -149,6 +151,9 @@ fn LayerHistogram(train: Train, layer: usize, count: usize) -> impl IntoView {
             let levels = l.weight_levels().and_then(|lv| lv.list(64));
             draw_weights::histogram(&c, shown_weights(l, latent), levels.as_deref(), &colours);
             flips.set(l.weight_levels().map(|_| (l.flips(), l.weights().len())));
+            let rows = learned_rows(r.as_ref().map_or(&[], |r| r.q.layers()));
+            let shown: Vec<String> = rows.iter().filter(|p| p.layer == layer).map(|p| p.caption()).collect();
+            learned.set(if shown.is_empty() { String::new() } else { format!(" · learned {}", shown.join(", ")) });
         });
     });
     let caption = move || match flips.get() {
@@ -157,7 +162,8 @@ fn LayerHistogram(train: Train, layer: usize, count: usize) -> impl IntoView {
     };
     view! {
         <figure class="histogram">
-            <figcaption>{layer_name(layer, count)}" "<span class="muted" data-testid="train-flips">{caption}</span></figcaption>
+            <figcaption>{layer_name(layer, count)}" "<span class="muted" data-testid="train-flips">{caption}</span>
+                <span class="muted" data-testid="train-learned">{move || learned.get()}</span></figcaption>
             <canvas node_ref=canvas data-testid="train-histogram"></canvas>
         </figure>
     }
