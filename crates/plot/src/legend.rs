@@ -75,27 +75,77 @@ pub(super) fn fit<DB: DrawingBackend>(
     chars[..lo].iter().chain(std::iter::once(&'…')).collect()
 }
 
+/// Entries flow left to right in order; an entry that does not fit its row's rest starts a new
+/// row. A mark that is not a line (the band, the jump dots, the pass-band) first takes the first
+/// earlier row with room for it — the dots beside the title when a long curve name wrapped — so
+/// the header keeps as few rows as it can while the curves stay in their order.
 fn layout<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, entries: &[Entry], style: &Style) -> Layout {
     let (w, _) = area.dim_in_pixel();
     let w = w as f64;
     let text_style = style.text(TEXT_SIZE, style.theme.text);
     let pad = style.f(PAD_X);
-    let mut x = pad + text_width(area, title, &style.text(TITLE_SIZE, style.theme.text)) + style.f(ENTRY_GAP) * 1.5;
-    let mut row = 0usize;
+    // The next free x of each row so far.
+    let mut ends =
+        vec![pad + text_width(area, title, &style.text(TITLE_SIZE, style.theme.text)) + style.f(ENTRY_GAP) * 1.5];
     let mut out = Vec::with_capacity(entries.len());
     let lead = style.f(SWATCH + SWATCH_GAP);
     for e in entries {
         let text = fit(area, &e.text, &text_style, (w - 2.0 * pad - lead).max(0.0));
         let width = lead + text_width(area, &text, &text_style);
-        if x + width > w - pad && x > pad {
-            row += 1;
-            x = pad;
-        }
-        out.push((x, row, text));
-        x += width + style.f(ENTRY_GAP);
+        let fits = |x: f64| x + width <= w - pad || x <= pad;
+        let backfill = !matches!(e.swatch, Swatch::Line { .. });
+        let last = ends.len() - 1;
+        let free = if backfill { ends.iter().position(|&x| fits(x)) } else { fits(ends[last]).then_some(last) };
+        let row = match free {
+            Some(row) => row,
+            None => {
+                ends.push(pad);
+                ends.len() - 1
+            }
+        };
+        out.push((ends[row], row, text));
+        ends[row] += width + style.f(ENTRY_GAP);
     }
-    let height = style.f(6.0 + ROW * (row + 1) as f64 + 4.0).round() as u32;
+    let height = style.f(6.0 + ROW * ends.len() as f64 + 4.0).round() as u32;
     Layout { entries: out, height }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use crate::raster::{RasterText, font};
+
+    fn rows(width: u32, names: &[(&str, bool)]) -> Vec<usize> {
+        let mut buf = vec![0u8; (width * 200 * 3) as usize];
+        let inner = BitMapBackend::with_buffer(&mut buf, (width, 200));
+        let area = RasterText { inner, font: font().unwrap() }.into_drawing_area();
+        let style = Style::default();
+        let color = RGBColor(0, 0, 0);
+        let entries: Vec<Entry> = names
+            .iter()
+            .map(|&(text, line)| Entry {
+                swatch: if line {
+                    Swatch::Line { color, alpha: 1.0, width: 2.0, dash: &[] }
+                } else {
+                    Swatch::Dots { color }
+                },
+                text: text.into(),
+            })
+            .collect();
+        layout(&area, "Forward  y = q(x)", &entries, &style).entries.iter().map(|(_, row, _)| *row).collect()
+    }
+
+    #[test]
+    fn the_jump_dots_fill_the_title_row_a_long_curve_name_left() {
+        let long = "qkeras.quantized_bits(bits=4, symmetric=True, alpha=0.5, keep_negative=True)";
+        assert_eq!(rows(480, &[(long, true), ("filled: q(x) at a jump", false)]), [1, 0]);
+    }
+
+    #[test]
+    fn curves_keep_their_order_even_where_an_earlier_row_has_room() {
+        let long = "qkeras.quantized_bits(bits=4, symmetric=True, alpha=0.5, keep_negative=True)";
+        assert_eq!(rows(480, &[(long, true), ("ste", true)]), [1, 2], "ste never jumps ahead to the title row");
+    }
 }
 
 /// The height the header of `title` and `entries` takes in `area`.
