@@ -7,16 +7,20 @@
 
 use qscope_explore::analysis::{self, error_rows, selected_rows};
 use qscope_explore::figure::{Inputs, Setting, drawn_on, evaluate};
+use qscope_explore::lesson::task::{Measure, explorer_value};
 use qscope_explore::sample::settings::{SETTINGS, Sample};
-use qscope_explore::state::{Mode, State};
+use qscope_explore::state::{Mode, Slot, State};
 use qscope_quant::round::{mean_abs, mean_f32};
 use qscope_quant::spec::fmt_f32;
 
-use crate::args::{Command, Opt, evaluation, setting};
+use crate::args::{Command, Opt, evaluation, finite, list, setting};
 
 pub(crate) const USAGE: &[(&str, &str)] = &[
     ("sample [--sample DIST,SPREAD] [--seed N] [--stats]", "the explorer's sample tensor: its values, or a summary"),
-    ("sample SPEC [--sample DIST,SPREAD] [--seed N] [--infer]", "the explorer's panels for SPEC on the sample"),
+    (
+        "sample SPEC [--sample DIST,SPREAD] [--seed N] [--infer] [--at X,...]",
+        "the explorer's panels for SPEC on the sample",
+    ),
 ];
 
 struct SampleOptions {
@@ -24,6 +28,7 @@ struct SampleOptions {
     seed: u64,
     infer: bool,
     stats: bool,
+    at: Vec<f32>,
 }
 
 fn command() -> Command<SampleOptions> {
@@ -38,6 +43,16 @@ fn command() -> Command<SampleOptions> {
         "print a summary (count, mean, spread, mean |x|, extremes) instead of the values",
         |o: &mut SampleOptions| o.stats = true,
     ));
+    options.push(Opt::value(
+        "--at",
+        "X,...",
+        "also print y(X) and dydx(X) as the explorer's pinned readout and a lesson's task read them \
+         (a stochastic quantizer: the mean of its draws)",
+        |o: &mut SampleOptions, v| {
+            o.at = list("--at", v, |x| finite("--at", x))?;
+            Ok(())
+        },
+    ));
     Command {
         name: "sample",
         about: "\
@@ -48,7 +63,7 @@ libraries take them (K.mean): mean |x| is magnitude_aware_sign's scale, 0.7 of i
 Given a SPEC, sample prints what the explorer's panels show for that quantizer on the sample, as
 they show it: the error panel (SQNR, MSE, levels used, clipped) and the Selected panel's scale,
 threshold and learned parameters' gradients (∂Σy/∂θ over the sample), in training mode unless
---infer."
+--infer; --at adds the value and the gradient at each X as the figure draws them."
             .into(),
         options,
         max_free: Some(1),
@@ -84,7 +99,13 @@ fn stats(values: &[f32]) -> Vec<(&'static str, String)> {
 }
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    let mut o = SampleOptions { sample: Sample::default(), seed: State::default().seed, infer: false, stats: false };
+    let mut o = SampleOptions {
+        sample: Sample::default(),
+        seed: State::default().seed,
+        infer: false,
+        stats: false,
+        at: Vec::new(),
+    };
     let free = command().parse(args, &mut o)?;
     let values = o.sample.spec(o.seed).generate();
     let out: String = if let Some(spec) = free.first() {
@@ -124,6 +145,13 @@ fn panels(spec: &str, o: &SampleOptions, values: &[f32]) -> Result<String, Strin
     );
     for row in error_rows(&run).into_iter().chain(selected_rows(&selected.report, &run.report)) {
         out += &format!("{}\t{}\t{}\n", row.label, row.shown, row.exact);
+    }
+    let state = State { slots: vec![Slot::new(q)], ..state };
+    for &x in &o.at {
+        for m in [Measure::Y(x), Measure::Dydx(x)] {
+            let v = explorer_value(m, &state)? as f32;
+            out += &format!("{m}\t{}\t{}\n", fmt_f32(v), fmt_f32(v));
+        }
     }
     Ok(out)
 }

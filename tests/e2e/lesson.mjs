@@ -35,7 +35,7 @@ import { ROOT, SHOTS, TIMEOUT_MS, canvasStats, check, inked, main, text, until }
 import { audit, refusesInjectedScript, tabWalk } from './audit.mjs';
 
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'lessons');
-const BUILTIN = ['ste', 'quantized_bits', 'binary', 'soft'];
+const BUILTIN = ['ste', 'quantized_bits', 'binary', 'soft', 'bias', 'stochastic'];
 const fixture = (name) => readFileSync(join(FIXTURES, name), 'utf8');
 /** `~` + base64url (no padding) of raw DEFLATE of the text: the lesson format's link. */
 const pack = (md) => '~' + deflateRawSync(Buffer.from(md, 'utf8')).toString('base64url');
@@ -195,7 +195,7 @@ async function malformed(page, url) {
   for (const [what, value, pattern] of [
     ['a truncated link', good.slice(0, Math.floor(good.length / 2)), /damaged/],
     ['a corrupted link', good.slice(0, 12) + '!!*' + good.slice(15), /damaged/],
-    ['an unknown lesson name', 'stee', /'stee'.*ste, quantized_bits, binary, soft/s],
+    ['an unknown lesson name', 'stee', /'stee'.*ste, quantized_bits, binary, soft, bias, stochastic/s],
   ]) {
     await open(page, url, `#lesson=${value}&q=larq.ste_sign`);
     const msg = await until(() => text(page, 'lesson-error').catch(() => ''), (t) => t.length > 0);

@@ -18,7 +18,7 @@
 import { join } from 'node:path';
 import { SHOTS, TIMEOUT_MS, canvasStats, check, inked, main, until } from './common.mjs';
 
-const BUILTIN = ['ste', 'quantized_bits', 'binary', 'soft'];
+const BUILTIN = ['ste', 'quantized_bits', 'binary', 'soft', 'bias', 'stochastic'];
 const SCREENS = [
   [1280, 720],
   [1920, 1080],

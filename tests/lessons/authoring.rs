@@ -158,3 +158,16 @@ fn a_pin_outside_the_x_range_is_named() {
     let w = one_warning("q=larq.ste_sign\nx=-1,1\npin=1.5");
     assert!(w.contains("pin=1.5 lies outside the plotted x range, -1 to 1"), "{w}");
 }
+
+#[test]
+fn an_inline_formula_wider_than_a_narrow_column_is_named_with_its_display_form() {
+    let text = |body: &str| format!("# T\n\n## Only step\n\n{body}\n\n```qscope\nq=larq.ste_sign\n```\n");
+    let w = |body: &str| -> Vec<String> {
+        lint::warnings(&lesson(&text(body))).iter().map(|w| w.message.clone()).collect()
+    };
+    let wide = w(r"LSQ: $q(v) = s \cdot \operatorname{round}(\operatorname{clip}(v/s, -Q_n, Q_p))$.");
+    assert_eq!(wide.len(), 1, "{wide:#?}");
+    assert!(wide[0].contains("set it apart as $$q(v) = s"), "{}", wide[0]);
+    // Commands count as what they show: \operatorname{clip}(x) is 7 characters, not 21.
+    assert!(w(r"Short: $\operatorname{clip}(x, -1, 1)$ and \$5 and $$q(v) = s \cdot \operatorname{round}(\operatorname{clip}(v/s, -Q_n, Q_p))$$.").is_empty());
+}

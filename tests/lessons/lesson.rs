@@ -436,7 +436,10 @@ fn closing_hashes_and_crlf_line_ends_are_read() {
 
 #[test]
 fn every_built_in_lesson_parses_without_an_error() {
-    assert_eq!(BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["ste", "quantized_bits", "binary", "soft"]);
+    assert_eq!(
+        BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        ["ste", "quantized_bits", "binary", "soft", "bias", "stochastic"]
+    );
     for (name, text) in BUILTIN {
         if let Err(e) = Lesson::parse(text) {
             panic!("lesson {name}:\n{}", messages(&e));
@@ -450,7 +453,7 @@ fn a_built_in_lesson_opens_by_name() {
     let e = load("stee").unwrap_err();
     assert_eq!(
         e[0].message,
-        "no built-in lesson is called 'stee'; did you mean 'ste'? (built-in: ste, quantized_bits, binary, soft)"
+        "no built-in lesson is called 'stee'; did you mean 'ste'? (built-in: ste, quantized_bits, binary, soft, bias, stochastic)"
     );
 }
 

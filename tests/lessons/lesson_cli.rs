@@ -48,7 +48,7 @@ fn rejects(name: &str, expected: &[(usize, &str)]) {
 /// Every element opened is closed in order (void HTML elements and `/>` aside; comments,
 /// the doctype and the style sheet skipped).
 fn balanced(html: &str) -> Result<(), String> {
-    const VOID: [&str; 6] = ["meta", "link", "br", "hr", "img", "input"];
+    const VOID: [&str; 7] = ["meta", "link", "br", "hr", "img", "input", "wbr"];
     let mut open: Vec<String> = Vec::new();
     let mut rest = html;
     while let Some(i) = rest.find('<') {

@@ -13,9 +13,11 @@
 //! - [`bar`] — the lesson bar (title, `K / N`, Back, Next, presenter, close) and the errors;
 //! - [`panel`] — the stage: the step's text beside the figure, the task, swipes;
 //! - [`open`] — the Lessons menu, opening a file (button or drop), copying the lesson link;
-//! - [`highlight`] — the step's outlined element.
+//! - [`highlight`] — the step's outlined element;
+//! - [`fit`] — display formulas set smaller until they fit the text column.
 
 mod bar;
+mod fit;
 mod highlight;
 mod open;
 mod panel;

@@ -101,6 +101,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("quantized_bits", include_str!("../../../lessons/quantized_bits.md")),
     ("binary", include_str!("../../../lessons/binary.md")),
     ("soft", include_str!("../../../lessons/soft.md")),
+    ("bias", include_str!("../../../lessons/bias.md")),
+    ("stochastic", include_str!("../../../lessons/stochastic.md")),
 ];
 
 /// Explorer elements a step may highlight (besides `curve:N` and `control:NAME`).

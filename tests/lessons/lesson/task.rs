@@ -3,6 +3,7 @@
 
 use super::*;
 use qscope_explore::lesson::task::{Clause, Comparison, Measure, TrainObservation, explorer_value, weight_levels};
+use qscope_explore::runs::Runs;
 
 #[test]
 fn a_condition_is_clauses_joined_by_and() {
@@ -128,6 +129,7 @@ fn observation() -> TrainObservation {
         float_test_acc: 0.97,
         twin_test_acc: None,
         weight_levels: 2.0,
+        latent_max: 1.5,
     }
 }
 
@@ -161,6 +163,28 @@ fn weight_levels_are_the_most_among_the_hidden_layers_and_infinite_for_float() {
     assert_eq!(levels("#view=train&hidden=&wq=larq.ste_sign&qo=1"), 2.0);
 }
 
+/// The quantized net of `hash` after `epochs` epochs, as the trainer observes it.
+fn trained(hash: &str, epochs: usize) -> TrainObservation {
+    let (p, problems) = TrainParams::parse(hash);
+    assert!(problems.is_empty(), "{problems:?}");
+    let mut runs = Runs::new(&p).unwrap();
+    for _ in 0..epochs {
+        runs.epoch().unwrap();
+    }
+    TrainObservation::of(Some(&runs), weight_levels(&p))
+}
+
+#[test]
+fn latent_max_is_the_largest_latent_weight_of_the_quantized_layers() {
+    let hash = "#view=train&dataset=circle&hidden=8,8&wq=larq.ste_sign&optimizer=adam&lr=0.01";
+    let free = trained(hash, 30);
+    assert!(free.latent_max > 1.0, "{}", free.latent_max);
+    let clipped = trained(&format!("{hash}&weight_clip=1"), 30);
+    assert!(clipped.latent_max > 0.9 && clipped.latent_max <= 1.0, "{}", clipped.latent_max);
+    assert!(condition("latent_max <= 1").holds(&clipped) && !condition("latent_max <= 1").holds(&free));
+    assert_eq!(trained("#view=train&hidden=8,8&wq=", 1).latent_max, 0.0, "a float net has no latent weights");
+}
+
 fn measure() -> impl Strategy<Value = Measure> {
     let x = -1e6f32..=1e6;
     prop_oneof![
@@ -179,6 +203,7 @@ fn measure() -> impl Strategy<Value = Measure> {
             Measure::FloatTestAcc,
             Measure::TwinTestAcc,
             Measure::WeightLevels,
+            Measure::LatentMax,
         ]),
     ]
 }

@@ -47,11 +47,28 @@ fn clear() {
     }
 }
 
-/// Marks the element of `h`; false when it is not on the page (yet).
+/// Marks the element of `h`; false when it is not on the page (yet). In presenter mode a
+/// trainer panel below the column's edge (the flip chart under the boundaries at 720p) is
+/// scrolled up into the column: the projector has no reader to scroll for it. Elsewhere the page
+/// stays where the reader put it.
 fn mark(h: &Highlight) -> bool {
     let Some((el, label)) = find(h) else { return false };
     let _ = el.set_attribute(MARK, &label);
+    if el.closest(".presenter").ok().flatten().is_some() {
+        reveal(&el);
+    }
     true
+}
+
+/// Scrolls the trainer's figure column (only it: the presenter's screen itself never scrolls)
+/// until `el`'s bottom is in view, or its top when it is taller than the column.
+fn reveal(el: &Element) {
+    let Some(column) = el.closest(".train-view > .column.middle").ok().flatten() else { return };
+    let (r, c) = (el.get_bounding_client_rect(), column.get_bounding_client_rect());
+    let by = (r.bottom() - c.bottom()).min(r.top() - c.top());
+    if by > 0.0 {
+        column.set_scroll_top(column.scroll_top() + by.ceil() as i32);
+    }
 }
 
 /// The first element matching `selector`, or its closest ancestor matching `up` (if given;

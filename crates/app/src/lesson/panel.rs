@@ -7,9 +7,10 @@
 //! would show entities). The title, the prediction and the task are text nodes.
 
 use leptos::ev;
+use leptos::html::Div;
 use leptos::prelude::*;
 
-use super::{Player, highlight, player};
+use super::{Player, fit, highlight, player};
 use qscope_explore::lesson::predict::Prediction;
 use qscope_explore::lesson::render::render_lenient;
 
@@ -40,6 +41,8 @@ fn LessonPanel(player: Player) -> impl IntoView {
     let asked = move || player.with_step(|s| s.is_some_and(|s| s.settings.predict.is_some()));
     let done = move || player.done.get() == Some(true);
     highlight::follow(player);
+    let text = NodeRef::<Div>::new();
+    fit::formulas(text, html);
     let start = StoredValue::new(None::<(f64, f64)>);
     let down = move |e: ev::PointerEvent| {
         if e.pointer_type() == "touch" {
@@ -65,7 +68,7 @@ fn LessonPanel(player: Player) -> impl IntoView {
         >
             <h2 class="lesson-step-title" data-testid="lesson-step-title">{title}</h2>
             // Focusable and named: on a phone the text scrolls within its box, and keys must reach it.
-            <div class="lesson-text" data-testid="lesson-text" tabindex="0" role="region" aria-label="Step text" inner_html=move || html.get()></div>
+            <div class="lesson-text" data-testid="lesson-text" node_ref=text tabindex="0" role="region" aria-label="Step text" inner_html=move || html.get()></div>
             {move || predict().map(|p| view! { <Predict p=p picked=picked /> })}
             {move || {
                 task()

@@ -6,7 +6,8 @@
 //! without a twin, a level count the step's quantizer reaches for no value of any one of its
 //! parameters (unless the step points at the quantizer's choice itself: `picker`, `spec`,
 //! `compare`, `curve:N`, `control:wq`). Also a `highlight=control:NAME` that the selected
-//! quantizer has no control for, and a `pin` outside the plotted x range.
+//! quantizer has no control for, a `pin` outside the plotted x range, and an inline formula too
+//! wide for a narrow text column (a phone's, the presenter's), which cannot wrap.
 
 use super::task::{Clause, Comparison, Measure, TrainObservation, explorer_value, weight_levels};
 use super::{Highlight, Lesson, LessonError, Step};
@@ -28,8 +29,64 @@ pub fn warnings(lesson: &Lesson) -> Vec<LessonError> {
             View::Explorer => explorer(step, &mut warn),
             View::Train => trainer(step, &mut warn),
         }
+        for tex in wide_formulas(&step.text) {
+            warn(format!(
+                "the inline formula ${tex}$ is wider than a phone's or the presenter's text column \
+                 ({WIDE_FORMULA} characters) and cannot wrap there: set it apart as $${tex}$$"
+            ));
+        }
     }
     out
+}
+
+/// The most characters an inline formula may show: about what the presenter's text column at
+/// 1280×720 and a 390 px phone hold on one line. A formula is one unbreakable box.
+pub const WIDE_FORMULA: usize = 22;
+
+/// The inline formulas (`$…$`, not `$$…$$`) of `text` that show more than [`WIDE_FORMULA`]
+/// characters once rendered (a command such as `\operatorname{clip}` shows as `clip`).
+fn wide_formulas(text: &str) -> Vec<&str> {
+    let mut wide = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('$') {
+        let escaped = open > 0 && rest.as_bytes()[open - 1] == b'\\';
+        let after = &rest[open + 1..];
+        if escaped {
+            rest = after;
+            continue;
+        }
+        if let Some(display) = after.strip_prefix('$') {
+            rest = display.find("$$").map_or("", |end| &display[end + 2..]);
+            continue;
+        }
+        let Some(end) = after.find('$') else { break };
+        let tex = &after[..end];
+        if shown_width(tex) > WIDE_FORMULA {
+            wide.push(tex);
+        }
+        rest = &after[end + 1..];
+    }
+    wide
+}
+
+/// How many characters the rendered formula shows (spaces left out).
+fn shown_width(tex: &str) -> usize {
+    let html = super::render::render_lenient(&format!("${tex}$"));
+    let (mut width, mut in_tag, mut in_entity) = (0, false, false);
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            '&' if !in_tag => in_entity = true,
+            ';' if in_entity => {
+                in_entity = false;
+                width += 1;
+            }
+            c if !in_tag && !in_entity && !c.is_whitespace() => width += 1,
+            _ => {}
+        }
+    }
+    width
 }
 
 fn explorer(step: &Step, warn: &mut impl FnMut(String)) {
@@ -128,7 +185,9 @@ fn never(clause: &Clause, params: Option<&TrainParams>) -> Option<String> {
         Measure::Levels | Measure::WeightLevels if clause.op == Comparison::Eq && (t.fract() != 0.0 || t < 1.0) => {
             Some(format!("'{clause}' can never hold: a level count is a whole number from 1"))
         }
-        Measure::Mse | Measure::TestLoss | Measure::TrainLoss | Measure::Epoch if !possible(0.0, f64::INFINITY) => {
+        Measure::Mse | Measure::TestLoss | Measure::TrainLoss | Measure::Epoch | Measure::LatentMax
+            if !possible(0.0, f64::INFINITY) =>
+        {
             Some(format!("'{clause}' can never hold: {} is never negative", clause.measure.name()))
         }
         _ => None,

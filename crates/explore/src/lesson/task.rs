@@ -24,6 +24,7 @@
 //! | `test_loss`, `train_loss`, `epoch` | |
 //! | `float_test_acc`, `twin_test_acc` | the float twin's, the STE twin's (no twin: never holds) |
 //! | `weight_levels` | the most output levels among the hidden layers' weight quantizers (∞ float) |
+//! | `latent_max` | the largest \|latent weight\| among the layers whose weights are quantized (0: none) |
 //!
 //! "Reach 90 % test accuracy with binary weights" is `test_acc >= 90% and weight_levels == 2`.
 
@@ -54,10 +55,11 @@ pub enum Measure {
     FloatTestAcc,
     TwinTestAcc,
     WeightLevels,
+    LatentMax,
 }
 
 /// The measures without an argument, by name, with their view.
-const NAMED: [(&str, Measure, View); 12] = [
+const NAMED: [(&str, Measure, View); 13] = [
     ("levels", Measure::Levels, View::Explorer),
     ("sqnr", Measure::Sqnr, View::Explorer),
     ("mse", Measure::Mse, View::Explorer),
@@ -70,6 +72,7 @@ const NAMED: [(&str, Measure, View); 12] = [
     ("float_test_acc", Measure::FloatTestAcc, View::Train),
     ("twin_test_acc", Measure::TwinTestAcc, View::Train),
     ("weight_levels", Measure::WeightLevels, View::Train),
+    ("latent_max", Measure::LatentMax, View::Train),
 ];
 
 impl Measure {
@@ -516,6 +519,9 @@ pub struct TrainObservation {
     pub twin_test_acc: Option<f64>,
     /// See [`weight_levels`].
     pub weight_levels: f64,
+    /// The largest |latent weight| of the quantized net's layers whose weights are quantized
+    /// (0 when none are).
+    pub latent_max: f64,
 }
 
 impl TrainObservation {
@@ -534,6 +540,7 @@ impl TrainObservation {
             float_test_acc: acc(Net::Float),
             twin_test_acc: r.t.as_ref().map(|_| acc(Net::Twin)),
             weight_levels,
+            latent_max: latent_max(r.q.layers()),
         }
     }
 
@@ -548,9 +555,17 @@ impl TrainObservation {
             Measure::FloatTestAcc => self.float_test_acc,
             Measure::TwinTestAcc => self.twin_test_acc?,
             Measure::WeightLevels => self.weight_levels,
+            Measure::LatentMax => self.latent_max,
             _ => None?,
         })
     }
+}
+
+/// The largest |latent weight| among `layers` whose weights are quantized (0 when none are): what
+/// Larq's `weight_clip` bounds.
+pub fn latent_max(layers: &[qscope_nn::Layer]) -> f64 {
+    let quantized = layers.iter().filter(|l| l.weight_levels().is_some());
+    f64::from(quantized.flat_map(|l| l.weights().iter().map(|w| w.abs())).fold(0.0f32, f32::max))
 }
 
 /// The most output levels among the quantized net's hidden layers' weight quantizers: ∞ when

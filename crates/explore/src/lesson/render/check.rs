@@ -2,6 +2,7 @@
 //! opened tag closes, in order. The renderer's tests and the `lesson` fuzz target use it.
 
 use super::ALLOWED_TAGS;
+use super::html::VOID_TAGS;
 
 /// Every `<` of the HTML begins an allowed tag (opening or closing), followed by `>` or a space.
 pub fn only_allowed_tags(html: &str) -> Result<(), String> {
@@ -17,7 +18,7 @@ pub fn only_allowed_tags(html: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Every opened tag of the HTML closes, in order.
+/// Every opened tag of the HTML closes, in order (a void tag, `<wbr>`, never opens).
 pub fn balanced(html: &str) -> Result<(), String> {
     let mut open: Vec<&str> = Vec::new();
     for (i, _) in html.match_indices('<') {
@@ -25,6 +26,7 @@ pub fn balanced(html: &str) -> Result<(), String> {
         let (closing, rest) = rest.strip_prefix('/').map_or((false, rest), |r| (true, r));
         let name = &rest[..rest.find([' ', '>']).unwrap_or(rest.len())];
         match (closing, open.last()) {
+            (false, _) if VOID_TAGS.contains(&name) => {}
             (false, _) => open.push(name),
             (true, Some(top)) if *top == name => {
                 open.pop();

@@ -33,13 +33,18 @@ pub(super) enum Tag {
     Munder,
     Mtext,
     Mspace,
+    /// A line-break opportunity (void: never closed).
+    Wbr,
 }
 
 /// The names of the tags the renderer can write (nothing else ever starts with `<` in its output).
-pub const ALLOWED_TAGS: [&str; 27] = [
+pub const ALLOWED_TAGS: [&str; 28] = [
     "p", "ul", "ol", "li", "table", "tr", "th", "td", "strong", "em", "code", "pre", "a", "math", "mrow", "mi", "mn",
-    "mo", "mfrac", "msup", "msub", "msubsup", "msqrt", "mover", "munder", "mtext", "mspace",
+    "mo", "mfrac", "msup", "msub", "msubsup", "msqrt", "mover", "munder", "mtext", "mspace", "wbr",
 ];
+
+/// The tags that have no closing tag.
+pub const VOID_TAGS: [&str; 1] = ["wbr"];
 
 impl Tag {
     pub(super) fn name(self) -> &'static str {
@@ -72,6 +77,7 @@ impl Tag {
             Munder => 24,
             Mtext => 25,
             Mspace => 26,
+            Wbr => 27,
         };
         ALLOWED_TAGS[i]
     }
@@ -141,6 +147,29 @@ impl Html {
         self.open(tag, attrs);
         self.text(text);
         self.close(tag);
+    }
+
+    /// Inline code, `<code>text</code>`, with a line-break opportunity (`<wbr>`) after each `(`,
+    /// `,` and `_` and before each `.`, so that a long spec such as
+    /// `qkeras.stochastic_binary(temperature=1,use_real_sigmoid=False)` wraps between its parts
+    /// in a narrow column instead of mid-word. `<wbr>` adds no character: copied text is the code.
+    pub(super) fn code(&mut self, text: &str) {
+        self.open(Tag::Code, &[]);
+        let mut part = 0;
+        for (i, c) in text.char_indices() {
+            let cut = match c {
+                '.' => i,
+                '(' | ',' | '_' => i + 1,
+                _ => continue,
+            };
+            if cut > part && cut < text.len() {
+                self.text(&text[part..cut]);
+                self.open(Tag::Wbr, &[]);
+                part = cut;
+            }
+        }
+        self.text(&text[part..]);
+        self.close(Tag::Code);
     }
 
     /// Another fragment built the same way.

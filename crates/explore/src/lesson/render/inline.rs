@@ -276,7 +276,7 @@ fn emit(toks: &[Tok], out: &mut Html, problems: &mut Vec<Problem>, hints: &mut u
     for t in toks {
         match t {
             Tok::Text(s) => out.text(s),
-            Tok::Code(s) => out.leaf(Tag::Code, &[], s),
+            Tok::Code(s) => out.code(s),
             Tok::Math { start, tex, display } => {
                 let mut m = Html::default();
                 if let Err(e) = math::write(tex, *display, true, *hints > 0, &mut m) {

@@ -69,6 +69,16 @@ fn emphasis_nests_either_way() {
 }
 
 #[test]
+fn inline_code_may_wrap_after_parentheses_commas_and_underscores_and_before_dots() {
+    assert_eq!(
+        html("`qkeras.binary(alpha=1,use_01=True)`"),
+        "<p><code>qkeras<wbr>.binary(<wbr>alpha=1,<wbr>use_<wbr>01=True)</code></p>\n"
+    );
+    assert_eq!(html("`f(x)` and `.5,`"), "<p><code>f(<wbr>x)</code> and <code>.5,</code></p>\n");
+    assert!(balanced("<p>a<wbr>b</p>").is_ok() && balanced("<p>a</wbr></p>").is_err());
+}
+
+#[test]
 fn headings_inside_a_step_are_bold_and_code_blocks_are_code() {
     assert_eq!(html("### Note\ntext"), "<p><strong>Note</strong></p>\n<p>text</p>\n");
     assert_eq!(html("```python\nx = '<b>'\n```"), "<pre><code>x = &#39;&lt;b&gt;&#39;</code></pre>\n");
