@@ -177,9 +177,9 @@ fn trained(hash: &str, epochs: usize) -> TrainObservation {
 #[test]
 fn latent_max_is_the_largest_latent_weight_of_the_quantized_layers() {
     let hash = "#view=train&dataset=circle&hidden=8,8&wq=larq.ste_sign&optimizer=adam&lr=0.01";
-    let free = trained(hash, 30);
+    let free = trained(hash, 50);
     assert!(free.latent_max > 1.0, "{}", free.latent_max);
-    let clipped = trained(&format!("{hash}&weight_clip=1"), 30);
+    let clipped = trained(&format!("{hash}&weight_clip=1"), 50);
     assert!(clipped.latent_max > 0.9 && clipped.latent_max <= 1.0, "{}", clipped.latent_max);
     assert!(condition("latent_max <= 1").holds(&clipped) && !condition("latent_max <= 1").holds(&free));
     assert_eq!(trained("#view=train&hidden=8,8&wq=", 1).latent_max, 0.0, "a float net has no latent weights");
