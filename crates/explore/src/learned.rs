@@ -1,5 +1,5 @@
 //! A trained net's learned quantizer parameters (LSQ's step, PACT's clip), named once for the
-//! Train view's weight histograms, `qscope train`'s lines and the lessons' `learned` measure.
+//! Train view's weight histograms and `qscope train`'s lines.
 
 use qscope_nn::{Layer, Site};
 
@@ -50,7 +50,7 @@ pub fn learned_rows(layers: &[Layer]) -> Vec<LearnedRow> {
     rows.collect()
 }
 
-/// `v` to `digits` significant digits, trailing zeros kept off.
+/// `v` to `digits` significant digits (trailing zeros kept: `0.5000`).
 fn significant(v: f32, digits: usize) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");

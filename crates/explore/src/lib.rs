@@ -31,7 +31,7 @@
 //!   driving hashes, messages, controls, the CLI's options and the book; [`keys`] writes the
 //!   book's page of every table.
 //! - [`learned`] — a trained net's learned quantizer parameters (LSQ's step, PACT's clip), named
-//!   for the weight histograms, `qscope train` and the lessons.
+//!   for the weight histograms and `qscope train`.
 //! - [`lesson`] — classroom lessons: Markdown steps, each a state of a view, with "try it"
 //!   tasks checked live, opened from a file, a built-in name or a link carrying the lesson.
 //! - [`one_batch`] — "show one batch": one training step told from one weight's side.
