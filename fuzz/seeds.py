@@ -182,3 +182,15 @@ dictionary("tensors_npy", npy_words)
 dictionary("tensors_npz", npy_words + [b"PK\x03\x04", b"PK\x01\x02", b"PK\x05\x06", b"PK\x06\x06", b"PK\x06\x07",
            b"\xff\xff\xff\xff", b"\xff\xff", b"\x01\x00", b"\x08\x00", b"\x00\x00", ".npy", "data.pkl",
            "config.json", "model.weights.h5", "/"])
+
+# csv: a small table in each dialect the reader takes (comma, semicolon, tab; a BOM; CRLF), quoted
+# names and labels spanning lines, and a file of every problem (blank lines, NaN, 1e999, an empty
+# cell, text after a closing quote).
+rows = [(f"{0.5 * i:.1f}", f"-{i}e-3" if i else "0e-3", "ab"[i % 2]) for i in range(12)]
+for sep, head, bom, end in [(",", "x", "", "\n"), (";", "x", "", "\n"), ("\t", "x", "", "\n"),
+                            (",", "x", "\ufeff", "\r\n"), (",", "xx", "", "\n")]:
+    write("csv", bom + end.join(sep.join(r) for r in [(head, "y", "label")] + rows) + end)
+write("csv", '"a, ""b""","c\nd",kind\n' + "".join(f'"{i}", {i}.25 ,"k\n{i % 3}"\n' for i in range(12)))
+write("csv", "a,b,c\n1,2,3\n\n  \n4,NaN,1e999\n5,,\"x\"y\n")
+dictionary("csv", [",", ";", "\t", '"', '""', "\r\n", "\r", "\n", b"\xef\xbb\xbf", "NaN", "inf", "-0", "1e999",
+                   "1e39", "3.4028235e38", "1e-45", "0x1", "label", b"\xff"])

@@ -6,9 +6,13 @@ use std::io::{self, BufWriter, Write};
 use qscope_explore::learned::learned_rows;
 use qscope_explore::runs::Runs;
 use qscope_explore::settings::Setting;
+use qscope_explore::train::bundled;
+use qscope_explore::train::csv::parse_csv;
 use qscope_explore::train::settings::{LayerKey, PER_LAYER, SETTINGS, per_layer};
 use qscope_explore::train::{Net, TrainParams};
-use qscope_nn::{Config, Metrics};
+use qscope_nn::table::Table;
+use qscope_nn::{Config, DatasetKind, Metrics};
+use std::sync::Arc;
 
 use crate::args::{Command, Opt, list, number, setting};
 
@@ -109,8 +113,10 @@ fn command() -> Command<TrainOptions> {
     Command {
         name: "train",
         about: "\
-train trains an MLP on a generated 2-D dataset (TF Playground's) and prints, per epoch, the
-train and test loss and accuracy (evaluation mode); the same options give the same numbers.
+train trains an MLP on a generated 2-D dataset (TF Playground's), a bundled real one (digits,
+iris, wine, breast_cancer) or a CSV (--data FILE.csv --label COLUMN) and prints, per epoch, the
+train and test loss and accuracy (evaluation mode), then for a table the test confusion matrix;
+the same options give the same numbers.
 The settings are the Train view's: its hash keys and its `qscope train` command name them. With
 --twin-wq or --twin-aq (the STE twin's quantizers), the view's three nets train in lockstep, as on
 the page: each epoch adds the float twin's and the STE twin's test loss and accuracy."
@@ -144,6 +150,10 @@ fn train_options(args: &[String]) -> Result<TrainOptions, String> {
     if !o.given.contains(&"--features") {
         p.features = Config::new(p.dataset).features;
     }
+    if o.given.contains(&"--label") && p.dataset != DatasetKind::Csv {
+        return Err("--label names a column of --data FILE.csv".into());
+    }
+    p.table = load_table(p)?;
     if p.quantize_output && p.wq.trim().is_empty() {
         return Err("--quantize-output needs --wq SPEC (the weight quantizer to use)".into());
     }
@@ -151,6 +161,55 @@ fn train_options(args: &[String]) -> Result<TrainOptions, String> {
         p.set_layer(key, &spec).map_err(|e| format!("{name}: {e}"))?;
     }
     Ok(o)
+}
+
+/// A table dataset's rows: a bundled dataset's built-in copy, or the `--data` CSV read whole
+/// (the trainer holds its rows; at most 100,000 of them).
+fn load_table(p: &TrainParams) -> Result<Option<Arc<Table>>, String> {
+    match p.dataset {
+        DatasetKind::Csv => {
+            if p.csv.is_empty() {
+                return Err("--dataset csv needs --data FILE.csv".into());
+            }
+            let bytes = std::fs::read(&p.csv).map_err(|e| format!("--data {}: {e}", p.csv))?;
+            let label = (!p.label.is_empty()).then_some(p.label.as_str());
+            // Named by the file's name, as the page names the file chosen there.
+            let name = std::path::Path::new(&p.csv).file_name().map_or(p.csv.clone(), |n| n.to_string_lossy().into());
+            parse_csv(&name, &bytes, label).map(|t| Some(Arc::new(t)))
+        }
+        d if d.is_table() => bundled::load(d).map(|t| Some(Arc::new(t))),
+        _ => Ok(None),
+    }
+}
+
+/// A table's test confusion matrix as comment lines: a row per true class, a column per
+/// predicted one, headed by the classes' names (none for generated data).
+fn confusion_lines(t: &qscope_nn::Trainer) -> Vec<String> {
+    let (k, counts) = (t.classes(), t.confusion(true));
+    if counts.len() != k * k || k == 0 {
+        return Vec::new();
+    }
+    let Some(table) = &t.config().table else { return Vec::new() };
+    let names = &table.classes;
+    let width =
+        names.iter().map(|n| n.chars().count()).chain(counts.iter().map(|c| c.to_string().len())).max().unwrap_or(1);
+    let mut lines = vec![format!("# test confusion after epoch {} (rows: true class, columns: predicted)", t.epoch())];
+    let head: Vec<String> = names.iter().map(|n| format!("{n:>width$}")).collect();
+    lines.push(format!("# {:>width$}  {}", "", head.join(" ")));
+    for (name, row) in names.iter().zip(counts.chunks(k)) {
+        let cells: Vec<String> = row.iter().map(|c| format!("{c:>width$}")).collect();
+        lines.push(format!("# {name:>width$}  {}", cells.join(" ")));
+    }
+    lines
+}
+
+/// A table's test confusion matrix as JSON rows (`[12,0,1]`), for `--json`; None for
+/// generated data (its lines stay as they were) and regression.
+fn json_confusion(t: &qscope_nn::Trainer) -> Option<Vec<String>> {
+    let (k, counts) = (t.classes(), t.confusion(true));
+    (t.config().table.is_some() && k > 0 && counts.len() == k * k).then(|| {
+        counts.chunks(k).map(|r| format!("[{}]", r.iter().map(u32::to_string).collect::<Vec<_>>().join(","))).collect()
+    })
 }
 
 /// A float for output: shortest text that reads back the same, `null` for None.
@@ -235,7 +294,12 @@ fn text_line(m: &Metrics, twins: Option<&(Metrics, Metrics)>, learned: &[(String
 /// One epoch as a JSON object; with the twins, their numbers under the lesson tasks' names
 /// (`float_test_acc`, `twin_test_acc`…), and `learned`: the quantized net's learned quantizer
 /// parameters by [`LearnedRow::key`](qscope_explore::learned::LearnedRow::key).
-fn json_line(m: &Metrics, twins: Option<&(Metrics, Metrics)>, learned: &[(String, f32)]) -> String {
+fn json_line(
+    m: &Metrics,
+    twins: Option<&(Metrics, Metrics)>,
+    learned: &[(String, f32)],
+    confusion: Option<Vec<String>>,
+) -> String {
     let fields = |prefix: &str, m: &Metrics| {
         format!(
             r#""{prefix}train_loss":{},"{prefix}test_loss":{},"{prefix}train_acc":{},"{prefix}test_acc":{}"#,
@@ -246,6 +310,9 @@ fn json_line(m: &Metrics, twins: Option<&(Metrics, Metrics)>, learned: &[(String
         )
     };
     let mut line = format!(r#"{{"epoch":{},{}"#, m.epoch, fields("", m));
+    if let Some(rows) = confusion {
+        line += &format!(r#","test_confusion":[{}]"#, rows.join(","));
+    }
     if let Some((f, t)) = twins {
         line += &format!(",{},{}", fields("float_", f), fields("twin_", t));
     }
@@ -271,17 +338,20 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         let t = nets.quantized();
         let c = t.config();
         let arch: Vec<String> = c.widths().iter().map(usize::to_string).collect();
-        let feats: Vec<&str> = c.features.iter().map(|f| f.name()).collect();
-        writeln!(
-            out,
-            "# {} {} ({}), {} train / {} test points",
-            c.dataset.name(),
-            arch.join("-"),
-            feats.join(","),
-            t.dataset().train.len(),
-            t.dataset().test.len()
-        )
-        .map_err(w)?;
+        let (name, feats) = match &c.table {
+            Some(table) => (
+                table.name.clone(),
+                format!(
+                    "{} features{}, {} classes",
+                    table.dims(),
+                    if c.standardize { " standardized" } else { "" },
+                    table.classes.len()
+                ),
+            ),
+            None => (c.dataset.name().to_string(), c.features.iter().map(|f| f.name()).collect::<Vec<_>>().join(",")),
+        };
+        let (train, test) = t.split_sizes();
+        writeln!(out, "# {name} {} ({feats}), {train} train / {test} test points", arch.join("-")).map_err(w)?;
         let q = |q: &Option<qscope_quant::Quantizer>| q.as_ref().map_or("float".to_string(), |q| q.to_string());
         if let Some(h) = c.hidden.first() {
             writeln!(
@@ -323,9 +393,17 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         };
         let layers = nets.quantized().layers();
         let learned: Vec<(String, f32)> = learned_rows(layers).iter().map(|r| (r.key(layers.len()), r.value)).collect();
-        let line =
-            if o.json { json_line(&m, twins.as_ref(), &learned) } else { text_line(&m, twins.as_ref(), &learned) };
+        let line = if o.json {
+            json_line(&m, twins.as_ref(), &learned, json_confusion(nets.quantized()))
+        } else {
+            text_line(&m, twins.as_ref(), &learned)
+        };
         writeln!(out, "{line}").map_err(w)?;
+    }
+    if !o.json && o.epochs > 0 {
+        for line in confusion_lines(nets.quantized()) {
+            writeln!(out, "{line}").map_err(w)?;
+        }
     }
     out.flush().map_err(w)
 }

@@ -6,5 +6,6 @@ mod common;
 
 mod block_training;
 mod nn;
+mod tables;
 mod train_state;
 mod weight_clip;

@@ -14,7 +14,9 @@
 //! lesson's task what the trainer measures ([`Train::observer`]).
 
 mod batch;
+mod confusion;
 mod controls;
+mod data;
 mod draw;
 mod draw_weights;
 mod pace;
@@ -39,6 +41,8 @@ pub struct Train {
     pub tick: RwSignal<u64>,
     pub playing: RwSignal<bool>,
     pub message: RwSignal<Option<String>>,
+    /// Loading a table's rows, or why they could not be read.
+    pub data: RwSignal<data::DataStatus>,
     pub notices: RwSignal<Vec<String>>,
     /// Show latent (float) weights instead of the quantized ones, on the diagram and histograms.
     pub latent: RwSignal<bool>,
@@ -64,6 +68,15 @@ fn reduced_motion() -> bool {
 
 impl Train {
     fn rebuild(self, p: &TrainParams) {
+        if data::wants_rows(p) {
+            // The rows are on their way (or the CSV is to be chosen): the data panel says so.
+            self.runs.set_value(None);
+            self.playing.set(false);
+            self.message.set(None);
+            self.built.update(|b| *b += 1);
+            self.tick.update(|t| *t += 1);
+            return;
+        }
         match Runs::new(p) {
             Ok(r) => {
                 self.runs.set_value(Some(r));
@@ -239,6 +252,7 @@ pub fn TrainView(presenter: Signal<bool>, mounted: impl FnOnce(Train) + 'static)
         tick: RwSignal::new(0),
         playing: RwSignal::new(false),
         message: RwSignal::new(None),
+        data: RwSignal::new(data::DataStatus::Idle),
         notices: RwSignal::new(problems),
         latent: RwSignal::new(false),
         built: RwSignal::new(0),
@@ -268,6 +282,7 @@ pub fn TrainView(presenter: Signal<bool>, mounted: impl FnOnce(Train) + 'static)
     }
     follow_hash_edits(train);
     pause_when_hidden(train);
+    data::fetch_bundled(train);
     mounted(train);
     view! {
         <HashBanner notices=train.notices />

@@ -14,12 +14,17 @@ use std::collections::BTreeMap;
 
 use super::pace::{Pace, StepBy};
 use crate::hash::{cap_problems, parts, quote};
+use qscope_nn::table::Table;
 use qscope_nn::{
     Act, Activation, Config, DatasetKind, Feature, Hidden, Init, Loss, Named, OptimizerKind, QuantizedTensor,
 };
 use qscope_quant::{Quantizer, parse};
+use std::sync::Arc;
 
 pub mod boundary;
+pub mod bundled;
+pub mod confusion;
+pub mod csv;
 pub mod settings;
 
 use settings::{LayerKey, SETTINGS};
@@ -45,6 +50,15 @@ pub type LayerQuantizers = (Option<Quantizer>, Option<Quantizer>);
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrainParams {
     pub dataset: DatasetKind,
+    /// A table dataset's rows, once read (a bundled file fetched, the user's CSV): not a setting
+    /// (a link names the data, never carries it); None until then, and for generated data.
+    pub table: Option<Arc<Table>>,
+    /// The CSV's file name (`dataset=csv`): the link's record of which file was trained on.
+    pub csv: String,
+    /// The CSV's label column ("" : the last).
+    pub label: String,
+    /// A table's features as they are, not standardized by the training split.
+    pub raw: bool,
     /// Points generated, train and test (the CLI's `--samples`; the page keeps 500).
     pub samples: usize,
     pub noise: f32,
@@ -132,6 +146,10 @@ impl TrainParams {
         let spec = |q: Option<&Quantizer>| q.map_or(String::new(), Quantizer::to_string);
         TrainParams {
             dataset: c.dataset,
+            table: None,
+            csv: String::new(),
+            label: String::new(),
+            raw: !c.standardize,
             samples: c.samples,
             noise: c.noise,
             ratio: c.train_ratio,
@@ -288,6 +306,28 @@ impl TrainParams {
         self.hidden = widths;
     }
 
+    /// Chooses the data. A table whose kind has more than two classes needs softmax, so the
+    /// loss becomes softmax (a link may still ask for another after, and is told why not); the
+    /// rows already read are dropped when they are another dataset's.
+    pub fn set_dataset(&mut self, kind: DatasetKind) {
+        if kind != self.dataset {
+            self.table = None;
+        }
+        self.dataset = kind;
+        if kind.classes().is_some_and(|k| k > 2) {
+            self.loss = Loss::SoftmaxCrossEntropy;
+        }
+    }
+
+    /// Takes a table's rows (for the chosen table dataset); more than two classes need softmax,
+    /// so the loss becomes softmax.
+    pub fn use_table(&mut self, table: Arc<Table>) {
+        if table.classes.len() > 2 {
+            self.loss = Loss::SoftmaxCrossEntropy;
+        }
+        self.table = Some(table);
+    }
+
     /// Whether the third network (another STE) is on.
     pub fn has_twin(&self) -> bool {
         !(self.twin_wq.trim().is_empty() && self.twin_aq.trim().is_empty())
@@ -340,6 +380,8 @@ impl TrainParams {
     /// The config of one of the networks.
     pub fn config(&self, net: Net) -> Result<Config, String> {
         let mut c = Config::new(self.dataset);
+        c.table = self.table.clone().filter(|_| self.dataset.is_table());
+        c.standardize = !self.raw;
         c.samples = self.samples;
         c.noise = self.noise;
         c.train_ratio = self.ratio;
@@ -371,7 +413,20 @@ impl TrainParams {
         use crate::settings::shell_word;
         use settings::*;
         let mut args = vec!["qscope train".to_string()];
-        args.extend([&DATASET, &FEATURES, &HIDDEN, &ACTIVATION].map(|s| s.cli_arg(self)));
+        match self.dataset {
+            DatasetKind::Csv => {
+                args.push(CSV.cli_arg(self));
+                if !self.label.is_empty() {
+                    args.push(LABEL.cli_arg(self));
+                }
+            }
+            d if d.is_table() => args.push(DATASET.cli_arg(self)),
+            _ => args.extend([&DATASET, &FEATURES].map(|s| s.cli_arg(self))),
+        }
+        if self.raw && self.dataset.is_table() {
+            args.push(RAW.cli_arg(self));
+        }
+        args.extend([&HIDDEN, &ACTIVATION].map(|s| s.cli_arg(self)));
         if net != Net::Float {
             let wq = for_net(net, &self.wq, &self.twin_wq);
             let aq = for_net(net, &self.aq, &self.twin_aq);
@@ -402,7 +457,10 @@ impl TrainParams {
         if self.weight_clip > 0.0 && net != Net::Float {
             args.push(WEIGHT_CLIP.cli_arg(self));
         }
-        args.extend([&NOISE, &TRAIN_RATIO, &SEED].map(|s| s.cli_arg(self)));
+        if !self.dataset.is_table() {
+            args.push(NOISE.cli_arg(self));
+        }
+        args.extend([&TRAIN_RATIO, &SEED].map(|s| s.cli_arg(self)));
         args.push(format!("--epochs {epochs}"));
         args.join(" ")
     }

@@ -6,7 +6,9 @@ use super::linalg::Activation;
 use super::loss::Loss;
 use super::named::Named;
 use super::optim::Optimizer;
+use super::table::Table;
 use qscope_quant::{Quantizer, parse};
+use std::sync::Arc;
 
 /// Largest hidden layer and deepest network the trainer accepts — the CLI and the page alike
 /// (the page draws every neuron and trains live, so its limits are the ones).
@@ -117,7 +119,12 @@ impl Hidden {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     pub dataset: DatasetKind,
-    /// Points generated (train + test).
+    /// A table dataset's rows ([`DatasetKind::is_table`]): the caller reads them (a bundled file,
+    /// the user's CSV) and gives them here; None for generated data.
+    pub table: Option<Arc<Table>>,
+    /// A table's features standardized by the training split's mean and deviation.
+    pub standardize: bool,
+    /// Points generated (train + test); a table has its own.
     pub samples: usize,
     /// Playground's noise, 0 to 0.5 (see [`super::data`]).
     pub noise: f32,
@@ -150,6 +157,8 @@ impl Config {
         let features = if dataset.dims() == 1 { vec![Feature::X1] } else { vec![Feature::X1, Feature::X2] };
         Config {
             dataset,
+            table: None,
+            standardize: true,
             samples: 500,
             noise: 0.0,
             train_ratio: 0.5,
@@ -168,17 +177,45 @@ impl Config {
         }
     }
 
-    /// Layer widths from input to output, e.g. `[2, 8, 8, 1]`.
+    /// Layer widths from input to output, e.g. `[2, 8, 8, 1]` (`[64, 32, 10]` for digits).
     pub fn widths(&self) -> Vec<usize> {
-        let mut w = vec![self.features.len()];
+        let inputs = self.table.as_ref().map_or(self.features.len(), |t| t.dims());
+        let mut w = vec![inputs];
         w.extend(self.hidden.iter().map(|h| h.width));
-        w.push(self.loss.outputs());
+        w.push(self.loss.outputs(self.classes()));
         w
+    }
+
+    /// Classes: a table's, else two (1 for regression, which has no classes).
+    pub fn classes(&self) -> usize {
+        match &self.table {
+            Some(t) => t.classes.len(),
+            None if self.dataset.is_regression() => 1,
+            None => 2,
+        }
+    }
+
+    /// The points: a table's rows, else those generated.
+    pub fn points(&self) -> usize {
+        self.table.as_ref().map_or(self.samples, |t| t.rows())
     }
 
     /// The first problem with this config, as a one-line message.
     pub fn check(&self) -> Result<(), String> {
-        if self.features.is_empty() {
+        match (&self.table, self.dataset.is_table()) {
+            (None, true) => return Err(format!("the {} data is not loaded", self.dataset.name())),
+            (Some(t), false) => {
+                return Err(format!("{} is generated, but a table ({}) was given", self.dataset.name(), t.name));
+            }
+            _ => {}
+        }
+        if let Some(t) = &self.table
+            && t.classes.len() > 2
+            && self.loss != Loss::SoftmaxCrossEntropy
+        {
+            return Err(format!("{} has {} classes: use the softmax loss", t.name, t.classes.len()));
+        }
+        if self.table.is_none() && self.features.is_empty() {
             return Err("choose at least one input feature".into());
         }
         if self.dataset.dims() == 1
@@ -199,7 +236,7 @@ impl Config {
         if let Some(h) = self.hidden.iter().find(|h| h.width == 0 || h.width > MAX_WIDTH) {
             return Err(format!("hidden width {}: expected 1 to {MAX_WIDTH}", h.width));
         }
-        if !(10..=100_000).contains(&self.samples) {
+        if self.table.is_none() && !(10..=100_000).contains(&self.samples) {
             return Err(format!("samples {}: expected 10 to 100000", self.samples));
         }
         if !(0.0..=1.0).contains(&self.noise) {
@@ -208,8 +245,8 @@ impl Config {
         if !(self.train_ratio > 0.0 && self.train_ratio < 1.0) {
             return Err(format!("train ratio {}: expected a number between 0 and 1", self.train_ratio));
         }
-        let train = (self.samples as f64 * self.train_ratio as f64).floor() as usize;
-        if train == 0 || train == self.samples {
+        let train = (self.points() as f64 * self.train_ratio as f64).floor() as usize;
+        if train == 0 || train == self.points() {
             return Err(format!("train ratio {}: leaves no training or no test point", self.train_ratio));
         }
         if self.batch == 0 || self.batch > train {

@@ -15,7 +15,8 @@ use super::detmath::{cos, ln, sin};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-/// Which dataset to generate.
+/// Which dataset: one generated from the seed, or a table read from a file — a bundled real
+/// dataset or the user's CSV ([`super::table::Table`], given in the config).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DatasetKind {
     Circle,
@@ -25,10 +26,18 @@ pub enum DatasetKind {
     Moons,
     Checkerboard,
     Sine,
+    /// scikit-learn's copies of UCI datasets, bundled: 8×8 handwritten digits (64 features, 10
+    /// classes), iris (4, 3), wine (13, 3), breast cancer (30, 2).
+    Digits,
+    Iris,
+    Wine,
+    BreastCancer,
+    /// The user's CSV file.
+    Csv,
 }
 
 impl DatasetKind {
-    pub const ALL: [DatasetKind; 7] = [
+    pub const ALL: [DatasetKind; 12] = [
         DatasetKind::Circle,
         DatasetKind::Xor,
         DatasetKind::Gaussian,
@@ -36,7 +45,16 @@ impl DatasetKind {
         DatasetKind::Moons,
         DatasetKind::Checkerboard,
         DatasetKind::Sine,
+        DatasetKind::Digits,
+        DatasetKind::Iris,
+        DatasetKind::Wine,
+        DatasetKind::BreastCancer,
+        DatasetKind::Csv,
     ];
+
+    /// The bundled real datasets, in the order the page lists them.
+    pub const BUNDLED: [DatasetKind; 4] =
+        [DatasetKind::Digits, DatasetKind::Iris, DatasetKind::Wine, DatasetKind::BreastCancer];
 
     /// The name used by the CLI and the URL.
     pub fn name(self) -> &'static str {
@@ -48,6 +66,11 @@ impl DatasetKind {
             DatasetKind::Moons => "moons",
             DatasetKind::Checkerboard => "checkerboard",
             DatasetKind::Sine => "sine",
+            DatasetKind::Digits => "digits",
+            DatasetKind::Iris => "iris",
+            DatasetKind::Wine => "wine",
+            DatasetKind::BreastCancer => "breast_cancer",
+            DatasetKind::Csv => "csv",
         }
     }
 
@@ -59,14 +82,41 @@ impl DatasetKind {
         })
     }
 
+    /// Classes, where the kind alone says: two for the generated classifiers, the bundled
+    /// datasets' own; None for regression and a CSV (its file says).
+    pub fn classes(self) -> Option<usize> {
+        match self {
+            DatasetKind::Sine | DatasetKind::Csv => None,
+            DatasetKind::Digits => Some(10),
+            DatasetKind::Iris | DatasetKind::Wine => Some(3),
+            DatasetKind::Circle
+            | DatasetKind::Xor
+            | DatasetKind::Gaussian
+            | DatasetKind::Spiral
+            | DatasetKind::Moons
+            | DatasetKind::Checkerboard
+            | DatasetKind::BreastCancer => Some(2),
+        }
+    }
+
+    /// Read from a table (bundled or CSV) rather than generated.
+    pub fn is_table(self) -> bool {
+        DatasetKind::BUNDLED.contains(&self) || self == DatasetKind::Csv
+    }
+
     /// A regression (real targets) rather than two classes (labels ±1).
     pub fn is_regression(self) -> bool {
         self == DatasetKind::Sine
     }
 
-    /// Input dimensions: 2, or 1 for `sine` (its points have `x2 = 0`).
+    /// A generated dataset's input dimensions: 2, or 1 for `sine` (its points have `x2 = 0`);
+    /// 0 for a table (its columns are its own: [`super::table::Table::dims`]).
     pub fn dims(self) -> usize {
-        if self == DatasetKind::Sine { 1 } else { 2 }
+        match self {
+            DatasetKind::Sine => 1,
+            k if k.is_table() => 0,
+            _ => 2,
+        }
     }
 }
 
@@ -88,7 +138,7 @@ pub struct Dataset {
 
 impl Dataset {
     /// `samples` points with the given noise, shuffled and split as Playground does: the first
-    /// ⌊samples·train_ratio⌋ points train, the rest test.
+    /// ⌊samples·train_ratio⌋ points train, the rest test. A table kind has no points here.
     pub fn generate(kind: DatasetKind, samples: usize, noise: f32, train_ratio: f32, seed: u64) -> Dataset {
         let mut rng = StdRng::seed_from_u64(seed);
         let mut all = points(kind, samples, noise as f64, &mut rng);
@@ -220,6 +270,7 @@ pub fn points(kind: DatasetKind, n: usize, noise: f64, rng: &mut StdRng) -> Vec<
                 out.push(point(x, 0.0, y));
             }
         }
+        DatasetKind::Digits | DatasetKind::Iris | DatasetKind::Wine | DatasetKind::BreastCancer | DatasetKind::Csv => {}
     }
     out
 }

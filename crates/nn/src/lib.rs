@@ -24,6 +24,7 @@ pub mod loss;
 pub mod named;
 mod network;
 pub mod optim;
+pub mod table;
 pub mod thinned;
 pub mod trace;
 pub mod trainer;

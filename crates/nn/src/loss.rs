@@ -1,7 +1,7 @@
 //! Losses over the output layer's pre-activations `z`, with their link functions folded in
 //! (so the gradient is the stable `p − t` form): squared error after tanh (TF Playground's
 //! classifier; linear for regression), binary cross-entropy after a sigmoid, softmax
-//! cross-entropy over two classes. `exp`, `log`, `tanh` and `sigmoid` are TensorFlow's float32
+//! cross-entropy over two to ten classes. `exp`, `log`, `tanh` and `sigmoid` are TensorFlow's float32
 //! approximations from [`qscope_quant::lane`], identical natively and in WASM.
 
 use super::linalg::Activation;
@@ -15,7 +15,8 @@ pub enum Loss {
     SquaredError,
     /// `−t·log σ(z) − (1 − t)·log(1 − σ(z))` with `t = 0/1`, one output.
     BinaryCrossEntropy,
-    /// `−log softmax(z)_c` over two outputs (class 0 for label −1, class 1 for +1).
+    /// `−log softmax(z)_c` over one output per class (two classes: class 0 for label −1,
+    /// class 1 for +1).
     SoftmaxCrossEntropy,
 }
 
@@ -45,16 +46,18 @@ impl Named for Loss {
 impl Loss {
     pub const ALL: [Loss; 3] = [Loss::SquaredError, Loss::BinaryCrossEntropy, Loss::SoftmaxCrossEntropy];
 
-    /// Width of the output layer.
-    pub fn outputs(self) -> usize {
-        if self == Loss::SoftmaxCrossEntropy { 2 } else { 1 }
+    /// Width of the output layer for `classes` classes: one for the squared error and the
+    /// binary cross-entropy, one per class (at least two) for softmax.
+    pub fn outputs(self, classes: usize) -> usize {
+        if self == Loss::SoftmaxCrossEntropy { classes.max(2) } else { 1 }
     }
 
-    /// Over `m = labels.len()` rows of `z` (`m × outputs`): the summed loss, the number of rows
-    /// classified right (0 for regression), and, if asked, `∂L/∂z` of the **mean** loss.
+    /// Over `m = labels.len()` rows of `z` (`m × k` for `k` outputs): the summed loss, the number
+    /// of rows classified right (0 for regression), and, if asked, `∂L/∂z` of the **mean** loss.
+    /// Labels are ±1 with one or two outputs, the class index with more.
     pub fn eval(self, z: &[f32], labels: &[f32], regression: bool, grad: Option<&mut [f32]>) -> (f64, usize) {
-        let (m, k) = (labels.len(), self.outputs());
-        assert_eq!(z.len(), m * k, "loss: shapes");
+        let m = labels.len();
+        assert!(m > 0 && z.len().is_multiple_of(m), "loss: shapes");
         match grad {
             Some(grad) if self == Loss::SquaredError && !regression => tanh_squared_error(z, labels, grad),
             grad => self.eval_rows(z, labels, regression, grad),
@@ -63,17 +66,19 @@ impl Loss {
 
     /// [`Loss::eval`] row by row.
     fn eval_rows(self, z: &[f32], labels: &[f32], regression: bool, grad: Option<&mut [f32]>) -> (f64, usize) {
-        let (m, k) = (labels.len(), self.outputs());
+        let (m, k) = (labels.len(), z.len() / labels.len());
         let inv_m = 1.0 / m as f32;
         let (mut sum, mut correct) = (0.0f64, 0usize);
         let mut grad = grad;
+        let mut scratch = [0.0f32; MAX_OUTPUTS];
         for (r, &t) in labels.iter().enumerate() {
             let zr = &z[r * k..(r + 1) * k];
-            let (loss, right, g) = self.row(zr, t, regression);
+            let g = &mut scratch[..k];
+            let (loss, right) = self.row(zr, t, regression, g);
             sum += loss as f64;
             correct += right as usize;
             if let Some(gr) = grad.as_deref_mut() {
-                for (gi, v) in gr[r * k..(r + 1) * k].iter_mut().zip(g) {
+                for (gi, v) in gr[r * k..(r + 1) * k].iter_mut().zip(g.iter()) {
                     *gi = v * inv_m;
                 }
             }
@@ -81,35 +86,50 @@ impl Loss {
         (sum, correct)
     }
 
-    /// One row: (loss, classified right, ∂loss/∂z).
-    fn row(self, z: &[f32], t: f32, regression: bool) -> (f32, bool, [f32; 2]) {
+    /// One row: (loss, classified right), and ∂loss/∂z into `g`.
+    fn row(self, z: &[f32], t: f32, regression: bool, g: &mut [f32]) -> (f32, bool) {
         match self {
             Loss::SquaredError if regression => {
                 let d = z[0] - t;
-                (0.5 * d * d, false, [d, 0.0])
+                g[0] = d;
+                (0.5 * d * d, false)
             }
             Loss::SquaredError => {
-                let (loss, right, g) = tanh_squared_error_terms(lane::tanh(z[0]), t);
-                (loss, right, [g, 0.0])
+                let (loss, right, dz) = tanh_squared_error_terms(lane::tanh(z[0]), t);
+                g[0] = dz;
+                (loss, right)
             }
             Loss::BinaryCrossEntropy => {
                 let t01 = if t > 0.0 { 1.0 } else { 0.0 };
                 let z0 = z[0];
                 // max(z, 0) − z·t + log(1 + e^−|z|): no overflow for any z.
                 let loss = z0.max(0.0) - z0 * t01 + lane::log(1.0 + lane::exp(-z0.abs()));
-                (loss, (z0 >= 0.0) == (t > 0.0), [lane::sigmoid(z0) - t01, 0.0])
+                g[0] = lane::sigmoid(z0) - t01;
+                (loss, (z0 >= 0.0) == (t > 0.0))
             }
             Loss::SoftmaxCrossEntropy => {
-                let c = usize::from(t > 0.0);
-                let mx = z[0].max(z[1]);
-                let e = [lane::exp(z[0] - mx), lane::exp(z[1] - mx)];
-                let s = e[0] + e[1];
+                // `log Σ e^(z − max) + max − z_c`, `∂/∂z_i = p_i − [i = c]`.
+                let c = class_of(t, z.len());
+                let mx = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                for (gi, &zi) in g.iter_mut().zip(z) {
+                    *gi = lane::exp(zi - mx);
+                }
+                let s = g.iter().sum::<f32>();
                 let loss = lane::log(s) + mx - z[c];
-                let p = [e[0] / s, e[1] / s];
-                let onehot = |i: usize| if i == c { 1.0 } else { 0.0 };
-                let predicted = usize::from(z[1] > z[0]);
-                (loss, predicted == c, [p[0] - onehot(0), p[1] - onehot(1)])
+                for (i, gi) in g.iter_mut().enumerate() {
+                    *gi = *gi / s - if i == c { 1.0 } else { 0.0 };
+                }
+                (loss, argmax(z) == c)
             }
+        }
+    }
+
+    /// The class the network picks for one row of `z`: the largest output under softmax (the
+    /// first of equals), else class 1 (label +1) where the output is ≥ 0. Not for regression.
+    pub fn class(self, z: &[f32]) -> usize {
+        match self {
+            Loss::SoftmaxCrossEntropy => argmax(z),
+            Loss::SquaredError | Loss::BinaryCrossEntropy => usize::from(z[0] >= 0.0),
         }
     }
 
@@ -126,6 +146,26 @@ impl Loss {
             }
         }
     }
+}
+
+/// Most outputs a network has (softmax over [`crate::table::MAX_CLASSES`] classes).
+pub const MAX_OUTPUTS: usize = crate::table::MAX_CLASSES;
+
+/// The class of label `t` for `k` outputs: ±1 is class 1 / 0 with one or two outputs (the
+/// generated datasets' and two-class tables' labels); with more, `t` is the class index.
+pub fn class_of(t: f32, k: usize) -> usize {
+    if k <= 2 { usize::from(t > 0.0) } else { t as usize }
+}
+
+/// The index of the largest value, the first of equals; a NaN is passed over (0 if all are).
+fn argmax(z: &[f32]) -> usize {
+    let mut best: Option<usize> = None;
+    for (i, &v) in z.iter().enumerate() {
+        if !v.is_nan() && best.is_none_or(|b| v > z[b]) {
+            best = Some(i);
+        }
+    }
+    best.unwrap_or(0)
 }
 
 /// Squared error after tanh for one row, from `o = tanh z` and the label `t = ±1`: (loss,
@@ -180,7 +220,7 @@ mod tests {
                 if regression && loss != Loss::SquaredError {
                     continue;
                 }
-                let z: Vec<f32> = (0..labels.len() * loss.outputs()).map(|i| 0.7 * i as f32 - 1.1).collect();
+                let z: Vec<f32> = (0..labels.len() * loss.outputs(2)).map(|i| 0.7 * i as f32 - 1.1).collect();
                 let mut g = vec![0.0; z.len()];
                 loss.eval(&z, &labels, regression, Some(&mut g));
                 for (a, n) in g.iter().zip(numeric(loss, &z, &labels, regression)) {
@@ -188,6 +228,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn softmax_over_many_classes_has_the_derivatives_of_its_mean_loss() {
+        for k in [3, 10] {
+            let labels: Vec<f32> = (0..4).map(|r| ((r * 7) % k) as f32).collect();
+            let z: Vec<f32> = (0..labels.len() * k).map(|i| ((i * 13) % 17) as f32 * 0.3 - 2.0).collect();
+            let mut g = vec![0.0; z.len()];
+            Loss::SoftmaxCrossEntropy.eval(&z, &labels, false, Some(&mut g));
+            for (a, n) in g.iter().zip(numeric(Loss::SoftmaxCrossEntropy, &z, &labels, false)) {
+                assert!((*a as f64 - n).abs() < 2e-3, "{k} classes: {a} vs {n}");
+            }
+            // Each row's gradient sums to 0 (the probabilities sum to 1).
+            for row in g.chunks(k) {
+                assert!(row.iter().sum::<f32>().abs() < 1e-6);
+            }
+        }
+    }
+
+    #[test]
+    fn the_predicted_class_is_the_first_largest_output() {
+        let softmax = Loss::SoftmaxCrossEntropy;
+        assert_eq!(softmax.class(&[0.1, 2.0, 2.0, -1.0]), 1);
+        assert_eq!(softmax.class(&[f32::NAN, 1.0, 0.0]), 1);
+        assert_eq!(Loss::SquaredError.class(&[-0.0]), 1);
+        assert_eq!(Loss::BinaryCrossEntropy.class(&[-0.5]), 0);
+        let (_, right) = softmax.eval(&[0.0, 3.0, 1.0, 5.0, 0.0, 0.0], &[1.0, 2.0], false, None);
+        assert_eq!(right, 1);
+        assert_eq!((class_of(-1.0, 2), class_of(1.0, 1), class_of(7.0, 10)), (0, 1, 7));
     }
 
     #[test]

@@ -138,6 +138,11 @@ impl Network {
         loss.eval(z, &self.labels[..m], regression, None)
     }
 
+    /// The output layer's `z` of the last forward pass over `m` rows.
+    pub(crate) fn output(&self, m: usize) -> &[f32] {
+        self.layers.last().expect("an output layer").output(m)
+    }
+
     /// One optimizer step on every layer.
     pub(crate) fn update(&mut self, step: &Update) -> Result<(), String> {
         self.layers.iter_mut().try_for_each(|l| l.update(step))

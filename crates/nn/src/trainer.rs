@@ -18,8 +18,10 @@ use rand::rngs::StdRng;
 use super::config::{Act, Config, check_quantizer};
 use super::data::{Dataset, feature_matrix, feature_row, shuffle};
 use super::layer::{Layer, QuantizedTensor};
+use super::loss::class_of;
 use super::network::Network;
 use super::optim::Clock;
+use super::table::{Split, split_table};
 use super::thinned::Thinned;
 use super::trace::Probe;
 use qscope_quant::{Ctx, Quantizer};
@@ -60,6 +62,15 @@ pub struct Trainer {
     flip_history: Thinned<Vec<f32>>,
     last_loss: f64,
     error: Option<String>,
+    /// A table's rows that test, in test order (empty for generated data).
+    test_rows: Vec<usize>,
+    /// Classes (1 for regression).
+    classes: usize,
+    /// The last evaluation's confusion matrices (train, test): `classes × classes` counts,
+    /// row = the true class, column = the predicted one; empty for regression.
+    confusion: [Vec<u32>; 2],
+    /// The last evaluation's predicted class of each test example.
+    predicted: Vec<u8>,
 }
 
 /// The `k`-th random stream of a seed.
@@ -120,14 +131,36 @@ impl Trainer {
     pub fn new(config: Config) -> Result<Trainer, String> {
         config.check()?;
         let c = &config;
-        let data = Dataset::generate(c.dataset, c.samples, c.noise, c.train_ratio, stream(c.seed, DATA));
+        let mut rng = StdRng::seed_from_u64(stream(c.seed, DATA));
+        let (data, split) = match &c.table {
+            Some(t) => (
+                Dataset { kind: c.dataset, train: Vec::new(), test: Vec::new() },
+                split_table(t, c.train_ratio, c.standardize, &mut rng),
+            ),
+            None => {
+                let data = Dataset::generate(c.dataset, c.samples, c.noise, c.train_ratio, stream(c.seed, DATA));
+                let split = Split {
+                    train_x: feature_matrix(&c.features, &data.train),
+                    train_y: data.train.iter().map(|p| p.label).collect(),
+                    test_x: feature_matrix(&c.features, &data.test),
+                    test_y: data.test.iter().map(|p| p.label).collect(),
+                    test_rows: Vec::new(),
+                };
+                (data, split)
+            }
+        };
         let net = Network::new(c, &mut StdRng::seed_from_u64(stream(c.seed, INIT)));
+        let classes = c.classes();
         let mut t = Trainer {
-            train_x: feature_matrix(&c.features, &data.train),
-            train_y: data.train.iter().map(|p| p.label).collect(),
-            test_x: feature_matrix(&c.features, &data.test),
-            test_y: data.test.iter().map(|p| p.label).collect(),
-            order: (0..data.train.len()).collect(),
+            order: (0..split.train_y.len()).collect(),
+            train_x: split.train_x,
+            train_y: split.train_y,
+            test_x: split.test_x,
+            test_y: split.test_y,
+            test_rows: split.test_rows,
+            classes,
+            confusion: [Vec::new(), Vec::new()],
+            predicted: Vec::new(),
             net,
             clock: Clock::default(),
             cursor: 0,
@@ -314,7 +347,8 @@ impl Trainer {
         }
     }
 
-    /// Losses and accuracies of the current weights on both splits (evaluation mode).
+    /// Losses and accuracies of the current weights on both splits (evaluation mode); the
+    /// confusion matrices ([`Trainer::confusion`]) and test predictions are kept.
     pub fn evaluate(&mut self) -> Metrics {
         let mut ctx = Ctx::inference(stream(self.config.seed, EVAL));
         self.net.quantize_eval(&mut ctx);
@@ -326,6 +360,14 @@ impl Trainer {
     fn eval_split(&mut self, test: bool, ctx: &mut Ctx) -> (f64, Option<f64>) {
         let (x, y) = if test { (&self.test_x, &self.test_y) } else { (&self.train_x, &self.train_y) };
         let (d, b, n) = (self.net.inputs, self.net.batch, y.len());
+        let regression = self.config.dataset.is_regression();
+        let k = self.classes;
+        let mut confusion = std::mem::take(&mut self.confusion[usize::from(test)]);
+        confusion.clear();
+        confusion.resize(if regression { 0 } else { k * k }, 0);
+        if test {
+            self.predicted.clear();
+        }
         let (mut sum, mut correct) = (0.0, 0);
         for start in (0..n).step_by(b) {
             let m = b.min(n - start);
@@ -334,17 +376,65 @@ impl Trainer {
             let (s, c) = self.net.eval_batch(m, ctx);
             sum += s;
             correct += c;
+            if !regression {
+                let z = self.net.output(m);
+                let outputs = z.len() / m;
+                for (row, &t) in z.chunks_exact(outputs).zip(&y[start..start + m]) {
+                    let predicted = self.config.loss.class(row);
+                    confusion[class_of(t, outputs.max(k)) * k + predicted] += 1;
+                    if test {
+                        self.predicted.push(predicted as u8);
+                    }
+                }
+            }
         }
-        let acc = (!self.config.dataset.is_regression()).then(|| correct as f64 / n as f64);
+        self.confusion[usize::from(test)] = confusion;
+        let acc = (!regression).then(|| correct as f64 / n as f64);
         (sum / n as f64, acc)
+    }
+
+    /// Training and test examples.
+    pub fn split_sizes(&self) -> (usize, usize) {
+        (self.train_y.len(), self.test_y.len())
+    }
+
+    /// Classes the network tells apart (1 for regression).
+    pub fn classes(&self) -> usize {
+        self.classes
+    }
+
+    /// The last evaluation's confusion matrix on the test split (`test`) or the training split:
+    /// `classes × classes` counts, row-major, row = the true class, column = the predicted one
+    /// (class 0 is label −1 on generated data); empty for regression and before the first
+    /// evaluation.
+    pub fn confusion(&self, test: bool) -> &[u32] {
+        &self.confusion[usize::from(test)]
+    }
+
+    /// The last evaluation's predicted class of each test example, in test order.
+    pub fn test_predictions(&self) -> &[u8] {
+        &self.predicted
+    }
+
+    /// A table's row of each test example, in test order (empty for generated data).
+    pub fn test_rows(&self) -> &[usize] {
+        &self.test_rows
+    }
+
+    /// The test labels, in test order (±1 for two classes, the class index for more).
+    pub fn test_labels(&self) -> &[f32] {
+        &self.test_y
     }
 
     /// The network's answer (see [`super::loss::Loss::score`]: in [−1, 1] for the classifiers,
     /// the output for regression) at `res` points per axis from `lo` to `hi` inclusive. For a
     /// 2-D dataset `res²` values, row-major with `x2` rising by row and `x1` along each row
     /// (index `j·res + i` is at `x1 = lo + i·(hi − lo)/(res − 1)`, `x2` likewise with `j`); for
-    /// a 1-D dataset `res` values along `x1`. `res` is at least 2.
+    /// a 1-D dataset `res` values along `x1`. `res` is at least 2. Empty for a table.
     pub fn predict_grid(&mut self, lo: f32, hi: f32, res: usize) -> Vec<f32> {
+        if self.config.table.is_some() {
+            return Vec::new(); // a table's inputs are not a plane
+        }
         let res = res.max(2);
         let at = |i: usize| lo + (hi - lo) * i as f32 / (res - 1) as f32;
         let two_d = self.config.dataset.dims() == 2;

@@ -44,12 +44,18 @@ pub fn detect(head: &[u8], len: u64) -> Result<Format, String> {
     if head.starts_with(b"\x89HDF\r\n\x1a\n") {
         return Err(other("an HDF5 file (Keras .h5 weights)", FROM_KERAS));
     }
+    // safetensors before pickle: a header of 640, 896, 1152 or 1408 bytes has a length whose
+    // first two bytes are a pickle's protocol opcode (0x80, 2–5); a pickle's first eight bytes
+    // read as a length far past its end.
+    if head.len() >= 9 && head[8] == b'{' && u64::from_le_bytes(head[..8].try_into().expect("8 bytes")) < len {
+        return Ok(Format::Safetensors);
+    }
     // A pickle (PyTorch's legacy .pt/.bin): protocol 2–5 opcode, or torch's legacy magic number.
     if head.len() >= 2 && head[0] == 0x80 && (2..=5).contains(&head[1]) {
         return Err(other("a Python pickle (a PyTorch .pt or .bin checkpoint)", FROM_TORCH));
     }
     if head.len() >= 9 && head[8] == b'{' {
-        return Ok(Format::Safetensors);
+        return Ok(Format::Safetensors); // a header longer than the file: parse names it
     }
     // An ONNX ModelProto starts with field 1 (ir_version, a varint) and has field 8
     // (opset_import) soon after; a plain protobuf guess, after every magic number failed.
@@ -77,6 +83,18 @@ mod tests {
         assert_eq!(detect(b"\x93NUMPY\x01\x00", 100), Ok(Format::Npy));
         assert_eq!(detect(b"PK\x03\x04rest", 100), Ok(Format::Npz));
         assert_eq!(detect(b"\x10\0\0\0\0\0\0\0{\"a\":1}", 100), Ok(Format::Safetensors));
+    }
+
+    #[test]
+    fn a_safetensors_header_whose_length_starts_like_a_pickle_is_safetensors() {
+        // 0x0580 = 1408 bytes of header: 0x80 0x05 is also pickle protocol 5's first opcode.
+        for n in [0x0280u64, 0x0380, 0x0480, 0x0580] {
+            let mut head = n.to_le_bytes().to_vec();
+            head.extend(b"{\"__metadata__\"");
+            assert_eq!(detect(&head, n + 8 + 100), Ok(Format::Safetensors), "{n}");
+        }
+        // A pickle whose ninth byte happens to be '{' reads as a length past the file's end.
+        assert!(detect(b"\x80\x05\x95\x10\x00\x00\x00\x01{", 1000).unwrap_err().contains("pickle"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use leptos::prelude::*;
 
 use super::Train;
+use super::data::{CsvInput, DataStatusLine, describe};
 use qscope_explore::train::settings::{
     ACTIVATION, AQ, BATCH, BATCH_RANGE, DATASET, HIDDEN, L1, L2, LOSS, LR, NOISE, NOISE_RANGE, OPTIMIZER,
     PENALTY_RANGE, QUANTIZE_OUTPUT, RATIO_RANGE, SEED, TRAIN_RATIO, TWIN_AQ, TWIN_WQ, WEIGHT_CLIP, WEIGHT_CLIP_RANGE,
@@ -50,6 +51,7 @@ pub fn TrainControls(train: Train) -> impl IntoView {
             }
         }))
     };
+    let is_table = move || params.with(|p| p.dataset.is_table());
     let remove_layer = move |_| {
         set(Box::new(|p| {
             let mut h = p.hidden.clone();
@@ -62,22 +64,50 @@ pub fn TrainControls(train: Train) -> impl IntoView {
             <h2>"Data"</h2>
             <label class="row">{format!("{} ", DATASET.label)}
                 <select class="select" data-testid="train-dataset" on:change=move |ev| {
-                    if let Ok(k) = DatasetKind::parse(&event_target_value(&ev)) { set(Box::new(move |p| p.dataset = k)) }
+                    if let Ok(k) = DatasetKind::parse(&event_target_value(&ev)) { set(Box::new(move |p| p.set_dataset(k))) }
                 }>
-                    {DatasetKind::ALL.into_iter().filter(|d| !d.is_regression()).map(|d| view! {
-                        <option value=d.name() selected=move || params.with(|p| p.dataset == d)>{d.name()}</option>
-                    }).collect_view()}
+                    <optgroup label="generated (2-D)">
+                        {DatasetKind::ALL.into_iter().filter(|d| !d.is_regression() && !d.is_table()).map(|d| view! {
+                            <option value=d.name() selected=move || params.with(|p| p.dataset == d)>{d.name()}</option>
+                        }).collect_view()}
+                    </optgroup>
+                    <optgroup label="real (bundled)">
+                        {DatasetKind::BUNDLED.into_iter().map(|d| view! {
+                            <option value=d.name() selected=move || params.with(|p| p.dataset == d)>{d.name()}</option>
+                        }).collect_view()}
+                    </optgroup>
+                    <optgroup label="your own">
+                        <option value=DatasetKind::Csv.name() selected=move || params.with(|p| p.dataset == DatasetKind::Csv)>"a CSV file…"</option>
+                    </optgroup>
                 </select>
             </label>
-            <label class="row">{move || format!("{} {:.2} ", NOISE.label, params.with(|p| p.noise))}
-                <input type="range" min=NOISE_RANGE.min max=NOISE_RANGE.max step="0.05" prop:value=move || params.with(|p| p.noise.to_string())
-                    on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.noise = v)) } } />
-            </label>
+            <Show when=move || params.with(|p| p.dataset == DatasetKind::Csv)>
+                <CsvInput train=train />
+            </Show>
+            <DataStatusLine train=train />
+            <p class="muted small" data-testid="train-data-size" class:hidden=move || params.with(|p| p.table.is_none())>
+                {move || params.with(|p| p.table.as_deref().map(describe).unwrap_or_default())}
+                {move || params.with(|p| (p.table.is_some() && !p.raw).then_some(", standardized"))}
+            </p>
+            <Show when=move || !is_table()>
+                <label class="row">{move || format!("{} {:.2} ", NOISE.label, params.with(|p| p.noise))}
+                    <input type="range" min=NOISE_RANGE.min max=NOISE_RANGE.max step="0.05" prop:value=move || params.with(|p| p.noise.to_string())
+                        on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.noise = v)) } } />
+                </label>
+            </Show>
             <label class="row">{move || format!("{} {:.0} % ", TRAIN_RATIO.label, params.with(|p| p.ratio * 100.0))}
                 <input type="range" min=RATIO_RANGE.min max=RATIO_RANGE.max step="0.1" data-testid="train-ratio" prop:value=move || params.with(|p| p.ratio.to_string())
                     on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.ratio = v)) } } />
             </label>
-            <Features train=train />
+            <Show when=move || !is_table() fallback=move || view! {
+                <label class="row check">
+                    <input type="checkbox" data-testid="train-standardize" prop:checked=move || params.with(|p| !p.raw)
+                        on:change=move |ev| { let on = event_target_checked(&ev); set(Box::new(move |p| p.raw = !on)) } />
+                    " standardize the features (by the training split's mean and deviation)"
+                </label>
+            }>
+                <Features train=train />
+            </Show>
             <h2>"Network"</h2>
             <TextSetting label=HIDDEN.label testid="train-hidden" hint="widths, comma-separated, e.g. 16,16; empty: no hidden layer" value=Signal::derive(hidden_text)
                 apply=move |text: String| parse_hidden(&text).map(|h| set(Box::new(move |p| p.set_hidden(h)))) />

@@ -7,6 +7,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 
 use super::Train;
+use super::confusion::{ConfusionMatrix, Misclassified};
 use super::draw::{self, HI, LO, RES};
 use super::pace::{PaceSelect, StepBySelect};
 use crate::figure::{Look, TrainColours, css};
@@ -117,6 +118,9 @@ fn Boundary(train: Train, net: Net, title: &'static str, suffix: &'static str) -
     Effect::new(move |_| {
         train.tick.track();
         let (playing, twin) = (train.playing.get(), train.params.with(|p| p.has_twin()));
+        if train.params.with(|p| p.dataset.is_table()) {
+            return; // no plane to draw: the confusion matrix instead
+        }
         let Some(c) = heat.get() else { return };
         if playing && train.frame.get_value() % if twin { 3 } else { 2 } != net as u64 {
             return;
@@ -143,14 +147,18 @@ fn Boundary(train: Train, net: Net, title: &'static str, suffix: &'static str) -
     let exact = move |f: fn(&Metrics) -> Option<f64>| {
         readout(train, net, move |m| f(m).map_or("null".into(), |v| format!("{v}")))
     };
+    let table = Memo::new(move |_| train.params.with(|p| p.dataset.is_table()));
     view! {
-        <figure class="boundary">
+        <figure class="boundary" class:table=move || table.get()>
             <figcaption><span class="swatch" style:background=css(colours(train).nets[net as usize])></span>{title}" "
                 <span class="muted">{move || describe(train, net)}</span></figcaption>
-            <div class="boundary-stack">
+            <div class="boundary-stack" class:hidden=move || table.get()>
                 <canvas node_ref=heat data-testid=format!("train-boundary{suffix}") aria-label=format!("decision boundary: {title}")></canvas>
                 <canvas node_ref=dots class="points" aria-hidden="true"></canvas>
             </div>
+            <Show when=move || table.get()>
+                <ConfusionMatrix train=train net=net suffix=suffix />
+            </Show>
             <p class="readout">"test loss "
                 <span data-testid=format!("train-loss-test{suffix}") data-exact=exact(|m| Some(m.test_loss))>{metric(|m| format!("{:.4}", m.test_loss))}</span>
                 " · test accuracy "
@@ -171,7 +179,10 @@ pub fn Boundaries(train: Train) -> impl IntoView {
                 <Boundary train=train net=Net::Twin title="STE twin" suffix="-twin" />
             </Show>
         </div>
-        <p class="muted small legend">"Blue: class +1, orange: class −1; filled dots train, rings test."</p>
+        <Show when=move || !train.params.with(|p| p.dataset.is_table())>
+            <p class="muted small legend">"Blue: class +1, orange: class −1; filled dots train, rings test."</p>
+        </Show>
+        <Misclassified train=train />
     }
 }
 

@@ -80,10 +80,55 @@ pub static DATASET: Setting<TrainParams> = Setting {
     arg: "NAME",
     range: Range::Choice { what: "dataset", names: dataset_names },
     label: "dataset",
-    doc: "the generated data, TF Playground's and more (sine, a regression: CLI only)",
+    doc: "the data: generated (TF Playground's and more; sine, a regression: CLI only), a bundled real dataset (digits, iris, wine, breast_cancer), or csv (--data)",
     write: Write::Always,
-    read: |p, v| DatasetKind::parse(v).map(|k| p.dataset = k).map_err(|_| format!("expected {}", dataset_names())),
+    read: |p, v| DatasetKind::parse(v).map(|k| p.set_dataset(k)).map_err(|_| format!("expected {}", dataset_names())),
     show: |p| one(p.dataset.name()),
+};
+
+pub static CSV: Setting<TrainParams> = Setting {
+    key: Some("csv"),
+    flag: Some("--data"),
+    arg: "FILE.csv",
+    range: Range::Words(|| "a CSV file: a header row, numeric feature columns and a label column".into()),
+    label: "CSV file",
+    doc: "train on your own CSV (a header row, numeric features, one label column; the link keeps only its name)",
+    write: Write::Changed,
+    read: |p, v| {
+        p.csv = v.trim().to_string();
+        if !p.csv.is_empty() {
+            p.set_dataset(DatasetKind::Csv);
+        }
+        Ok(())
+    },
+    show: |p| if p.dataset == DatasetKind::Csv { one(p.csv.clone()) } else { Vec::new() },
+};
+
+pub static LABEL: Setting<TrainParams> = Setting {
+    key: Some("label"),
+    flag: Some("--label"),
+    arg: "COLUMN",
+    range: Range::Words(|| "a column name of the CSV's header".into()),
+    label: "label column",
+    doc: "the CSV's label column, integers or strings (default: the last column)",
+    write: Write::Changed,
+    read: |p, v| {
+        p.label = v.trim().to_string();
+        Ok(())
+    },
+    show: |p| one(p.label.clone()),
+};
+
+pub static RAW: Setting<TrainParams> = Setting {
+    key: Some("raw"),
+    flag: Some("--raw"),
+    arg: "",
+    range: Range::Switch,
+    label: "raw features",
+    doc: "a table's features as they are (default: standardized by the training split's mean and deviation)",
+    write: Write::Changed,
+    read: |p, v| switch(v).map(|on| p.raw = on),
+    show: |p| on_off(p.raw),
 };
 
 pub static SAMPLES: Setting<TrainParams> = Setting {
@@ -272,7 +317,7 @@ pub static LOSS: Setting<TrainParams> = Setting {
     arg: "L",
     range: Range::Choice { what: "loss", names: names::<Loss> },
     label: "loss",
-    doc: "mse (tanh output, labels ±1, as Playground), bce (sigmoid output), softmax (two outputs)",
+    doc: "mse (tanh output, labels ±1, as Playground), bce (sigmoid output), softmax (one output per class; the one for more than two)",
     write: Write::Changed,
     read: |p, v| choice(v).map(|l| p.loss = l),
     show: |p| one(p.loss.name()),
@@ -375,8 +420,11 @@ pub static PLAY: Setting<TrainParams> = Setting {
 };
 
 /// Every setting, in the hash's order.
-pub static SETTINGS: [&Setting<TrainParams>; 25] = [
+pub static SETTINGS: [&Setting<TrainParams>; 28] = [
     &DATASET,
+    &CSV,
+    &LABEL,
+    &RAW,
     &SAMPLES,
     &HIDDEN,
     &ACTIVATION,

@@ -1,0 +1,165 @@
+// End-to-end test of the Train view on tables (issue 31): a bundled real dataset (digits) fetched
+// when chosen and trained live with the confusion matrix filling and the misclassified digits
+// drawn; the page's numbers equal its `qscope train` command's; a CSV chosen from disk trains,
+// its label column can change, a malformed CSV is named with its line and the previous data
+// stays; a link naming a CSV asks for the file; axe-core's audit; screenshots on a desktop and a
+// 390 px phone (target/e2e/tables.png, tables-phone.png).
+//
+//   trunk build --release && node tests/e2e/tables.mjs
+//
+// Needs target/debug/qscope or $QSCOPE_BIN for the command check.
+
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { ROOT, SHOTS, TIMEOUT_MS, check, main, text, until } from './common.mjs';
+import { audit } from './audit.mjs';
+
+const epochOf = async (page) => Number(await text(page, 'train-epoch'));
+const click = (page, id) => page.locator(`[data-testid="${id}"]`).click({ timeout: TIMEOUT_MS });
+const attr = (page, id, name) => page.locator(`[data-testid="${id}"]`).first().getAttribute(name, { timeout: TIMEOUT_MS });
+
+/** The confusion matrix's numbers: total, right and the epoch, from its data attributes. */
+async function confusion(page, suffix = '') {
+  const id = `train-confusion${suffix}`;
+  if ((await page.locator(`table[data-testid="${id}"]`).count()) === 0) return null;
+  const get = async (k) => Number(await attr(page, id, `data-${k}`));
+  return { total: await get('total'), right: await get('right'), epoch: await get('epoch') };
+}
+
+/** Words of a command as a POSIX shell reads them (single quotes only, as the page writes). */
+function shellWords(s) {
+  const words = [];
+  let [word, quoted, any] = ['', false, false];
+  for (const c of s.trim()) {
+    if (c === "'") { quoted = !quoted; any = true; }
+    else if (c === ' ' && !quoted) { if (any) words.push(word); word = ''; any = false; }
+    else { word += c; any = true; }
+  }
+  if (any) words.push(word);
+  return words;
+}
+
+async function digits(context, url, errors) {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
+  const fetched = [];
+  page.on('request', (r) => fetched.push(r.url()));
+  await page.goto(url + '#view=train&dataset=spiral', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await page.waitForSelector('[data-testid="train-dataset"]', { timeout: TIMEOUT_MS });
+  check('the first load fetches no dataset file', !fetched.some((u) => u.includes('/datasets/')), fetched.filter((u) => u.includes('datasets')).join(' '));
+  await page.locator('[data-testid="train-dataset"]').selectOption('digits');
+  await until(() => text(page, 'train-data-size'), (t) => /1797 rows · 64 features · 10 classes/.test(t));
+  check('choosing digits fetches its file once', fetched.filter((u) => u.endsWith('/datasets/digits.safetensors')).length === 1);
+  const hash = decodeURIComponent(await page.evaluate(() => location.hash));
+  check('the link names digits and the softmax loss it needs', hash.includes('dataset=digits') && hash.includes('loss=softmax'), hash);
+  check('a table has no decision boundary drawn', !(await page.locator('[data-testid="train-boundary"]').isVisible()));
+  const untrained = await until(() => confusion(page), (c) => c !== null);
+  check('before training, the confusion matrix shows the untrained net (epoch 0)', untrained?.epoch === 0 && untrained.total === 899, JSON.stringify(untrained));
+
+  await click(page, 'train-play');
+  await page.waitForTimeout(3000);
+  await click(page, 'train-play');
+  const epochs = await epochOf(page);
+  check('digits trains live: ≥ 10 epochs in 3 s', epochs >= 10, `${epochs} epochs`);
+  const q = await until(() => confusion(page), (c) => c && c.epoch === epochs);
+  const f = await confusion(page, '-float');
+  const acc = Number(await attr(page, 'train-acc-test', 'data-exact'));
+  check('the confusion matrix counts every test image (899 of 1797 at 50 %)', q?.total === 899 && f?.total === 899, JSON.stringify({ q, f }));
+  check('its diagonal is the test accuracy', q && Math.abs(q.right / q.total - acc) < 1e-12, `${q?.right}/${q?.total} vs ${acc}`);
+  check('it has a row and a column per digit', (await page.locator('table[data-testid="train-confusion"] tbody tr').count()) === 10
+    && (await page.locator('table[data-testid="train-confusion"] thead th').count()) === 11);
+  const misses = Number(await attr(page, 'train-misclassified', 'data-count'));
+  check('the misclassified test digits are drawn (up to 16)', misses === Math.min(16, q.total - q.right), `${misses} drawn, ${q.total - q.right} wrong`);
+  const label = await attr(page, 'train-misclassified', 'aria-label');
+  check('each carries its true and predicted digit', /^\d read as \d(, \d read as \d)*$/.test(label ?? ''), label);
+  await page.screenshot({ path: join(SHOTS, 'tables.png'), fullPage: true });
+  await audit(page, 'the trainer on digits');
+
+  // The command the page shows gives its numbers.
+  const bin = process.env.QSCOPE_BIN ?? join(ROOT, 'target/debug/qscope');
+  if (check(`the native CLI exists (${bin})`, existsSync(bin))) {
+    const words = shellWords(await text(page, 'train-command'));
+    check('the command names the dataset, not its rows', words.includes('--dataset') && words.includes('digits') && !words.includes('--features'), words.join(' '));
+    const r = spawnSync(bin, [...words.slice(1), '--json'], { encoding: 'utf8' });
+    if (check('the command runs', r.status === 0, r.stderr)) {
+      const last = JSON.parse(r.stdout.trim().split('\n').at(-1));
+      const loss = Number(await attr(page, 'train-loss-test', 'data-exact'));
+      check('the browser and the CLI give the same test loss on digits, bit for bit', loss === last.test_loss, `${loss} vs ${last.test_loss}`);
+      const cells = await page.locator('table[data-testid="train-confusion"] tbody td').allInnerTexts();
+      check('and the same confusion matrix', JSON.stringify(cells.map(Number)) === JSON.stringify(last.test_confusion.flat()));
+    }
+  }
+
+  // A phone.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(300);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  check('on a 390 px phone nothing scrolls sideways', overflow <= 0, `${overflow} px`);
+  await page.screenshot({ path: join(SHOTS, 'tables-phone.png'), fullPage: true });
+  await page.close();
+}
+
+/** A CSV file of `rows` points in two blobs, labelled with names. */
+function csvFile(dir, name, rows) {
+  const lines = ['width,height,kind'];
+  for (let i = 0; i < rows; i++) {
+    const k = i % 3;
+    lines.push(`${(k * 2 + (i % 7) * 0.1).toFixed(2)},${(k - (i % 5) * 0.05).toFixed(2)},${['ant', 'bee', 'cat'][k]}`);
+  }
+  const path = join(dir, name);
+  writeFileSync(path, lines.join('\n') + '\n');
+  return path;
+}
+
+async function csv(context, url, errors) {
+  const dir = join(ROOT, 'target/e2e/csv');
+  mkdirSync(dir, { recursive: true });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  await page.goto(url + '#view=train&dataset=csv&csv=insects.csv&hidden=8', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await page.waitForSelector('[data-testid="train-csv"]', { timeout: TIMEOUT_MS });
+  check('a link naming a CSV asks for that file', /insects\.csv: choose or drop that file/.test(await text(page, 'train-csv-expected')));
+
+  await page.setInputFiles('[data-testid="train-csv"]', csvFile(dir, 'insects.csv', 60));
+  await until(() => text(page, 'train-data-size'), (t) => /60 rows · 2 features · 3 classes/.test(t));
+  await click(page, 'train-step');
+  await until(() => epochOf(page), (e) => e === 1);
+  const c = await until(() => confusion(page), (x) => x && x.epoch === 1);
+  check('a CSV chosen from disk trains, its classes in the confusion matrix', c?.total === 30, JSON.stringify(c));
+  const heads = await page.locator('table[data-testid="train-confusion"] thead th').allInnerTexts();
+  check('the classes are the label column\'s names, sorted', heads.slice(1).join(',') === 'ant,bee,cat', heads.join(','));
+  const hash = decodeURIComponent(await page.evaluate(() => location.hash));
+  check('the link keeps the file\'s name and not its rows', hash.includes('csv=insects.csv') && !hash.includes('bee') && !hash.includes('1.2'), hash);
+
+  // Another label column: the names in 'kind' are then a feature's cells, which is named.
+  await page.locator('[data-testid="train-csv-label"]').selectOption('width');
+  const problem = await until(() => text(page, 'train-data-status'), (t) => /insects\.csv:/.test(t));
+  check('a label column that leaves names among the features is refused, the cell named', problem.includes("insects.csv: line 2, column 'kind': 'ant' is not a number"), problem);
+  check('and the previous data stays', /60 rows · 2 features · 3 classes/.test(await text(page, 'train-data-size')));
+
+  // A malformed file: its line and column named, the previous data kept.
+  const bad = join(dir, 'broken.csv');
+  writeFileSync(bad, 'a,b,label\n1,2,x\n3,oops,y\n' + '4,5,x\n'.repeat(10));
+  await page.setInputFiles('[data-testid="train-csv"]', bad);
+  const why = await until(() => text(page, 'train-data-status'), (t) => /broken\.csv:/.test(t));
+  check('a non-numeric cell is named with its line and column', why.includes("broken.csv: line 3, column 'b': 'oops' is not a number"), why);
+  check('the previous CSV still trains', /60 rows/.test(await text(page, 'train-data-size')) && (await confusion(page))?.total === 30);
+
+  // Pasted text.
+  await page.locator('details.csv-paste summary').click();
+  const pasted = 'x,y\n' + Array.from({ length: 20 }, (_, i) => `${i},${i % 2 ? 'odd' : 'even'}`).join('\n');
+  await page.locator('[data-testid="train-csv-paste"]').fill(pasted);
+  await click(page, 'train-csv-use');
+  await until(() => text(page, 'train-data-size'), (t) => /20 rows · 1 feature · 2 classes/.test(t));
+  check('pasted CSV text trains too', true);
+  await page.close();
+}
+
+await main(async (context, url) => {
+  const errors = [];
+  await digits(context, url, errors);
+  await csv(context, url, errors);
+  check('no page error and no failed request', errors.length === 0, errors.join(' | '));
+});
