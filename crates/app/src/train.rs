@@ -16,6 +16,7 @@
 mod batch;
 mod confusion;
 mod controls;
+mod csv_input;
 mod data;
 mod draw;
 mod draw_weights;

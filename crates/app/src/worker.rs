@@ -7,17 +7,20 @@
 //! then for each question `progress` (done, total) and `answer` (its bytes) or `error`.
 //! A scan ("Scan all tensors") runs in a worker of its own: in, `scan` (the user's `File` and the
 //! job's bytes, [`Job`]); out, `scanned` (a row's bytes) or `error` per tensor, then `done`. The
-//! worker reads the file itself, tensor by tensor.
+//! worker reads the file itself, tensor by tensor. The trainer's CSV is read in one too: in, `csv`
+//! (the `File` and the label column's name); out, `table` (the header's names and the table, as
+//! bytes) or `error`.
 
 use std::cell::RefCell;
 
 use js_sys::{Array, Float32Array, Object, Reflect, Uint8Array};
 use qscope_explore::analysis::{Ask, answer};
 use qscope_explore::scan::{Buffers, Job, read_and_scan};
+use qscope_explore::train::csv::{columns, parse_csv};
 use qscope_explore::wire::{decode, encode};
 use qscope_tensors::list;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::spawn_local;
+use wasm_bindgen_futures::{JsFuture, spawn_local};
 use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent};
 
 use super::tensor::FileSource;
@@ -100,6 +103,17 @@ fn receive(scope: &DedicatedWorkerGlobalScope, m: &JsValue) {
                 let _ = scope.post_message(&message("done", &[]));
             });
         }
+        Some("csv") => {
+            let (file, label) = (field(m, "file").unchecked_into::<File>(), field(m, "label").as_string());
+            let scope = scope.clone();
+            spawn_local(async move {
+                let reply = match read_csv(file, label).await {
+                    Ok(bytes) => message("table", &[("bytes", Uint8Array::from(&bytes[..]).into())]),
+                    Err(e) => message("error", &[("message", e.into())]),
+                };
+                let _ = scope.post_message(&reply);
+            });
+        }
         Some("ask") => {
             let id = field(m, "id");
             let reply = ask(scope, m, &id);
@@ -136,6 +150,17 @@ fn ask(scope: &DedicatedWorkerGlobalScope, m: &JsValue, id: &JsValue) -> Result<
         };
         answer(&question, &held.dims, &held.values, &mut progress).map(|a| encode(&a))
     })
+}
+
+/// The user's CSV `file` read whole and parsed with the label column `label` (None or empty:
+/// the last): its header's names and its table, as bytes for the page.
+async fn read_csv(file: File, label: Option<String>) -> Result<Vec<u8>, String> {
+    let name = file.name();
+    let buffer = JsFuture::from(file.array_buffer()).await.map_err(|_| format!("{name}: the browser could not read it"))?;
+    let bytes = Uint8Array::new(&buffer).to_vec();
+    let label = label.filter(|l| !l.is_empty());
+    let table = parse_csv(&name, &bytes, label.as_deref())?;
+    Ok(encode(&(columns(&bytes)?, table)))
 }
 
 /// Scans the tensors `job` names in `file`, posting a row (or a problem) per tensor.

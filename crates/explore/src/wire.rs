@@ -8,6 +8,7 @@ use crate::channels::ChannelStat;
 use crate::formats::{Compared, Row};
 use crate::metrics::Quality;
 use crate::sample::{Histogram, Outputs};
+use qscope_nn::table::Table;
 use qscope_quant::{Block, Levels, Report};
 
 /// What a message failed on.
@@ -274,10 +275,41 @@ wire_struct!(BlockRow { index, block, codes_used, codes, quality });
 wire_struct!(Row { slot, spec, label, bits, mse, sqnr_db, not_finite });
 wire_struct!(Compared { rows, signal, finite });
 
+/// A table (the user's CSV, read by the worker) crosses field by field and is checked again on
+/// arrival ([`Table::new`]): a message cannot make a table the reader would have refused.
+impl Wire for Table {
+    fn put(&self, w: &mut Writer) {
+        self.name.put(w);
+        self.features.put(w);
+        self.classes.put(w);
+        self.x.put(w);
+        self.y.put(w);
+    }
+    fn get(r: &mut Reader) -> Result<Self, WireError> {
+        let (name, features, classes): (String, Vec<String>, Vec<String>) = (r.read()?, r.read()?, r.read()?);
+        Table::new(&name, features, classes, r.read()?, r.read()?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_table_comes_back_as_it_went_and_a_bad_one_is_refused() {
+        let names = |n: &str, k: usize| (0..k).map(|i| format!("{n}{i}")).collect::<Vec<_>>();
+        let x: Vec<f32> = (0..24).map(|i| i as f32 * 0.5 - 3.0).collect();
+        let y: Vec<u8> = (0..12).map(|i| (i % 3) as u8).collect();
+        let t = Table::new("t.csv", names("f", 2), names("c", 3), x.clone(), y).unwrap();
+        let back: Table = decode(&encode(&t)).unwrap();
+        assert_eq!((back.x.clone(), back.y.clone()), (t.x.clone(), t.y.clone()));
+        assert_eq!(back, t);
+        let mut bad = Writer::default();
+        ("t.csv".to_string(), (names("f", 2), names("c", 3))).put(&mut bad);
+        (x, vec![7u8; 12]).put(&mut bad);
+        assert_eq!(decode::<Table>(&bad.0).unwrap_err(), "t.csv: row 1 has class 7 of 3");
+    }
 
     fn block(len: usize, amax: f32) -> Block {
         Block { len, amax, scale: amax / 6.0, code: Some(127), zero_point: None }

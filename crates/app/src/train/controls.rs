@@ -7,7 +7,8 @@
 use leptos::prelude::*;
 
 use super::Train;
-use super::data::{CsvInput, DataStatusLine, describe};
+use super::csv_input::CsvInput;
+use super::data::{DataStatusLine, describe};
 use qscope_explore::train::settings::{
     ACTIVATION, AQ, BATCH, BATCH_RANGE, DATASET, HIDDEN, L1, L2, LOSS, LR, NOISE, NOISE_RANGE, OPTIMIZER,
     PENALTY_RANGE, QUANTIZE_OUTPUT, RATIO_RANGE, SEED, TRAIN_RATIO, TWIN_AQ, TWIN_WQ, WEIGHT_CLIP, WEIGHT_CLIP_RANGE,
