@@ -9,12 +9,15 @@ use qscope_explore::settings::Setting;
 use qscope_explore::train::bundled;
 use qscope_explore::train::csv::parse_csv;
 use qscope_explore::train::settings::{LayerKey, PER_LAYER, SETTINGS, per_layer};
+use qscope_explore::train::sweep::parse_widths;
 use qscope_explore::train::{Net, TrainParams};
 use qscope_nn::table::Table;
 use qscope_nn::{Config, DatasetKind, Metrics};
 use std::sync::Arc;
 
 use crate::args::{Command, Opt, list, number, setting};
+
+mod sweep;
 
 pub(crate) const USAGE: &[(&str, &str)] = &[
     ("train [options] [--json]", "train a small quantized MLP, per-epoch metrics"),
@@ -35,6 +38,8 @@ struct TrainOptions {
     archs: Vec<Vec<usize>>,
     seconds: f64,
     quantized: bool,
+    /// `--sweep bits=…`: the bit widths to write into the specs' `{bits}`.
+    sweep: Option<Vec<u32>>,
 }
 
 /// A setting's option: `--lr X   learning rate [0.00001 to 10] (default 0.03)`.
@@ -109,6 +114,16 @@ fn command() -> Command<TrainOptions> {
             Ok(())
         }),
         Opt::switch("--quantized", "--bench adds 4-bit rows", |o: &mut TrainOptions| o.quantized = true),
+        Opt::value(
+            "--sweep",
+            "bits=W,...",
+            "accuracy against bits: train once per width, written into the specs' {bits} (e.g. --wq 'qkeras.quantized_bits({bits},0,1)'), and once float; prints a row each",
+            |o: &mut TrainOptions, v| {
+                let widths = v.trim().strip_prefix("bits=").ok_or_else(|| format!("--sweep '{v}': expected bits=W,…, e.g. bits=1,2,4,8"))?;
+                o.sweep = Some(parse_widths(widths).map_err(|e| format!("--sweep: {e}"))?);
+                Ok(())
+            },
+        ),
     ]);
     Command {
         name: "train",
@@ -144,8 +159,12 @@ fn train_options(args: &[String]) -> Result<TrainOptions, String> {
         archs: vec![vec![2, 8, 8, 1], vec![2, 64, 64, 64, 1]],
         seconds: 1.0,
         quantized: false,
+        sweep: None,
     };
-    command().parse(args, &mut o)?;
+    // A spec holding `{bits}` (a sweep's template) is checked with a width written in, and kept
+    // as written for the sweep.
+    let (args, templates) = sweep::hold_templates(args);
+    command().parse(&args, &mut o)?;
     let p = &mut o.params;
     if !o.given.contains(&"--features") {
         p.features = Config::new(p.dataset).features;
@@ -159,6 +178,10 @@ fn train_options(args: &[String]) -> Result<TrainOptions, String> {
     }
     for (name, key, spec) in std::mem::take(&mut o.layers) {
         p.set_layer(key, &spec).map_err(|e| format!("{name}: {e}"))?;
+    }
+    sweep::restore_templates(p, &templates);
+    if o.sweep.is_none() && !templates.is_empty() {
+        return Err("{bits} in a spec needs --sweep bits=W,… (the widths to write there)".into());
     }
     Ok(o)
 }
@@ -330,6 +353,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let o = train_options(args)?;
     if o.bench {
         return bench(&o);
+    }
+    if let Some(widths) = &o.sweep {
+        return sweep::run(&o.params, widths, o.epochs, o.json);
     }
     let mut nets = Nets::new(&o.params)?;
     let mut out = BufWriter::new(io::stdout().lock());

@@ -92,6 +92,46 @@ async function digits(context, url, errors) {
     }
   }
 
+  // Accuracy against bits: the 7-point sweep of the issue (1, 2, 3, 4, 6, 8 bits and float, 30
+  // epochs each) on digits 64-32-10 with 4-bit weights and activations varied together.
+  await page.goto(url + '#view=train&dataset=digits&hidden=32&activation=relu&wq=qkeras.quantized_bits(4,0,1)&aq=qkeras.quantized_relu(4)&batch=32&ratio=0.8', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await until(() => text(page, 'train-data-size'), (t) => /1797 rows/.test(t));
+  await page.locator('[data-testid="train-sweep-vary"]').selectOption('both');
+  const t0 = Date.now();
+  await click(page, 'train-sweep-run');
+  await page.waitForSelector('[data-testid="train-sweep-progress"]', { timeout: TIMEOUT_MS });
+  check('a sweep shows its progress and can be cancelled', await page.locator('[data-testid="train-sweep-cancel"]').isVisible());
+  await page.waitForSelector('[data-testid="train-sweep-progress"]', { state: 'detached', timeout: 300_000 });
+  const seconds = (Date.now() - t0) / 1000;
+  const points = (await attr(page, 'train-sweep', 'data-points')).split(' ').map((p) => p.split(':'));
+  console.log(`      7-point sweep of 30 epochs on digits 64-32-10: ${seconds.toFixed(1)} s; ${points.map((p) => p.join(' ')).join(', ')}`);
+  check('the sweep trains every width and float', points.map((p) => p[0]).join(',') === '1,2,3,4,6,8,float' && points.every((p) => Number(p[1]) > 0.5), JSON.stringify(points));
+  // A short sweep against `qscope train --sweep` (the debug build is slow at 210 epochs).
+  await page.locator('[data-testid="train-sweep-widths"]').fill('2,4');
+  await page.locator('[data-testid="train-sweep-widths"]').press('Tab');
+  await page.locator('[data-testid="train-sweep-epochs"]').fill('3');
+  await page.locator('[data-testid="train-sweep-epochs"]').press('Tab');
+  await click(page, 'train-sweep-run');
+  await until(() => attr(page, 'train-sweep', 'data-points'), (p) => p.split(' ').length === 3 && !/null/.test(p), 120_000);
+  const short = (await attr(page, 'train-sweep', 'data-points')).split(' ').map((p) => p.split(':'));
+  if (existsSync(bin)) {
+    const words = shellWords(await text(page, 'train-command'));
+    const args = words.slice(1, -2);
+    const at = (flag, value) => { const i = args.indexOf(flag); args[i + 1] = value; };
+    at('--wq', 'qkeras.quantized_bits({bits},0,1)');
+    at('--aq', 'qkeras.quantized_relu({bits})');
+    const r = spawnSync(bin, [...args, '--epochs', '3', '--sweep', 'bits=2,4', '--json'], { encoding: 'utf8' });
+    if (check('qscope train --sweep runs', r.status === 0, r.stderr)) {
+      const cli = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      check('the page\'s sweep gives qscope train --sweep\'s accuracies', cli.length === 3 && cli.every((c, i) => Number(short[i][1]) === c.test_acc), `${JSON.stringify(cli.map((c) => c.test_acc))} vs ${JSON.stringify(short)}`);
+    }
+  }
+  const download = page.waitForEvent('download', { timeout: TIMEOUT_MS });
+  await click(page, 'train-sweep-svg');
+  const svg = await download;
+  check('the sweep exports as SVG', svg.suggestedFilename() === 'qscope-accuracy-bits.svg');
+  await page.locator('[data-testid="train-sweep"]').screenshot({ path: join(SHOTS, 'tables-sweep.png') });
+
   // A phone.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(300);

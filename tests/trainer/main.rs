@@ -5,7 +5,9 @@
 mod common;
 
 mod block_training;
+mod bop;
 mod nn;
+mod sweep;
 mod tables;
 mod train_state;
 mod weight_clip;

@@ -378,13 +378,20 @@ fn the_decision_surface_covers_the_grid() {
 
 #[test]
 fn a_training_step_allocates_nothing() {
-    for (wq, aq) in [(None, None), (Some(W4), Some(TANH4)), (Some("larq.ste_sign"), Some("qkeras.stochastic_round"))] {
-        let c = config(DatasetKind::Spiral, &[16, 16], "tanh", wq, aq);
-        let mut t = Trainer::new(adam(c, 0.01)).unwrap();
+    let sign = (Some("larq.ste_sign"), Some("qkeras.stochastic_round"));
+    for (wq, aq, optimizer) in [
+        (None, None, Optimizer::ADAM),
+        (Some(W4), Some(TANH4), Optimizer::ADAM),
+        (sign.0, sign.1, Optimizer::ADAM),
+        (sign.0, sign.1, Optimizer::BOP),
+    ] {
+        let mut c = adam(config(DatasetKind::Spiral, &[16, 16], "tanh", wq, aq), 0.01);
+        c.optimizer = optimizer;
+        let mut t = Trainer::new(c).unwrap();
         t.steps(3).unwrap();
         let before = ALLOCATIONS.with(Cell::get);
         t.steps(20).unwrap(); // within the first epoch (25 steps): no evaluation
-        assert_eq!(ALLOCATIONS.with(Cell::get) - before, 0, "{wq:?}/{aq:?}");
+        assert_eq!(ALLOCATIONS.with(Cell::get) - before, 0, "{wq:?}/{aq:?}/{optimizer:?}");
     }
 }
 

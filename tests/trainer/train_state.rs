@@ -78,7 +78,7 @@ fn bad_values_keep_their_defaults_and_are_named() {
         "wq=quantized_bitz(4): ",
         "lr=-1: expected a learning rate",
         "batch=0: expected a batch size",
-        "optimizer=rmsprop: expected sgd or adam",
+        "optimizer=rmsprop: expected sgd, adam or bop",
         "loss=hinge: expected mse, bce or softmax",
         "features=x3: ",
         "ratio=1: expected a training share",

@@ -133,6 +133,16 @@ pub fn save_formats_svg(model: Model, status: RwSignal<String>) {
     save_svg_text(format_figure(model).svg(), "qscope-formats.svg", status);
 }
 
+/// Saves accuracy against bits as a PNG at 2×.
+pub fn save_sweep_png(fig: &qscope_plot::sweep::SweepFigure, status: RwSignal<String>) {
+    save_canvas(figure::draw_sweep_2x(fig), fig.words.texts(), "qscope-accuracy-bits.png".into(), status);
+}
+
+/// Saves accuracy against bits as an SVG document.
+pub fn save_sweep_svg(fig: &qscope_plot::sweep::SweepFigure, status: RwSignal<String>) {
+    save_svg_text(fig.svg(), "qscope-accuracy-bits.svg", status);
+}
+
 /// CRC-32 (ISO 3309, as PNG uses it) of `data`.
 fn crc32(data: &[u8]) -> u32 {
     let mut crc = !0u32;

@@ -14,6 +14,7 @@ pub use qscope_plot::{Curve, Panel, Reading, TrainColours, fmt_db, fmt_number};
 
 use super::canvas::Canvas;
 use qscope_explore::state::State;
+use qscope_plot::sweep::{SweepFigure, SweepPlot};
 use qscope_plot::{Erased, PlotFrame, Style, Theme, Viewport};
 
 /// The value and gradient of every visible curve at `x`.
@@ -186,6 +187,27 @@ pub fn draw_comparison(
     qscope_plot::formats::draw_comparison(&area, cmp, &style)
         .and_then(|_| area.present())
         .map_err(|e| format!("drawing the format comparison failed: {e:?}"))
+}
+
+/// Draws accuracy against bits on `canvas` (sized to its CSS box `css`).
+pub fn draw_sweep(canvas: &HtmlCanvasElement, css: (f64, f64), plot: &SweepPlot, look: Look) -> Result<(), String> {
+    let dpr = fit_canvas(canvas, css);
+    let mut backend = Canvas::new(canvas).ok_or("the canvas has no 2D context")?;
+    let style = Style { theme: look.theme(), scale: dpr * look.zoom(), ..Style::default() };
+    let area = Erased(&mut backend).into_drawing_area();
+    qscope_plot::sweep::draw_sweep(&area, plot, &style)
+        .and_then(|_| area.present())
+        .map_err(|e| format!("drawing accuracy against bits failed: {e:?}"))
+}
+
+/// Accuracy against bits as exported, on a new canvas at 2×.
+pub fn draw_sweep_2x(fig: &SweepFigure) -> Result<HtmlCanvasElement, String> {
+    let style = Style { theme: fig.theme, scale: 2.0, ..Style::default() };
+    canvas_2x(fig.size, |area| {
+        qscope_plot::sweep::draw_sweep(area, &fig.plot, &style)
+            .and_then(|_| area.present())
+            .map_err(|e| format!("drawing accuracy against bits failed: {e:?}"))
+    })
 }
 
 /// A new (detached) canvas of `size` layout pixels at twice the pixels, drawn by `draw`.

@@ -22,6 +22,7 @@ mod draw;
 mod draw_weights;
 mod pace;
 mod panels;
+mod sweep;
 mod weights;
 
 use leptos::prelude::*;
@@ -295,6 +296,7 @@ pub fn TrainView(presenter: Signal<bool>, mounted: impl FnOnce(Train) + 'static)
                 <panels::Toolbar train=train />
                 <panels::Boundaries train=train />
                 <panels::Curves train=train />
+                <sweep::SweepPanel train=train />
                 <weights::Weights train=train />
                 <batch::OneBatch train=train />
                 <panels::Command train=train />

@@ -156,7 +156,8 @@ fn ask(scope: &DedicatedWorkerGlobalScope, m: &JsValue, id: &JsValue) -> Result<
 /// the last): its header's names and its table, as bytes for the page.
 async fn read_csv(file: File, label: Option<String>) -> Result<Vec<u8>, String> {
     let name = file.name();
-    let buffer = JsFuture::from(file.array_buffer()).await.map_err(|_| format!("{name}: the browser could not read it"))?;
+    let buffer =
+        JsFuture::from(file.array_buffer()).await.map_err(|_| format!("{name}: the browser could not read it"))?;
     let bytes = Uint8Array::new(&buffer).to_vec();
     let label = label.filter(|l| !l.is_empty());
     let table = parse_csv(&name, &bytes, label.as_deref())?;

@@ -57,16 +57,24 @@ pub fn rows(t: &WeightTrace, optimizer: OptimizerKind, lr: f32) -> Vec<Row> {
     if t.grad_total.to_bits() != t.grad_w.to_bits() {
         out.push(row("grad-total", "∂L/∂w + penalty", exact(t.grad_total), "with the L1/L2 penalties' gradient"));
     }
-    let update = if optimizer == OptimizerKind::Sgd {
+    let update = if t.bop {
+        let bop = "Bop: w becomes −sign(w) once the moving average m of its gradients has w·m above the threshold, else sign(w)";
+        row("update", "Bop update Δw", exact(t.update), bop)
+    } else if optimizer == OptimizerKind::Sgd {
         row("update", "SGD update −lr·∂L/∂w", exact(t.update), &format!("lr = {lr}"))
     } else {
-        row("update", "Adam update Δw", exact(t.update), &format!("lr = {lr}, scaled by Adam's running moments"))
+        let default = if optimizer == OptimizerKind::Bop { " (Bop trains the binary weights only)" } else { "" };
+        let meaning = format!("lr = {lr}, scaled by Adam's running moments{default}");
+        row("update", "Adam update Δw", exact(t.update), &meaning)
     };
     out.push(update);
-    let after = if t.clipped {
-        format!("w + Δw = {}, clipped back to the weight clip's bound", exact(t.latent_before + t.update))
-    } else {
-        "w + Δw".to_string()
+    let after = match (t.bop, t.clipped) {
+        (true, false) => "Bop's ±1".to_string(),
+        (true, true) => "Bop's ±1, clipped to the weight clip's bound".to_string(),
+        (false, true) => {
+            format!("w + Δw = {}, clipped back to the weight clip's bound", exact(t.latent_before + t.update))
+        }
+        (false, false) => "w + Δw".to_string(),
     };
     out.push(row("latent-after", "latent w after", exact(t.latent_after), &after));
     let q_after = if t.quantized { "the level the next step's forward pass uses" } else { "= w" };

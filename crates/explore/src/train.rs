@@ -26,6 +26,7 @@ pub mod bundled;
 pub mod confusion;
 pub mod csv;
 pub mod settings;
+pub mod sweep;
 
 use settings::{LayerKey, SETTINGS};
 
@@ -93,6 +94,9 @@ pub struct TrainParams {
     pub optimizer: OptimizerKind,
     /// SGD's momentum (the CLI's `--momentum`; the page keeps 0).
     pub momentum: f32,
+    /// Bop's threshold τ and adaptivity rate γ (`optimizer=bop`; Larq's defaults 1e-8, 1e-4).
+    pub bop_threshold: f32,
+    pub bop_gamma: f32,
     pub seed: u64,
     pub play: bool,
     /// Epochs per second of play (`max`: as fast as the page stays smooth).
@@ -176,8 +180,10 @@ impl TrainParams {
             optimizer: c.optimizer.kind(),
             momentum: match c.optimizer {
                 qscope_nn::Optimizer::Sgd { momentum } => momentum,
-                qscope_nn::Optimizer::Adam { .. } => 0.0,
+                _ => 0.0,
             },
+            bop_threshold: qscope_nn::Optimizer::BOP_THRESHOLD,
+            bop_gamma: qscope_nn::Optimizer::BOP_GAMMA,
             seed: c.seed,
             features: c.features,
             play: false,
@@ -400,7 +406,7 @@ impl TrainParams {
             .map(|(&width, (weights, output))| Hidden { width, activation: act.clone(), weights, output })
             .collect();
         c.loss = self.loss;
-        c.optimizer = self.optimizer.with_momentum(self.momentum);
+        c.optimizer = self.optimizer.with_momentum(self.momentum).with_bop(self.bop_threshold, self.bop_gamma);
         c.learning_rate = self.lr;
         c.batch = self.batch;
         c.seed = self.seed;
@@ -451,6 +457,9 @@ impl TrainParams {
             args.push(LOSS.cli_arg(self));
         }
         args.extend([&LR, &BATCH, &OPTIMIZER].map(|s| s.cli_arg(self)));
+        if self.optimizer == OptimizerKind::Bop {
+            args.extend([&BOP_THRESHOLD, &BOP_GAMMA].map(|s| s.cli_arg(self)));
+        }
         if self.l1 > 0.0 || self.l2 > 0.0 {
             args.extend([&L1, &L2].map(|s| s.cli_arg(self)));
         }

@@ -272,6 +272,12 @@ impl Config {
             {
                 return Err("Adam needs 0 ≤ β₁, β₂ < 1 and ε > 0".into());
             }
+            Optimizer::Bop { threshold, .. } if !(threshold.is_finite() && threshold >= 0.0) => {
+                return Err(format!("Bop threshold {threshold}: expected a number ≥ 0"));
+            }
+            Optimizer::Bop { gamma, .. } if !(gamma > 0.0 && gamma <= 1.0) => {
+                return Err(format!("Bop gamma {gamma}: expected 0 < γ ≤ 1 (the moving average's rate)"));
+            }
             _ => {}
         }
         for (i, h) in self.hidden.iter().enumerate() {
@@ -325,5 +331,18 @@ mod tests {
         c.batch = 10;
         c.hidden[0].weights = Some(parse("qkeras.stochastic_ternary()").unwrap());
         assert!(c.check().unwrap_err().starts_with("hidden layer 1: qkeras.stochastic_ternary"));
+        c.hidden[0].weights = None;
+        for (threshold, gamma, what) in [
+            (-1e-8, 1e-4, "Bop threshold -0.00000001"),
+            (f32::NAN, 1e-4, "Bop threshold NaN"),
+        ]
+        .into_iter()
+        .chain([(1e-8, 0.0, "Bop gamma 0"), (1e-8, 1.5, "Bop gamma 1.5"), (1e-8, f32::NAN, "Bop gamma NaN")])
+        {
+            c.optimizer = Optimizer::Bop { threshold, gamma };
+            assert!(c.check().unwrap_err().starts_with(what), "{:?}", c.check());
+        }
+        c.optimizer = Optimizer::Bop { threshold: 0.0, gamma: 1.0 };
+        c.check().unwrap();
     }
 }

@@ -13,7 +13,7 @@
 use super::config::Act;
 use super::learnable;
 use super::linalg::{affine, column_sums, matmul, matmul_at_b, transpose};
-use super::optim::{OptimizerState, Update, clip_weights};
+use super::optim::{OptimizerState, Update, clip_weights, is_binary};
 use qscope_quant::{Ctx, Levels, Quantizer, Report};
 
 /// Which of a layer's two quantizers: the one on its weights or the one on its activations.
@@ -83,6 +83,8 @@ pub struct Layer {
     act: Option<Act>,
     wquant: Option<Quantizer>,
     aquant: Option<Quantizer>,
+    /// Whether the weight quantizer is binary ([`is_binary`]): Bop's variables, under Bop.
+    binary: bool,
     // batch × n_out: pre-activation, activation, quantized activation, the activation's and
     // the activation quantizer's derivatives, and ∂L/∂(output) (overwritten going backward).
     z: Vec<f32>,
@@ -126,6 +128,7 @@ impl Layer {
             act,
             wquant: None,
             aquant: None,
+            binary: false,
             z: vec![0.0; nb],
             h: vec![0.0; nb],
             a: vec![0.0; nb],
@@ -245,7 +248,10 @@ impl Layer {
 
     pub(crate) fn set_quantizer(&mut self, tensor: QuantizedTensor, q: Option<Quantizer>) {
         match tensor {
-            QuantizedTensor::Weights => self.wquant = q,
+            QuantizedTensor::Weights => {
+                self.binary = q.as_ref().is_some_and(is_binary);
+                self.wquant = q;
+            }
             QuantizedTensor::Activation => self.aquant = q,
         }
         self.relearn();
@@ -429,15 +435,34 @@ impl Layer {
         &self.dwq
     }
 
-    /// What the last [`Layer::update`] added to latent weight `i` (see [`Update::delta`]).
-    pub(crate) fn weight_update(&self, step: &Update, i: usize) -> f32 {
-        step.delta(&self.sw, i)
+    /// Whether `step` updates this layer's weights with Bop (under Bop, binary weights).
+    pub(crate) fn bop(&self, step: &Update) -> bool {
+        self.binary && step.is_bop()
     }
 
-    /// One optimizer step on weights (with penalties; then the weight clip, when the weights are
-    /// quantized), biases and learnable parameters.
+    /// What the last [`Layer::update`] did to latent weight `i`, which was `before`: the update
+    /// `Δw` and the value the optimizer set before the weight clip. SGD and Adam: `Δw` from the
+    /// state ([`Update::delta`]), the value `before + Δw` exactly. Bop: the value ±1 (the clip
+    /// keeps the sign), `Δw = fl(±1 − before)`.
+    pub(crate) fn weight_update(&self, step: &Update, i: usize, before: f32) -> (f32, f32) {
+        if self.bop(step) {
+            let w = self.w[i];
+            let set = if w.is_nan() { w } else { 1f32.copysign(w) };
+            (set - before, set)
+        } else {
+            let delta = step.delta(&self.sw, i);
+            (delta, before + delta)
+        }
+    }
+
+    /// One optimizer step on weights (with penalties; Bop's for binary weights under Bop; then
+    /// the weight clip, when the weights are quantized), biases and learnable parameters.
     pub(crate) fn update(&mut self, step: &Update) -> Result<(), String> {
-        step.apply(&mut self.w, &self.gw, &mut self.sw);
+        if self.binary {
+            step.apply_binary(&mut self.w, &self.gw, &mut self.sw);
+        } else {
+            step.apply(&mut self.w, &self.gw, &mut self.sw);
+        }
         if let (Some(c), Some(_)) = (self.weight_clip, &self.wquant) {
             clip_weights(&mut self.w, c);
         }

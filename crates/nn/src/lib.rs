@@ -6,7 +6,7 @@
 //! - [`layer`]: a dense layer whose weights and activations pass through any [`qscope_quant`]
 //!   quantizer, gradients through its straight-through estimator;
 //! - [`learnable`]: LSQ's step and PACT's clip as parameters the optimizer steps;
-//! - [`loss`], [`optim`]: squared error / cross-entropies; SGD with momentum, Adam;
+//! - [`loss`], [`optim`]: squared error / cross-entropies; SGD with momentum, Adam, Larq's Bop;
 //! - [`named`]: the loss, optimizer, activation and init chosen by name, parsed and printed
 //!   from one list each;
 //! - [`trainer`]: the training loop in slices ([`Trainer`]);

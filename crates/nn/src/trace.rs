@@ -72,11 +72,15 @@ pub struct WeightTrace {
     /// The gradient the optimizer followed: `∂L/∂w` plus the L1/L2 penalties' (equal to
     /// `grad_w` without penalties).
     pub grad_total: f32,
+    /// Whether Bop updated the weight ([`Optimizer::Bop`](super::Optimizer::Bop) on a binary
+    /// layer) rather than SGD or Adam.
+    pub bop: bool,
     /// The optimizer's update `Δw`: `latent_after == latent_before + update` in float32, unless
-    /// the weight clip bound it ([`WeightTrace::clipped`]).
+    /// the weight clip bound it ([`WeightTrace::clipped`]). Under Bop, `fl(±1 − latent_before)`
+    /// for the ±1 it set (exact once the weight is ±1, from the second step on).
     pub update: f32,
     /// Whether the weight clip ([`Config::weight_clip`](super::Config::weight_clip)) moved
-    /// `latent_before + update` back to its bound.
+    /// the value the optimizer set back to its bound.
     pub clipped: bool,
     /// `w` and `q(w)` after the update, as the next step's forward pass sees them.
     pub latent_after: f32,
@@ -129,6 +133,7 @@ impl Probe for Recorder {
             ste: if quantized { layer.ste_factors()[index] } else { 1.0 },
             grad_w: f32::NAN,
             grad_total: f32::NAN,
+            bop: false,
             update: f32::NAN,
             latent_after: f32::NAN,
             q_after: f32::NAN,
@@ -142,9 +147,10 @@ impl Probe for Recorder {
         let layer = &layers[t.layer];
         t.grad_w = layer.weight_grad()[t.index];
         t.grad_total = step.gradient(t.latent_before, t.grad_w);
-        t.update = layer.weight_update(step, t.index);
+        t.bop = layer.bop(step);
+        let stepped;
+        (t.update, stepped) = layer.weight_update(step, t.index, t.latent_before);
         t.latent_after = layer.weights()[t.index];
-        let stepped = t.latent_before + t.update;
         t.clipped = stepped.to_bits() != t.latent_after.to_bits() && !(stepped.is_nan() && t.latent_after.is_nan());
         t.q_after = layer.quantized()[t.index];
         t.flipped = t.quantized && t.q_before.to_bits() != t.q_after.to_bits();

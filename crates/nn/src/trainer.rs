@@ -290,6 +290,23 @@ impl Trainer {
         let m = self.config.batch.min(n - self.cursor);
         let rows = &self.order[self.cursor..self.cursor + m];
         gather_rows(rows, &self.train_x, &self.train_y, self.net.inputs, &mut self.net.x, &mut self.net.labels);
+        self.learn(m, probe)?;
+        for (sum, layer) in self.epoch_flips.iter_mut().zip(&self.net.layers) {
+            *sum += layer.flips() as u64;
+        }
+        self.epoch_steps += 1;
+        self.cursor += m;
+        if self.cursor < n {
+            return Ok(false);
+        }
+        self.cursor = 0;
+        self.epoch += 1;
+        self.end_epoch_flips();
+        Ok(true)
+    }
+
+    /// Forward, backward, update and re-quantization on the first `m` rows of the batch buffers.
+    fn learn(&mut self, m: usize, probe: &mut impl Probe) -> Result<(), String> {
         let loss = self.net.backprop(m, &mut self.ctx);
         probe.gradients(&self.net.layers);
         self.net.weight_ste();
@@ -304,18 +321,26 @@ impl Trainer {
         }
         self.net.quantize(&mut self.ctx, true);
         probe.stepped(&self.net.layers, &step);
-        for (sum, layer) in self.epoch_flips.iter_mut().zip(&self.net.layers) {
-            *sum += layer.flips() as u64;
+        Ok(())
+    }
+
+    /// One training step, as [`Trainer::step`] takes it, on a batch given here rather than the
+    /// next of the shuffled training split: `x` holds `labels.len()` rows of the network's inputs
+    /// (1 to `batch` rows), labels as the trainer's (±1 for two classes, else the class). Outside
+    /// the epochs: no shuffle, no epoch ends, nothing added to the flip ratios. For replaying
+    /// another library's run batch by batch (`tests/trainer/bop.rs`). The batch's mean loss.
+    pub fn step_batch(&mut self, x: &[f32], labels: &[f32]) -> Result<f64, String> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
         }
-        self.epoch_steps += 1;
-        self.cursor += m;
-        if self.cursor < n {
-            return Ok(false);
+        let (d, m) = (self.net.inputs, labels.len());
+        if m == 0 || m > self.net.batch || x.len() != m * d {
+            return Err(format!("expected 1 to {} rows of {d} inputs and a label each", self.net.batch));
         }
-        self.cursor = 0;
-        self.epoch += 1;
-        self.end_epoch_flips();
-        Ok(true)
+        self.net.x[..m * d].copy_from_slice(x);
+        self.net.labels[..m].copy_from_slice(labels);
+        self.learn(m, &mut ())?;
+        Ok(self.last_loss)
     }
 
     /// Closes the epoch's flip counts into [`Trainer::flip_history`] (one small allocation per

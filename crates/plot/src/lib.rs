@@ -32,6 +32,7 @@ pub mod gallery;
 mod raster;
 pub mod svg;
 pub mod svgwriter;
+pub mod sweep;
 
 pub use curves::{
     BAND_PERCENTILES, Curve, DRAWS, ISOLATED, SAMPLES, STEEP, Spread, describe_levels, finite_bounds, fmt_db,

@@ -10,9 +10,9 @@ use super::Train;
 use super::csv_input::CsvInput;
 use super::data::{DataStatusLine, describe};
 use qscope_explore::train::settings::{
-    ACTIVATION, AQ, BATCH, BATCH_RANGE, DATASET, HIDDEN, L1, L2, LOSS, LR, NOISE, NOISE_RANGE, OPTIMIZER,
-    PENALTY_RANGE, QUANTIZE_OUTPUT, RATIO_RANGE, SEED, TRAIN_RATIO, TWIN_AQ, TWIN_WQ, WEIGHT_CLIP, WEIGHT_CLIP_RANGE,
-    WQ,
+    ACTIVATION, AQ, BATCH, BATCH_RANGE, BOP_GAMMA, BOP_GAMMA_RANGE, BOP_THRESHOLD, BOP_THRESHOLD_RANGE, DATASET,
+    HIDDEN, L1, L2, LOSS, LR, NOISE, NOISE_RANGE, OPTIMIZER, PENALTY_RANGE, QUANTIZE_OUTPUT, RATIO_RANGE, SEED,
+    TRAIN_RATIO, TWIN_AQ, TWIN_WQ, WEIGHT_CLIP, WEIGHT_CLIP_RANGE, WQ,
 };
 use qscope_explore::train::{
     HiddenActivation, MAX_HIDDEN_LAYERS, MAX_WIDTH, TrainParams, parse_features, parse_hidden, parse_quantizer,
@@ -281,6 +281,16 @@ fn Optimizer(train: Train) -> impl IntoView {
                 {OptimizerKind::ALL.iter().map(|&o| view! { <option value=o.name() selected=move || params.with(|p| p.optimizer == o)>{o.name()}</option> }).collect_view()}
             </select>
         </label>
+        <Show when=move || params.with(|p| p.optimizer == OptimizerKind::Bop)>
+            <label class="row" title=BOP_THRESHOLD.doc>{format!("{} ", BOP_THRESHOLD.label)}
+                <input type="number" min=BOP_THRESHOLD_RANGE.min max=BOP_THRESHOLD_RANGE.max step="any" class="num-input" data-testid="train-bop-threshold" prop:value=move || params.with(|p| format!("{:e}", p.bop_threshold))
+                    on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.bop_threshold = BOP_THRESHOLD_RANGE.clamp(v))) } } />
+            </label>
+            <label class="row" title=BOP_GAMMA.doc>{format!("{} ", BOP_GAMMA.label)}
+                <input type="number" min=BOP_GAMMA_RANGE.min max=BOP_GAMMA_RANGE.max step="any" class="num-input" data-testid="train-bop-gamma" prop:value=move || params.with(|p| format!("{:e}", p.bop_gamma))
+                    on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { set(Box::new(move |p| p.bop_gamma = BOP_GAMMA_RANGE.clamp(v))) } } />
+            </label>
+        </Show>
         <label class="row">{format!("{} ", LOSS.label)}
             <select class="select" data-testid="train-loss" on:change=move |ev| { if let Ok(l) = Loss::parse(&event_target_value(&ev)) { set(Box::new(move |p| p.loss = l)) } }>
                 {Loss::ALL.map(|l| view! { <option value=l.name() selected=move || params.with(|p| p.loss == l)>{l.name()}</option> }).collect_view()}

@@ -18,12 +18,16 @@ use qscope_nn::Metrics;
 /// The Train view's colours: the theme every canvas draws with ([`Look::theme`]), dark when
 /// the page's theme (or else the system's) is dark, high contrast in presenter mode.
 pub fn colours(train: Train) -> TrainColours {
-    let dark = match document().document_element().and_then(|e| e.get_attribute("data-theme")).as_deref() {
+    Look { dark: is_dark(), presenter: train.presenter.get_untracked() }.theme().train
+}
+
+/// Whether the page's theme (or else the system's) is dark.
+pub fn is_dark() -> bool {
+    match document().document_element().and_then(|e| e.get_attribute("data-theme")).as_deref() {
         Some("dark") => true,
         Some("light") => false,
         _ => window().match_media("(prefers-color-scheme: dark)").ok().flatten().is_some_and(|m| m.matches()),
-    };
-    Look { dark, presenter: train.presenter.get_untracked() }.theme().train
+    }
 }
 
 fn percent(v: Option<f64>) -> String {

@@ -28,6 +28,10 @@ pub const SAMPLES_RANGE: Bounds<usize> = Bounds { noun: "a number of points", mi
 pub const WEIGHT_CLIP_RANGE: Bounds<f32> = Bounds { noun: "a bound (0: off)", min: 0.0, max: 100.0 };
 /// SGD's momentum; exactly 1 is refused by the trainer's check (it must stay below 1).
 pub const MOMENTUM_RANGE: Bounds<f32> = Bounds { noun: "a momentum", min: 0.0, max: 1.0 };
+/// Bop's threshold τ on `w·m` (Larq's default 1e-8).
+pub const BOP_THRESHOLD_RANGE: Bounds<f32> = Bounds { noun: "a threshold", min: 0.0, max: 1.0 };
+/// Bop's adaptivity rate γ, the moving average's weight on each new gradient (Larq's default 1e-4).
+pub const BOP_GAMMA_RANGE: Bounds<f32> = Bounds { noun: "a rate", min: 1e-6, max: 1.0 };
 
 /// What `hidden` takes, in words.
 pub fn widths() -> String {
@@ -269,7 +273,7 @@ pub static OPTIMIZER: Setting<TrainParams> = Setting {
     arg: "O",
     range: Range::Choice { what: "optimizer", names: names::<OptimizerKind> },
     label: "optimizer",
-    doc: "optimizer, Keras' update rules (Adam with Keras' defaults)",
+    doc: "optimizer, Keras' update rules (Adam with Keras' defaults); bop: Larq's Bop on the binary layers' weights, Adam on the rest",
     write: Write::Always,
     read: |p, v| choice(v).map(|o| p.optimizer = o),
     show: |p| one(p.optimizer.name()),
@@ -285,6 +289,30 @@ pub static MOMENTUM: Setting<TrainParams> = Setting {
     write: Write::Changed,
     read: |p, v| MOMENTUM_RANGE.parse(v).map(|m| p.momentum = m),
     show: |p| one(p.momentum),
+};
+
+pub static BOP_THRESHOLD: Setting<TrainParams> = Setting {
+    key: Some("bop_threshold"),
+    flag: Some("--bop-threshold"),
+    arg: "T",
+    range: Range::Real(BOP_THRESHOLD_RANGE),
+    label: "Bop threshold",
+    doc: "Bop: a binary weight w flips to −sign(w) once w·m > T, m its gradients' moving average (Larq's default 1e-8)",
+    write: Write::Changed,
+    read: |p, v| BOP_THRESHOLD_RANGE.parse(v).map(|x| p.bop_threshold = x),
+    show: |p| one(p.bop_threshold),
+};
+
+pub static BOP_GAMMA: Setting<TrainParams> = Setting {
+    key: Some("bop_gamma"),
+    flag: Some("--bop-gamma"),
+    arg: "G",
+    range: Range::Real(BOP_GAMMA_RANGE),
+    label: "Bop γ",
+    doc: "Bop's adaptivity rate: m ← m + G·(g − m) for each gradient g (Larq's default 1e-4)",
+    write: Write::Changed,
+    read: |p, v| BOP_GAMMA_RANGE.parse(v).map(|x| p.bop_gamma = x),
+    show: |p| one(p.bop_gamma),
 };
 
 pub static SEED: Setting<TrainParams> = Setting {
@@ -420,7 +448,7 @@ pub static PLAY: Setting<TrainParams> = Setting {
 };
 
 /// Every setting, in the hash's order.
-pub static SETTINGS: [&Setting<TrainParams>; 28] = [
+pub static SETTINGS: [&Setting<TrainParams>; 30] = [
     &DATASET,
     &CSV,
     &LABEL,
@@ -438,6 +466,8 @@ pub static SETTINGS: [&Setting<TrainParams>; 28] = [
     &BATCH,
     &OPTIMIZER,
     &MOMENTUM,
+    &BOP_THRESHOLD,
+    &BOP_GAMMA,
     &SEED,
     &NOISE,
     &LOSS,
