@@ -84,12 +84,13 @@ pub fn draw_sweep<DB: DrawingBackend>(
         for piece in dash(&line, &[style.f(6.0), style.f(4.0)]) {
             area.draw(&PathElement::new(to_backend(&piece), stroke))?;
         }
-        let label = style.text(12.0, th.muted).pos(Pos::new(HPos::Right, VPos::Bottom));
-        let (x, y) = at(x_hi, f * 100.0);
+        // At the left end, where no width's dot is (the axis starts at 0 bits).
+        let label = style.text(12.0, th.muted).pos(Pos::new(HPos::Left, VPos::Bottom));
+        let (x, y) = at(x_lo, f * 100.0);
         area.draw_text(
             &format!("float {:.1} %", f * 100.0),
             &label,
-            ((x - style.f(4.0)) as i32, (y - style.f(3.0)) as i32),
+            ((x + style.f(4.0)) as i32, (y - style.f(3.0)) as i32),
         )?;
     }
     let mut points = plot.points.clone();
