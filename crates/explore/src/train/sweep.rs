@@ -213,7 +213,7 @@ impl SweepRun {
                 break;
             }
             let point = &self.sweep.points[self.done.len()];
-            let t = match self.current.take() {
+            let mut t = match self.current.take() {
                 Some(t) => t,
                 None => match Trainer::new(point.config.clone()) {
                     Ok(t) => t,
@@ -223,24 +223,13 @@ impl SweepRun {
                     }
                 },
             };
-            let mut t = t;
-            if t.epoch() >= self.sweep.epochs {
-                self.done.push(outcome(point, t.history().last(), None));
-                continue;
+            // A point ends the step its last epoch does (or training stops).
+            let stopped = if t.epoch() < self.sweep.epochs { t.step().err() } else { None };
+            if stopped.is_some() || t.epoch() >= self.sweep.epochs {
+                self.done.push(outcome(point, t.history().last(), stopped));
+            } else {
+                self.current = Some(t);
             }
-            if let Err(e) = t.step() {
-                self.done.push(outcome(point, t.history().last(), Some(e)));
-                continue;
-            }
-            self.current = Some(t);
-        }
-        if let Some(t) = &self.current
-            && t.epoch() >= self.sweep.epochs
-        {
-            let point = &self.sweep.points[self.done.len()];
-            let o = outcome(point, t.history().last(), None);
-            self.current = None;
-            self.done.push(o);
         }
         self.finished()
     }
