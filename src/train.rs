@@ -266,6 +266,14 @@ impl Nets {
         }
     }
 
+    /// The quantized net's test accuracy before any training.
+    fn start_accuracy(&mut self) -> Option<f64> {
+        match self {
+            Nets::One(t) => t.evaluate().test_acc,
+            Nets::Three(r) => r.latest(Net::Quantized).and_then(|m| m.test_acc),
+        }
+    }
+
     /// One epoch of every net: the quantized net's metrics, then the float twin's and the STE
     /// twin's when they train.
     fn epoch(&mut self) -> Result<(Metrics, Option<(Metrics, Metrics)>), String> {
@@ -382,11 +390,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         if let Some(h) = c.hidden.first() {
             writeln!(
                 out,
-                "# activation {}, weights {}, activations {}, output layer {}",
+                "# activation {}, weights {}, activations {}, output layer {}{}",
                 h.activation,
                 q(&h.weights),
                 q(&h.output),
-                q(&c.output_weights)
+                q(&c.output_weights),
+                if c.batchnorm { ", batch norm after each hidden layer" } else { "" }
             )
             .map_err(w)?;
         }
@@ -409,6 +418,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             .map_err(w)?;
         }
     }
+    // `--stop-acc`: the accuracy before the first epoch is the untrained net's, as on the page.
+    let stop = o.params.stop;
+    let mut before = (stop.accuracy > 0.0).then(|| nets.start_accuracy()).flatten();
     for _ in 0..o.epochs {
         let (m, twins) = match nets.epoch() {
             Ok(m) => m,
@@ -425,6 +437,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             text_line(&m, twins.as_ref(), &learned)
         };
         writeln!(out, "{line}").map_err(w)?;
+        if let Some(why) = stop.reached(before, &m) {
+            if !o.json {
+                writeln!(out, "# {why}").map_err(w)?;
+            }
+            break;
+        }
+        before = m.test_acc;
     }
     if !o.json && o.epochs > 0 {
         for line in confusion_lines(nets.quantized()) {

@@ -24,6 +24,7 @@ export function page({ meta, rows }) {
     `One run of \`scripts/dev bench\` on ${meta.date} at commit \`${meta.commit}\`: ${meta.machine}; ` +
       `Node ${meta.node}, ${meta.chromium}; load average ${meta.load}; ` +
       `n = ${(o.n ?? []).join(', ')}, ${o.reps} repetitions, runtimes ${(o.runtimes ?? []).join(', ')}.`,
+    ...Object.entries(meta.rerun ?? {}).map(([part, r]) => `The ${part} part measured again on ${r.date} at commit \`${r.commit.split(' ')[0]}\`${r.commit.includes(' ') ? ' ' + r.commit.slice(r.commit.indexOf(' ') + 1) : ''}; load average ${r.load}.`),
     '',
     '```text',
     report(rows).replace(/^\n+/, ''),

@@ -2,8 +2,9 @@
 // when chosen and trained live with the confusion matrix filling and the misclassified digits
 // drawn; the page's numbers equal its `qscope train` command's; a CSV chosen from disk trains,
 // its label column can change, a malformed CSV is named with its line and the previous data
-// stays; a link naming a CSV asks for the file; axe-core's audit; screenshots on a desktop and a
-// 390 px phone (target/e2e/tables.png, tables-phone.png).
+// stays; a link naming a CSV asks for the file; a 100,000-row CSV plays with each epoch's evaluation
+// spread over frames; batch norm and the stopping settings, where the CLI stops too; axe-core's
+// audit; screenshots on a desktop and a 390 px phone (target/e2e/tables.png, tables-phone.png).
 //
 //   trunk build --release && node tests/e2e/tables.mjs
 //
@@ -209,7 +210,15 @@ async function csv(context, url, errors) {
   await until(() => text(page, 'train-data-size'), (t) => /100000 rows · 64 features · 10 classes/.test(t), 120_000);
   const longest = await page.evaluate(() => window.longest);
   console.log(`      100,000 × 64 CSV (${(statSync(big).size / 1e6).toFixed(0)} MB) read and the nets built in ${Date.now() - t0} ms; longest task ${longest.toFixed(0)} ms`);
-  check('a CSV of 100,000 rows × 64 features (the page\'s limit) trains', true);
+  // Playing it: each epoch's evaluation of 100,000 rows is spread over frames.
+  await page.evaluate(() => { window.longest = 0; });
+  await click(page, 'train-play');
+  await until(() => epochOf(page), (e) => e >= 2, 120_000);
+  await click(page, 'train-play');
+  const playing = await page.evaluate(() => window.longest);
+  const q = await confusion(page);
+  check('a CSV of 100,000 rows × 64 features (the page\'s limit) trains, its epochs evaluated', q?.total === 50000 && q.epoch === await epochOf(page), JSON.stringify(q));
+  check('while it plays no task takes over 50 ms (each epoch\'s evaluation spread over frames)', playing <= 50, `${playing.toFixed(0)} ms`);
 
   // Pasted text.
   await page.locator('details.csv-paste summary').click();
@@ -221,9 +230,57 @@ async function csv(context, url, errors) {
   await page.close();
 }
 
+/** Batch norm and the stopping settings: play pauses by itself at the set epoch and at the set
+ *  test accuracy, where `qscope train` (its `--epochs`, its `--stop-acc`) stops too. */
+async function stopping(context, url, errors) {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  const base = '#view=train&dataset=digits&hidden=32&wq=larq.ste_sign&aq=larq.ste_sign&optimizer=adam&lr=0.01&batch=32&ratio=0.8&batchnorm=1';
+  await page.goto(url + base + '&stop=4', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await until(() => text(page, 'train-data-size'), (t) => /1797 rows/.test(t));
+  check('the batch-norm switch shows the link\'s setting', await page.locator('[data-testid="train-batchnorm"]').isChecked());
+  check('the stop fields show the link\'s settings', (await page.locator('[data-testid="train-stop-epoch"]').inputValue()) === '4');
+  await click(page, 'train-play');
+  await until(() => attr(page, 'train-play', 'aria-pressed'), (v) => v === 'false', 60_000);
+  check('play pauses by itself when the set epoch ends', (await epochOf(page)) === 4 && (await text(page, 'train-stopped')) === 'stopped at epoch 4, as set',
+    `${await epochOf(page)}: ${await text(page, 'train-stopped')}`);
+  const bin = process.env.QSCOPE_BIN ?? join(ROOT, 'target/debug/qscope');
+  const words = shellWords(await text(page, 'train-command'));
+  check('the command carries --batchnorm', words.includes('--batchnorm'), words.join(' '));
+  if (check(`the native CLI exists (${bin})`, existsSync(bin))) {
+    const r = spawnSync(bin, [...words.slice(1), '--json'], { encoding: 'utf8' });
+    if (check('the batch-norm command runs', r.status === 0, r.stderr)) {
+      const last = JSON.parse(r.stdout.trim().split('\n').at(-1));
+      const loss = Number(await attr(page, 'train-loss-test', 'data-exact'));
+      check('binary digits with batch norm: the browser and the CLI agree bit for bit', loss === last.test_loss, `${loss} vs ${last.test_loss}`);
+    }
+  }
+  await click(page, 'train-play');
+  await page.waitForTimeout(1500);
+  check('Play after a stop trains on', (await epochOf(page)) > 4 && (await page.locator('[data-testid="train-stopped"]').count()) === 0);
+  await click(page, 'train-play');
+
+  await page.goto(url + base + '&stop_acc=94', { waitUntil: 'load', timeout: TIMEOUT_MS });
+  await page.reload({ waitUntil: 'load', timeout: TIMEOUT_MS });
+  await until(() => text(page, 'train-data-size'), (t) => /1797 rows/.test(t));
+  await click(page, 'train-play');
+  await until(() => attr(page, 'train-play', 'aria-pressed'), (v) => v === 'false', 60_000);
+  const stopped = await text(page, 'train-stopped');
+  const acc = Number(await attr(page, 'train-acc-test', 'data-exact'));
+  const epoch = await epochOf(page);
+  check('play pauses when the test accuracy reaches the set share', acc >= 0.94 && stopped.startsWith(`stopped at epoch ${epoch}: test accuracy`) && stopped.endsWith('reached 94 %'), `${acc}: ${stopped}`);
+  if (existsSync(bin)) {
+    const cmd = shellWords(await text(page, 'train-command'));
+    const r = spawnSync(bin, [...cmd.slice(1, -2), '--epochs', '200', '--stop-acc', '94', '--json'], { encoding: 'utf8' });
+    check('qscope train --stop-acc stops at the page\'s epoch', r.status === 0 && r.stdout.trim().split('\n').length === epoch, `${r.stdout.trim().split('\n').length} vs ${epoch} ${r.stderr}`);
+  }
+  await page.close();
+}
+
 await main(async (context, url) => {
   const errors = [];
   await digits(context, url, errors);
   await csv(context, url, errors);
+  await stopping(context, url, errors);
   check('no page error and no failed request', errors.length === 0, errors.join(' | '));
 });

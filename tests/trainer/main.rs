@@ -4,9 +4,11 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod batchnorm;
 mod block_training;
 mod bop;
 mod nn;
+mod stopping;
 mod sweep;
 mod tables;
 mod train_state;

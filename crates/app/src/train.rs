@@ -43,6 +43,8 @@ pub struct Train {
     pub tick: RwSignal<u64>,
     pub playing: RwSignal<bool>,
     pub message: RwSignal<Option<String>>,
+    /// Why play stopped by itself (the stop settings), until it plays again.
+    pub stopped: RwSignal<Option<String>>,
     /// Loading a table's rows, or why they could not be read.
     pub data: RwSignal<data::DataStatus>,
     pub notices: RwSignal<Vec<String>>,
@@ -70,6 +72,7 @@ fn reduced_motion() -> bool {
 
 impl Train {
     fn rebuild(self, p: &TrainParams) {
+        self.stopped.set(None);
         if data::wants_rows(p) {
             // The rows are on their way (or the CSV is to be chosen): the data panel says so.
             self.runs.set_value(None);
@@ -103,6 +106,18 @@ impl Train {
         self.tick.update(|t| *t += 1);
     }
 
+    /// Ends the epoch's evaluation under way, if any: paused, the page shows the epoch's
+    /// numbers (and they are the command's).
+    fn settle(self) {
+        let evaluating = self.runs.with_value(|r| r.as_ref().is_some_and(|r| r.q.is_evaluating()));
+        if evaluating {
+            if let Some(Some(Err(e))) = self.runs.try_update_value(|r| r.as_mut().map(Runs::settle)) {
+                self.message.set(Some(format!("paused — {e}")));
+            }
+            self.tick.update(|t| *t += 1);
+        }
+    }
+
     fn stop(self, why: String) {
         self.playing.set(false);
         self.message.set(Some(why));
@@ -122,21 +137,30 @@ impl Train {
     /// Trains for about `budget` ms, a few steps at a time.
     fn slice(self, budget: f64) {
         let start = now();
-        let result = self.runs.try_update_value(|r| -> Result<(), String> {
-            let Some(r) = r else { return Ok(()) };
+        let stop = self.params.with_untracked(|p| p.stop);
+        let result = self.runs.try_update_value(|r| -> Result<Option<String>, String> {
+            let Some(r) = r else { return Ok(None) };
             let chunk = r.chunk();
             while now() - start < budget {
-                r.steps(chunk)?;
+                if let (_, Some(why)) = r.work(chunk, &stop)? {
+                    return Ok(Some(why));
+                }
             }
-            Ok(())
+            Ok(None)
         });
         self.trained(result);
     }
 
-    /// After a frame's training: a pause on an error, the turn of the heatmaps, the redraw.
-    fn trained(self, result: Option<Result<(), String>>) {
-        if let Some(Err(e)) = result {
-            self.stop(format!("paused — {e}"));
+    /// After a frame's training: a pause on an error or a stop setting reached, the turn of
+    /// the heatmaps, the redraw.
+    fn trained(self, result: Option<Result<Option<String>, String>>) {
+        match result {
+            Some(Err(e)) => self.stop(format!("paused — {e}")),
+            Some(Ok(Some(why))) => {
+                self.playing.set(false);
+                self.stopped.set(Some(why));
+            }
+            _ => {}
         }
         self.frame.update_value(|f| *f += 1);
         self.tick.update(|t| *t += 1);
@@ -254,6 +278,7 @@ pub fn TrainView(presenter: Signal<bool>, mounted: impl FnOnce(Train) + 'static)
         tick: RwSignal::new(0),
         playing: RwSignal::new(false),
         message: RwSignal::new(None),
+        stopped: RwSignal::new(None),
         data: RwSignal::new(data::DataStatus::Idle),
         notices: RwSignal::new(problems),
         latent: RwSignal::new(false),
@@ -275,7 +300,10 @@ pub fn TrainView(presenter: Signal<bool>, mounted: impl FnOnce(Train) + 'static)
         train.params.update(|p| p.play = playing);
         if playing {
             train.message.set(None);
+            train.stopped.set(None);
             train.start_loop();
+        } else {
+            train.settle();
         }
     });
     Effect::new(move |_| hash::write_view(&train.params.with(TrainParams::to_hash)));

@@ -6,6 +6,7 @@
 //! ([`Runs::apply_live`]) and each quantizer that changed is marked at its epoch ([`Mark`]),
 //! for the curves to show; a change of architecture builds new [`Runs`] instead.
 
+use super::train::stop::Stop;
 use super::train::{LayerQuantizers, Net, TrainParams};
 use qscope_nn::{Metrics, Pick, QuantizedTensor, Trainer, WeightTrace};
 
@@ -17,6 +18,10 @@ pub struct Mark {
     /// layer, counted from 1, or the output layer) and its new quantizer.
     pub label: String,
 }
+
+/// Rows evaluated per training step's worth of [`Runs::work`]: a row's forward pass costs
+/// about a third of its training step (forward, backward, update).
+pub const EVAL_ROWS: usize = 3;
 
 /// The networks, trained in lockstep.
 pub struct Runs {
@@ -75,6 +80,65 @@ impl Runs {
     pub fn steps(&mut self, n: usize) -> Result<(), String> {
         self.q.steps(n).map_err(|e| format!("the quantized net diverged: {e}"))?;
         self.twins(n)
+    }
+
+    /// Up to `n` steps of every network, ending early at the end of an epoch where `stop` is
+    /// reached; why, if it was.
+    pub fn steps_until(&mut self, n: usize, stop: &Stop) -> Result<Option<String>, String> {
+        if !stop.is_on() {
+            return self.steps(n).map(|()| None);
+        }
+        for _ in 0..n {
+            let before = self.latest(Net::Quantized).and_then(|m| m.test_acc);
+            let ended = self.q.step().map_err(|e| format!("the quantized net diverged: {e}"))?;
+            self.twins(1)?;
+            if let Some(why) = ended.and_then(|m| stop.reached(before, &m)) {
+                return Ok(Some(why));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Up to `n` batches' worth of work for the page's play: training steps of every network
+    /// in lockstep until an epoch ends — then the epoch's evaluation, [`EVAL_ROWS`] × `batch`
+    /// rows per batch's worth, over as many calls as it takes (a 100,000-row table's takes
+    /// several frames), checking `stop` when it ends. The training steps taken, and why play
+    /// stops, if it does. The numbers are [`Runs::steps_until`]'s, bit for bit.
+    pub fn work(&mut self, n: usize, stop: &Stop) -> Result<(usize, Option<String>), String> {
+        if self.q.is_evaluating() {
+            let rows = n.max(1) * self.q.config().batch * EVAL_ROWS;
+            let before = self.latest(Net::Quantized).and_then(|m| m.test_acc);
+            let done = self.q.continue_evaluation(rows).map_err(|e| format!("the quantized net diverged: {e}"))?;
+            self.f.continue_evaluation(rows).map_err(|e| format!("the float twin diverged: {e}"))?;
+            if let Some(t) = &mut self.t {
+                t.continue_evaluation(rows).map_err(|e| format!("the STE twin diverged: {e}"))?;
+            }
+            return Ok((0, done.and_then(|m| stop.reached(before, &m))));
+        }
+        for i in 0..n {
+            let ended = self.q.train_step().map_err(|e| format!("the quantized net diverged: {e}"))?;
+            self.f.train_step().map_err(|e| format!("the float twin diverged: {e}"))?;
+            if let Some(t) = &mut self.t {
+                t.train_step().map_err(|e| format!("the STE twin diverged: {e}"))?;
+            }
+            if ended {
+                self.q.begin_epoch_evaluation();
+                self.f.begin_epoch_evaluation();
+                self.t.iter_mut().for_each(Trainer::begin_epoch_evaluation);
+                return Ok((i + 1, None));
+            }
+        }
+        Ok((n, None))
+    }
+
+    /// Ends every evaluation under way (the page pauses: what it shows is the epoch's).
+    pub fn settle(&mut self) -> Result<(), String> {
+        self.q.settle().map_err(|e| format!("the quantized net diverged: {e}"))?;
+        self.f.settle().map_err(|e| format!("the float twin diverged: {e}"))?;
+        match &mut self.t {
+            Some(t) => t.settle().map_err(|e| format!("the STE twin diverged: {e}")),
+            None => Ok(()),
+        }
     }
 
     /// `n` steps of the float twin and, when on, the STE twin.
@@ -219,5 +283,91 @@ mod tests {
         p.set_layer_spec(QuantizedTensor::Weights, 1, "larq.ste_sign");
         r.apply_live(&p).unwrap();
         assert!(r.marks.is_empty());
+    }
+
+    #[test]
+    fn play_stops_at_the_end_of_the_set_epoch_with_every_net_there() {
+        let mut r = Runs::new(&small()).unwrap();
+        let stop = Stop { epoch: 2, accuracy: 0.0 };
+        let per_epoch = r.q.batches_per_epoch();
+        assert_eq!(r.steps_until(per_epoch - 1, &stop).unwrap(), None);
+        let why = r.steps_until(10 * per_epoch, &stop).unwrap();
+        assert_eq!(why.as_deref(), Some("stopped at epoch 2, as set"));
+        assert_eq!((r.q.epoch(), r.q.batch_in_epoch(), r.f.epoch(), r.f.batch_in_epoch()), (2, 0, 2, 0));
+        assert_eq!(r.steps_until(per_epoch, &stop).unwrap(), None, "Play after the stop trains on");
+        assert_eq!(r.q.epoch(), 3);
+    }
+
+    #[test]
+    fn play_stops_when_the_quantized_nets_test_accuracy_reaches_the_share() {
+        let mut r = Runs::new(&small()).unwrap();
+        let stop = Stop { epoch: 0, accuracy: 60.0 };
+        let why = r.steps_until(200 * r.q.batches_per_epoch(), &stop).unwrap().expect("spiral reaches 60 %");
+        let m = r.latest(Net::Quantized).unwrap();
+        assert!(m.test_acc.unwrap() >= 0.6 && why.contains("reached 60 %"), "{why}");
+        let before = r.q.history().iter().rev().nth(1).and_then(|m| m.test_acc);
+        assert!(before.is_none_or(|b| b < 0.6), "the epoch before was below: {before:?}");
+    }
+
+    #[test]
+    fn stepping_with_no_stop_set_is_plain_stepping() {
+        let (mut a, mut b) = (Runs::new(&small()).unwrap(), Runs::new(&small()).unwrap());
+        assert_eq!(a.steps_until(57, &Stop::default()).unwrap(), None);
+        b.steps(57).unwrap();
+        assert_eq!(a.q.layers()[0].weights(), b.q.layers()[0].weights());
+        assert_eq!(steps_taken(&a), steps_taken(&b));
+    }
+
+    #[test]
+    fn play_in_slices_evaluates_each_epoch_over_several_calls_to_the_same_numbers() {
+        let p = TrainParams { ratio: 0.5, ..small() };
+        let (mut sliced, mut whole) = (Runs::new(&p).unwrap(), Runs::new(&p).unwrap());
+        let per_epoch = whole.q.batches_per_epoch();
+        whole.steps(2 * per_epoch).unwrap();
+        let (mut steps, mut calls_evaluating) = (0, 0);
+        while sliced.q.history().len() < 2 {
+            let evaluating = sliced.q.is_evaluating();
+            let (n, stopped) = sliced.work(7, &Stop::default()).unwrap();
+            assert_eq!(stopped, None);
+            assert!(n == 0 || !evaluating, "no training while an epoch is evaluated");
+            calls_evaluating += usize::from(evaluating);
+            steps += n;
+        }
+        assert_eq!(steps, 2 * per_epoch);
+        // 250 training and 250 test points, 7 × 10 × 3 = 210 rows a call: 3 calls an epoch.
+        assert_eq!(calls_evaluating, 2 * 3, "each evaluation spread over calls");
+        assert_eq!(sliced.q.history(), whole.q.history());
+        assert_eq!(sliced.f.history(), whole.f.history());
+        assert_eq!(sliced.q.confusion(true), whole.q.confusion(true));
+    }
+
+    #[test]
+    fn a_pause_mid_evaluation_ends_it_and_nothing_trains_on_half_evaluated_weights() {
+        let mut r = Runs::new(&small()).unwrap();
+        let per_epoch = r.q.batches_per_epoch();
+        assert_eq!(r.work(per_epoch + 5, &Stop::default()).unwrap(), (per_epoch, None));
+        assert!(r.q.is_evaluating() && r.q.history().is_empty());
+        r.work(1, &Stop::default()).unwrap();
+        r.settle().unwrap();
+        assert!(!r.q.is_evaluating() && !r.f.is_evaluating());
+        assert_eq!(r.q.history().len(), 1);
+        let mut stepped = Runs::new(&small()).unwrap();
+        stepped.epoch().unwrap();
+        assert_eq!(r.q.history(), stepped.q.history());
+    }
+
+    #[test]
+    fn play_in_slices_stops_where_stepping_stops() {
+        let stop = Stop { epoch: 0, accuracy: 60.0 };
+        let mut stepped = Runs::new(&small()).unwrap();
+        stepped.steps_until(usize::MAX, &stop).unwrap().unwrap();
+        let mut sliced = Runs::new(&small()).unwrap();
+        let why = loop {
+            if let (_, Some(why)) = sliced.work(25, &stop).unwrap() {
+                break why;
+            }
+        };
+        assert!(why.contains("reached 60 %"), "{why}");
+        assert_eq!((sliced.q.epoch(), sliced.q.history()), (stepped.q.epoch(), stepped.q.history()));
     }
 }

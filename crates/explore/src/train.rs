@@ -26,9 +26,11 @@ pub mod bundled;
 pub mod confusion;
 pub mod csv;
 pub mod settings;
+pub mod stop;
 pub mod sweep;
 
 use settings::{LayerKey, SETTINGS};
+use stop::Stop;
 
 pub use qscope_nn::config::{MAX_HIDDEN_LAYERS, MAX_WIDTH};
 
@@ -89,6 +91,8 @@ pub struct TrainParams {
     /// Larq's `WeightClip`: the quantized layers' latent weights are clipped to ±this after each
     /// update; 0 is off.
     pub weight_clip: f32,
+    /// Batch normalization after every hidden layer's product ([`Config::batchnorm`]).
+    pub batchnorm: bool,
     pub lr: f32,
     pub batch: usize,
     pub optimizer: OptimizerKind,
@@ -103,6 +107,8 @@ pub struct TrainParams {
     pub pace: Pace,
     /// What the Step button takes: the rest of the epoch, or one batch.
     pub stepby: StepBy,
+    /// When play stops by itself (the CLI: `--stop-acc`; its `--epochs` is the epoch).
+    pub stop: Stop,
 }
 
 /// The hidden layers' activation as the view holds it: a function, or a quantizer spec used
@@ -175,6 +181,7 @@ impl TrainParams {
             l1: c.l1,
             l2: c.l2,
             weight_clip: c.weight_clip.unwrap_or(0.0),
+            batchnorm: c.batchnorm,
             lr: c.learning_rate,
             batch: c.batch,
             optimizer: c.optimizer.kind(),
@@ -189,6 +196,7 @@ impl TrainParams {
             play: false,
             pace: Pace::Max,
             stepby: StepBy::Epoch,
+            stop: Stop::default(),
         }
     }
 }
@@ -340,7 +348,8 @@ impl TrainParams {
     }
 
     /// The settings a change of which needs new trainers (everything but what can change
-    /// mid-run: the quantizers, the learning rate, play, pace and what a step takes).
+    /// mid-run: the quantizers, the learning rate, play, pace, what a step takes and when play
+    /// stops).
     pub fn rebuild_key(&self) -> TrainParams {
         TrainParams {
             wq: String::new(),
@@ -354,6 +363,7 @@ impl TrainParams {
             play: false,
             pace: Pace::Max,
             stepby: StepBy::Epoch,
+            stop: Stop::default(),
             ..self.clone()
         }
     }
@@ -395,6 +405,7 @@ impl TrainParams {
         c.l1 = self.l1;
         c.l2 = self.l2;
         c.weight_clip = (self.weight_clip > 0.0).then_some(self.weight_clip);
+        c.batchnorm = self.batchnorm;
         c.init = self.init;
         let act = self.activation.act()?;
         let mut qs = self.quantizers(net)?;
@@ -465,6 +476,9 @@ impl TrainParams {
         }
         if self.weight_clip > 0.0 && net != Net::Float {
             args.push(WEIGHT_CLIP.cli_arg(self));
+        }
+        if self.batchnorm {
+            args.push(BATCHNORM.cli_arg(self));
         }
         if !self.dataset.is_table() {
             args.push(NOISE.cli_arg(self));

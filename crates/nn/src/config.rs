@@ -145,6 +145,9 @@ pub struct Config {
     /// latent weights are clipped to [−c, c] (Keras applies a constraint right after the
     /// optimizer's update). None: no clip.
     pub weight_clip: Option<f32>,
+    /// Keras' `BatchNormalization()` after every hidden layer's product, before its activation
+    /// (see [`super::batchnorm`]); those layers then have no bias.
+    pub batchnorm: bool,
     pub init: Init,
     /// Seeds the data, the initial weights, the shuffling and the stochastic quantizers.
     pub seed: u64,
@@ -172,6 +175,7 @@ impl Config {
             l1: 0.0,
             l2: 0.0,
             weight_clip: None,
+            batchnorm: false,
             init: Init::Auto,
             seed: 0,
         }

@@ -10,6 +10,7 @@
 //! quantizer's pseudo-gradient. Learnable quantizer parameters get `Σᵢ gᵢ·∂yᵢ/∂θ` with the
 //! upstream gradient `g` at their site ([`Quantizer::weighted_grad`]).
 
+use super::batchnorm::BatchNorm;
 use super::config::Act;
 use super::learnable;
 use super::linalg::{affine, column_sums, matmul, matmul_at_b, transpose};
@@ -102,6 +103,9 @@ pub struct Layer {
     /// [`Config::weight_clip`](super::Config::weight_clip): the bound of the latent weights
     /// after each update, while the weights are quantized.
     pub(crate) weight_clip: Option<f32>,
+    /// Batch normalization between the product and the activation ([`Config::batchnorm`](super::Config::batchnorm));
+    /// the bias then stays 0 (Keras' `use_bias=False`: the normalization's β is the shift).
+    pub(crate) bn: Option<BatchNorm>,
 }
 
 impl Layer {
@@ -141,6 +145,7 @@ impl Layer {
             flips: 0,
             wreport: Report::default(),
             weight_clip: None,
+            bn: None,
         };
         layer.relearn();
         layer
@@ -184,6 +189,11 @@ impl Layer {
     /// (None for float weights).
     pub fn weight_levels(&self) -> Option<Levels> {
         self.wquant.as_ref().map(|q| q.levels(&self.wreport))
+    }
+
+    /// The batch normalization after the product, when on.
+    pub fn batch_norm(&self) -> Option<&BatchNorm> {
+        self.bn.as_ref()
     }
 
     /// The hidden activation (None for the output layer).
@@ -324,6 +334,9 @@ impl Layer {
         let (learns_act, learns_out) = (self.learns(Site::ActivationFn), self.learns(Site::Output));
         let z = &mut self.z[..n];
         affine(&x[..m * self.n_in], w, &self.b, z, m, self.n_in, self.n_out);
+        if let Some(bn) = &mut self.bn {
+            bn.forward(z, m, training);
+        }
         let (h, dh) = (&mut self.h[..n], training.then_some(&mut self.dh[..n]));
         match &mut self.act {
             None => return,
@@ -397,8 +410,11 @@ impl Layer {
             }
         }
         let (n_in, n_out) = (self.n_in, self.n_out);
+        match &mut self.bn {
+            Some(bn) => bn.backward(delta, m),
+            None => column_sums(delta, &mut self.gb, m, n_out),
+        }
         matmul_at_b(&x[..m * n_in], delta, &mut self.gw, m, n_in, n_out);
-        column_sums(delta, &mut self.gb, m, n_out);
         if let Some(dx) = dx {
             let w = if self.wquant.is_some() { &self.wq } else { &self.w };
             // δ·Wᵀ as a plain product with Wᵀ: the same sums in the same order as
@@ -467,7 +483,10 @@ impl Layer {
             clip_weights(&mut self.w, c);
         }
         let plain = step.unregularized();
-        plain.apply(&mut self.b, &self.gb, &mut self.sb);
+        match &mut self.bn {
+            Some(bn) => bn.update(&plain),
+            None => plain.apply(&mut self.b, &self.gb, &mut self.sb),
+        }
         for i in 0..self.learn.len() {
             let (site, name, grad) = (self.learn[i].site, self.learn[i].name, self.learn[i].grad);
             let mut state = std::mem::take(&mut self.learn[i].state);

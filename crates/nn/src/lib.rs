@@ -5,6 +5,7 @@
 //! - [`config`]: what to train ([`Config`]), checked before training;
 //! - [`layer`]: a dense layer whose weights and activations pass through any [`qscope_quant`]
 //!   quantizer, gradients through its straight-through estimator;
+//! - [`batchnorm`]: Keras' batch normalization after a hidden layer's product;
 //! - [`learnable`]: LSQ's step and PACT's clip as parameters the optimizer steps;
 //! - [`loss`], [`optim`]: squared error / cross-entropies; SGD with momentum, Adam, Larq's Bop;
 //! - [`named`]: the loss, optimizer, activation and init chosen by name, parsed and printed
@@ -14,6 +15,7 @@
 //! - [`linalg`]: the dense-layer loops (f32x4 in WASM); [`detmath`]: `sin`/`cos`/`ln` with the
 //!   same bits natively and in WASM, so both generate the same datasets.
 
+pub mod batchnorm;
 pub mod config;
 pub mod data;
 pub mod detmath;

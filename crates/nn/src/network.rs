@@ -4,6 +4,7 @@
 use rand::RngExt;
 use rand::rngs::StdRng;
 
+use super::batchnorm::BatchNorm;
 use super::config::{Act, Config, Init};
 use super::layer::{Layer, QuantizedTensor};
 use super::linalg::Activation;
@@ -46,6 +47,9 @@ impl Network {
                 let w = (0..n_in * n_out).map(|_| rng.random_range(-lim..lim)).collect();
                 let mut layer = Layer::new(n_in, n_out, w, act, config.batch);
                 layer.weight_clip = config.weight_clip;
+                if config.batchnorm && l < last {
+                    layer.bn = Some(BatchNorm::new(n_out, config.batch));
+                }
                 match config.hidden.get(l) {
                     Some(h) => {
                         layer.set_quantizer(QuantizedTensor::Weights, h.weights.clone());

@@ -18,13 +18,15 @@ use rand::rngs::StdRng;
 use super::config::{Act, Config, check_quantizer};
 use super::data::{Dataset, feature_matrix, feature_row, shuffle};
 use super::layer::{Layer, QuantizedTensor};
-use super::loss::class_of;
 use super::network::Network;
 use super::optim::Clock;
 use super::table::{Split, split_table};
 use super::thinned::Thinned;
 use super::trace::Probe;
 use qscope_quant::{Ctx, Quantizer};
+
+mod evaluation;
+use evaluation::Pending;
 
 /// Losses (mean over the split) and accuracies (share in [0, 1]; None for regression) after
 /// an epoch, in evaluation mode.
@@ -71,6 +73,11 @@ pub struct Trainer {
     confusion: [Vec<u32>; 2],
     /// The last evaluation's predicted class of each test example.
     predicted: Vec<u8>,
+    /// An evaluation under way ([`Trainer::continue_evaluation`]), and the buffers the next
+    /// one counts into.
+    pending: Option<Box<Pending>>,
+    spare_confusion: [Vec<u32>; 2],
+    spare_predicted: Vec<u8>,
 }
 
 /// The `k`-th random stream of a seed.
@@ -161,6 +168,9 @@ impl Trainer {
             classes,
             confusion: [Vec::new(), Vec::new()],
             predicted: Vec::new(),
+            pending: None,
+            spare_confusion: [Vec::new(), Vec::new()],
+            spare_predicted: Vec::new(),
             net,
             clock: Clock::default(),
             cursor: 0,
@@ -264,15 +274,12 @@ impl Trainer {
         if !self.train_step_probed(probe)? {
             return Ok(None);
         }
-        let metrics = self.evaluate();
-        if !(metrics.train_loss.is_finite() && metrics.test_loss.is_finite()) {
-            return Err(self.fail(format!("the evaluation loss is {} (lower the learning rate?)", metrics.train_loss)));
-        }
-        self.history.push(metrics.epoch, metrics);
-        Ok(Some(metrics))
+        self.begin_epoch_evaluation();
+        self.continue_evaluation(usize::MAX)
     }
 
-    /// [`Trainer::step`] without the evaluation at the end of an epoch; whether it ended one.
+    /// [`Trainer::step`] without the evaluation at the end of an epoch; whether it ended one
+    /// (then [`Trainer::begin_epoch_evaluation`] evaluates it, or not).
     pub fn train_step(&mut self) -> Result<bool, String> {
         self.train_step_probed(&mut ())
     }
@@ -280,6 +287,7 @@ impl Trainer {
     /// [`Trainer::train_step`] with a [`Probe`] looking on (`()` looks at nothing and costs
     /// nothing).
     fn train_step_probed(&mut self, probe: &mut impl Probe) -> Result<bool, String> {
+        self.settle()?;
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
@@ -330,6 +338,7 @@ impl Trainer {
     /// the epochs: no shuffle, no epoch ends, nothing added to the flip ratios. For replaying
     /// another library's run batch by batch (`tests/trainer/bop.rs`). The batch's mean loss.
     pub fn step_batch(&mut self, x: &[f32], labels: &[f32]) -> Result<f64, String> {
+        self.settle()?;
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
@@ -370,52 +379,6 @@ impl Trainer {
                 return Ok(m);
             }
         }
-    }
-
-    /// Losses and accuracies of the current weights on both splits (evaluation mode); the
-    /// confusion matrices ([`Trainer::confusion`]) and test predictions are kept.
-    pub fn evaluate(&mut self) -> Metrics {
-        let mut ctx = Ctx::inference(stream(self.config.seed, EVAL));
-        self.net.quantize_eval(&mut ctx);
-        let (train_loss, train_acc) = self.eval_split(false, &mut ctx);
-        let (test_loss, test_acc) = self.eval_split(true, &mut ctx);
-        Metrics { epoch: self.epoch, train_loss, test_loss, train_acc, test_acc }
-    }
-
-    fn eval_split(&mut self, test: bool, ctx: &mut Ctx) -> (f64, Option<f64>) {
-        let (x, y) = if test { (&self.test_x, &self.test_y) } else { (&self.train_x, &self.train_y) };
-        let (d, b, n) = (self.net.inputs, self.net.batch, y.len());
-        let regression = self.config.dataset.is_regression();
-        let k = self.classes;
-        let mut confusion = std::mem::take(&mut self.confusion[usize::from(test)]);
-        confusion.clear();
-        confusion.resize(if regression { 0 } else { k * k }, 0);
-        if test {
-            self.predicted.clear();
-        }
-        let (mut sum, mut correct) = (0.0, 0);
-        for start in (0..n).step_by(b) {
-            let m = b.min(n - start);
-            self.net.x[..m * d].copy_from_slice(&x[start * d..(start + m) * d]);
-            self.net.labels[..m].copy_from_slice(&y[start..start + m]);
-            let (s, c) = self.net.eval_batch(m, ctx);
-            sum += s;
-            correct += c;
-            if !regression {
-                let z = self.net.output(m);
-                let outputs = z.len() / m;
-                for (row, &t) in z.chunks_exact(outputs).zip(&y[start..start + m]) {
-                    let predicted = self.config.loss.class(row);
-                    confusion[class_of(t, outputs.max(k)) * k + predicted] += 1;
-                    if test {
-                        self.predicted.push(predicted as u8);
-                    }
-                }
-            }
-        }
-        self.confusion[usize::from(test)] = confusion;
-        let acc = (!regression).then(|| correct as f64 / n as f64);
-        (sum / n as f64, acc)
     }
 
     /// Training and test examples.
@@ -469,6 +432,7 @@ impl Trainer {
 
     /// Scores at `count` points given by `point(k) = (x1, x2)`, in evaluation mode.
     pub fn predict(&mut self, count: usize, point: impl Fn(usize) -> (f32, f32)) -> Vec<f32> {
+        let _ = self.settle(); // (an error stays in `error`)
         let mut ctx = Ctx::inference(stream(self.config.seed, EVAL));
         self.net.quantize_eval(&mut ctx);
         let (d, b) = (self.net.inputs, self.net.batch);
@@ -501,6 +465,7 @@ impl Trainer {
         if let Some(q) = &q {
             check_quantizer(q)?;
         }
+        self.settle()?;
         match (tensor, self.config.hidden.get_mut(layer)) {
             (QuantizedTensor::Weights, Some(h)) => h.weights = q.clone(),
             (QuantizedTensor::Activation, Some(h)) => h.output = q.clone(),
@@ -521,6 +486,7 @@ impl Trainer {
         if let Act::Quantizer(q) = &act {
             check_quantizer(q)?;
         }
+        self.settle()?;
         self.config.hidden[layer].activation = act.clone();
         self.net.layers[layer].set_activation(act);
         Ok(())
@@ -542,6 +508,8 @@ impl Trainer {
         if w.len() != n_in * n_out || b.len() != n_out {
             return Err(format!("layer {layer} has {n_in}×{n_out} weights and {n_out} biases"));
         }
+        self.settle()?;
+        let l = &mut self.net.layers[layer];
         l.set_params(w, b);
         l.quantize(&mut self.ctx, false);
         Ok(())
@@ -555,6 +523,7 @@ impl Trainer {
         if rows.is_empty() || rows.len() > self.net.batch || rows.iter().any(|&i| i >= n) {
             return Err(format!("expected 1 to {} training rows below {n}", self.net.batch));
         }
+        self.settle()?;
         for (r, &i) in rows.iter().enumerate() {
             self.net.x[r * d..(r + 1) * d].copy_from_slice(&self.train_x[i * d..(i + 1) * d]);
             self.net.labels[r] = self.train_y[i];

@@ -10,9 +10,10 @@ use super::Train;
 use super::csv_input::CsvInput;
 use super::data::{DataStatusLine, describe};
 use qscope_explore::train::settings::{
-    ACTIVATION, AQ, BATCH, BATCH_RANGE, BOP_GAMMA, BOP_GAMMA_RANGE, BOP_THRESHOLD, BOP_THRESHOLD_RANGE, DATASET,
-    HIDDEN, L1, L2, LOSS, LR, NOISE, NOISE_RANGE, OPTIMIZER, PENALTY_RANGE, QUANTIZE_OUTPUT, RATIO_RANGE, SEED,
-    TRAIN_RATIO, TWIN_AQ, TWIN_WQ, WEIGHT_CLIP, WEIGHT_CLIP_RANGE, WQ,
+    ACTIVATION, AQ, BATCH, BATCH_RANGE, BATCHNORM, BOP_GAMMA, BOP_GAMMA_RANGE, BOP_THRESHOLD, BOP_THRESHOLD_RANGE,
+    DATASET, HIDDEN, L1, L2, LOSS, LR, NOISE, NOISE_RANGE, OPTIMIZER, PENALTY_RANGE, QUANTIZE_OUTPUT, RATIO_RANGE,
+    SEED, STOP_ACC, STOP_ACC_RANGE, STOP_EPOCH, STOP_EPOCH_RANGE, TRAIN_RATIO, TWIN_AQ, TWIN_WQ, WEIGHT_CLIP,
+    WEIGHT_CLIP_RANGE, WQ,
 };
 use qscope_explore::train::{
     HiddenActivation, MAX_HIDDEN_LAYERS, MAX_WIDTH, TrainParams, parse_features, parse_hidden, parse_quantizer,
@@ -117,6 +118,11 @@ pub fn TrainControls(train: Train) -> impl IntoView {
                 <button type="button" class="button" data-testid="train-remove-layer" on:click=remove_layer title="remove the last hidden layer">"− layer"</button>
             </div>
             <Activation train=train />
+            <label class="row check" title=BATCHNORM.doc>
+                <input type="checkbox" data-testid="train-batchnorm" prop:checked=move || params.with(|p| p.batchnorm)
+                    on:change=move |ev| { let on = event_target_checked(&ev); set(Box::new(move |p| p.batchnorm = on)) } />
+                {format!(" {}", BATCHNORM.label)}
+            </label>
             <h2>"Quantizers"</h2>
             <p class="muted small">"Every hidden layer; empty is float. They change the running nets."</p>
             <QuantizerSetting label=WQ.label testid="train-wq" value=Signal::derive(move || params.with(|p| p.wq.clone()))
@@ -311,6 +317,24 @@ fn Optimizer(train: Train) -> impl IntoView {
         <label class="row">{format!("{} ", SEED.label)}
             <input type="number" min="0" class="num-input" data-testid="train-seed" prop:value=move || params.with(|p| p.seed.to_string())
                 on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<u64>() { set(Box::new(move |p| p.seed = v)) } } />
+        </label>
+        <StopSettings train=train />
+    }
+}
+
+/// When play stops by itself: at an epoch, at a test accuracy (changes nothing running).
+#[component]
+fn StopSettings(train: Train) -> impl IntoView {
+    let params = train.params;
+    view! {
+        <h2>"Stop"</h2>
+        <label class="row" title=STOP_EPOCH.doc>{format!("{} ", STOP_EPOCH.label)}
+            <input type="number" min=STOP_EPOCH_RANGE.min max=STOP_EPOCH_RANGE.max step="1" class="num-input" data-testid="train-stop-epoch" prop:value=move || params.with(|p| p.stop.epoch.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<usize>() { train.live(Box::new(move |p| p.stop.epoch = STOP_EPOCH_RANGE.clamp(v))) } } />
+        </label>
+        <label class="row" title=STOP_ACC.doc>{format!("{} ", STOP_ACC.label)}
+            <input type="number" min=STOP_ACC_RANGE.min max=STOP_ACC_RANGE.max step="0.1" class="num-input" data-testid="train-stop-acc" prop:value=move || params.with(|p| p.stop.accuracy.to_string())
+                on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f32>() { train.live(Box::new(move |p| p.stop.accuracy = STOP_ACC_RANGE.clamp(v))) } } />
         </label>
     }
 }

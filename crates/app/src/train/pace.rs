@@ -14,19 +14,23 @@ impl Train {
     /// One frame at `pace` epochs per second, `gap` ms after the last.
     pub(super) fn paced(self, clock: &mut PaceClock, gap: f64, pace: u32) {
         let start = now();
-        let mut trained = 0;
-        let result = self.runs.try_update_value(|r| -> Result<(), String> {
-            let Some(r) = r else { return Ok(()) };
+        let (mut trained, mut evaluated) = (0, false);
+        let stop = self.params.with_untracked(|p| p.stop);
+        let result = self.runs.try_update_value(|r| -> Result<Option<String>, String> {
+            let Some(r) = r else { return Ok(None) };
             let due = clock.due(gap, pace, r.q.batches_per_epoch());
             let chunk = r.chunk();
             while trained < due && now() - start < BUDGET_MS {
-                let n = chunk.min(due - trained);
-                r.steps(n)?;
-                trained += n;
+                let (steps, why) = r.work(chunk.min(due - trained), &stop)?;
+                trained += steps;
+                evaluated |= steps == 0;
+                if why.is_some() {
+                    return Ok(why);
+                }
             }
-            Ok(())
+            Ok(None)
         });
-        if trained > 0 || matches!(result, Some(Err(_))) {
+        if trained > 0 || evaluated || matches!(result, Some(Err(_))) {
             self.trained(result);
         } else {
             // Nothing due this frame (a slow pace): nothing to redraw.

@@ -81,6 +81,9 @@ pub fn Toolbar(train: Train) -> impl IntoView {
                 <span data-testid="train-batches" data-steps=move || batches().0.to_string() data-per-epoch=move || batches().2.to_string()>
                     {move || { let (_, k, n) = batches(); format!("{k}/{n}") }}</span></span>
             <span class="muted readout" data-testid="train-rate">{rate}</span>
+            <Show when=move || train.stopped.with(Option::is_some)>
+                <span class="readout" role="status" data-testid="train-stopped">{move || train.stopped.get().unwrap_or_default()}</span>
+            </Show>
             <Show when=move || train.message.with(Option::is_some)>
                 <span class="error" role="alert" data-testid="train-message">{move || train.message.get().unwrap_or_default()}</span>
             </Show>

@@ -32,6 +32,10 @@ pub const MOMENTUM_RANGE: Bounds<f32> = Bounds { noun: "a momentum", min: 0.0, m
 pub const BOP_THRESHOLD_RANGE: Bounds<f32> = Bounds { noun: "a threshold", min: 0.0, max: 1.0 };
 /// Bop's adaptivity rate γ, the moving average's weight on each new gradient (Larq's default 1e-4).
 pub const BOP_GAMMA_RANGE: Bounds<f32> = Bounds { noun: "a rate", min: 1e-6, max: 1.0 };
+/// The epoch training stops at; 0 is off.
+pub const STOP_EPOCH_RANGE: Bounds<usize> = Bounds { noun: "an epoch (0: off)", min: 0, max: 100_000 };
+/// The test accuracy, in percent, training stops at; 0 is off.
+pub const STOP_ACC_RANGE: Bounds<f32> = Bounds { noun: "a percentage (0: off)", min: 0.0, max: 100.0 };
 
 /// What `hidden` takes, in words.
 pub fn widths() -> String {
@@ -411,6 +415,18 @@ pub static WEIGHT_CLIP: Setting<TrainParams> = Setting {
     show: |p| one(p.weight_clip),
 };
 
+pub static BATCHNORM: Setting<TrainParams> = Setting {
+    key: Some("batchnorm"),
+    flag: Some("--batchnorm"),
+    arg: "",
+    range: Range::Switch,
+    label: "batch norm",
+    doc: "Keras' BatchNormalization after every hidden layer's product, before its activation (then no bias); evaluation uses its moving statistics",
+    write: Write::Changed,
+    read: |p, v| switch(v).map(|on| p.batchnorm = on),
+    show: |p| on_off(p.batchnorm),
+};
+
 pub static PACE: Setting<TrainParams> = Setting {
     key: Some("pace"),
     flag: None,
@@ -435,6 +451,30 @@ pub static STEP_BY: Setting<TrainParams> = Setting {
     show: |p| one(p.stepby.name()),
 };
 
+pub static STOP_EPOCH: Setting<TrainParams> = Setting {
+    key: Some("stop"),
+    flag: None,
+    arg: "N",
+    range: Range::Count(STOP_EPOCH_RANGE),
+    label: "stop at epoch",
+    doc: "play pauses when epoch N ends (0: off; the CLI's --epochs)",
+    write: Write::Changed,
+    read: |p, v| STOP_EPOCH_RANGE.parse(v).map(|n| p.stop.epoch = n),
+    show: |p| one(p.stop.epoch),
+};
+
+pub static STOP_ACC: Setting<TrainParams> = Setting {
+    key: Some("stop_acc"),
+    flag: Some("--stop-acc"),
+    arg: "X",
+    range: Range::Real(STOP_ACC_RANGE),
+    label: "stop at test accuracy %",
+    doc: "training stops at the end of the epoch where the quantized net's test accuracy reaches X % (0: off)",
+    write: Write::Changed,
+    read: |p, v| STOP_ACC_RANGE.parse(v).map(|x| p.stop.accuracy = x),
+    show: |p| one(p.stop.accuracy),
+};
+
 pub static PLAY: Setting<TrainParams> = Setting {
     key: Some("play"),
     flag: None,
@@ -448,7 +488,7 @@ pub static PLAY: Setting<TrainParams> = Setting {
 };
 
 /// Every setting, in the hash's order.
-pub static SETTINGS: [&Setting<TrainParams>; 30] = [
+pub static SETTINGS: [&Setting<TrainParams>; 33] = [
     &DATASET,
     &CSV,
     &LABEL,
@@ -476,8 +516,11 @@ pub static SETTINGS: [&Setting<TrainParams>; 30] = [
     &L1,
     &L2,
     &WEIGHT_CLIP,
+    &BATCHNORM,
     &PACE,
     &STEP_BY,
+    &STOP_EPOCH,
+    &STOP_ACC,
     &PLAY,
 ];
 
