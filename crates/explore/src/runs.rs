@@ -42,8 +42,9 @@ impl Runs {
     /// The networks of `p`, evaluated before any training.
     pub fn new(p: &TrainParams) -> Result<Runs, String> {
         let mut q = Trainer::new(p.config(Net::Quantized)?)?;
-        let mut f = Trainer::new(p.config(Net::Float)?)?;
-        let mut t = if p.has_twin() { Some(Trainer::new(p.config(Net::Twin)?)?) } else { None };
+        // The twins' data is the quantized net's: split (and a table standardized) once.
+        let mut f = Trainer::sharing_data(p.config(Net::Float)?, &q)?;
+        let mut t = if p.has_twin() { Some(Trainer::sharing_data(p.config(Net::Twin)?, &q)?) } else { None };
         let start = [q.evaluate(), f.evaluate(), t.as_mut().map_or_else(|| f.evaluate(), Trainer::evaluate)];
         let asked = [p.quantizers(Net::Quantized)?, p.quantizers(Net::Float)?, p.quantizers(Net::Twin)?];
         Ok(Runs { q, f, t, start, asked, marks: Vec::new() })
@@ -369,5 +370,19 @@ mod tests {
         };
         assert!(why.contains("reached 60 %"), "{why}");
         assert_eq!((sliced.q.epoch(), sliced.q.history()), (stepped.q.epoch(), stepped.q.history()));
+    }
+
+    #[test]
+    fn a_twin_sharing_the_data_trains_as_one_that_made_it() {
+        let p = small();
+        let q = Trainer::new(p.config(Net::Quantized).unwrap()).unwrap();
+        let mut shared = Trainer::sharing_data(p.config(Net::Float).unwrap(), &q).unwrap();
+        let mut own = Trainer::new(p.config(Net::Float).unwrap()).unwrap();
+        assert_eq!(shared.dataset(), own.dataset());
+        assert_eq!(shared.step_epoch().unwrap(), own.step_epoch().unwrap());
+        // Another seed is other data: made anew, not copied.
+        let other = TrainParams { seed: 7, ..p.clone() };
+        let reseeded = Trainer::sharing_data(other.config(Net::Float).unwrap(), &q).unwrap();
+        assert_ne!(reseeded.dataset(), q.dataset());
     }
 }

@@ -136,15 +136,46 @@ fn gather_fixed<const D: usize>(rows: &[usize], xs: &[f32], ys: &[f32], x: &mut 
 impl Trainer {
     /// Generates the data, initialises the network and quantizes its weights.
     pub fn new(config: Config) -> Result<Trainer, String> {
+        Trainer::build(config, None)
+    }
+
+    /// [`Trainer::new`] for a twin of `other`: when both configs ask for the same data (dataset
+    /// or table, split, scaling, features and seed), its split is copied rather than made again
+    /// — the same numbers, without shuffling and standardizing a large table twice.
+    pub fn sharing_data(config: Config, other: &Trainer) -> Result<Trainer, String> {
+        let (a, b) = (&config, &other.config);
+        let same = a.dataset == b.dataset
+            && a.table == b.table
+            && a.standardize == b.standardize
+            && a.samples == b.samples
+            && a.noise.to_bits() == b.noise.to_bits()
+            && a.train_ratio.to_bits() == b.train_ratio.to_bits()
+            && a.features == b.features
+            && a.seed == b.seed;
+        let split = same.then(|| {
+            let split = Split {
+                train_x: other.train_x.clone(),
+                train_y: other.train_y.clone(),
+                test_x: other.test_x.clone(),
+                test_y: other.test_y.clone(),
+                test_rows: other.test_rows.clone(),
+            };
+            (other.data.clone(), split)
+        });
+        Trainer::build(config, split)
+    }
+
+    fn build(config: Config, made: Option<(Dataset, Split)>) -> Result<Trainer, String> {
         config.check()?;
         let c = &config;
         let mut rng = StdRng::seed_from_u64(stream(c.seed, DATA));
-        let (data, split) = match &c.table {
-            Some(t) => (
+        let (data, split) = match (made, &c.table) {
+            (Some(made), _) => made,
+            (None, Some(t)) => (
                 Dataset { kind: c.dataset, train: Vec::new(), test: Vec::new() },
                 split_table(t, c.train_ratio, c.standardize, &mut rng),
             ),
-            None => {
+            (None, None) => {
                 let data = Dataset::generate(c.dataset, c.samples, c.noise, c.train_ratio, stream(c.seed, DATA));
                 let split = Split {
                     train_x: feature_matrix(&c.features, &data.train),
