@@ -7,6 +7,7 @@ use qscope_explore::learned::learned_rows;
 use qscope_explore::runs::Runs;
 use qscope_explore::settings::Setting;
 use qscope_explore::train::bundled;
+use qscope_explore::train::confusion::Confusion;
 use qscope_explore::train::csv::parse_csv;
 use qscope_explore::train::settings::{LayerKey, PER_LAYER, SETTINGS, per_layer};
 use qscope_explore::train::sweep::parse_widths;
@@ -205,34 +206,15 @@ fn load_table(p: &TrainParams) -> Result<Option<Arc<Table>>, String> {
     }
 }
 
-/// A table's test confusion matrix as comment lines: a row per true class, a column per
-/// predicted one, headed by the classes' names (none for generated data).
+/// A table's test confusion matrix as comment lines (none for generated data).
 fn confusion_lines(t: &qscope_nn::Trainer) -> Vec<String> {
-    let (k, counts) = (t.classes(), t.confusion(true));
-    if counts.len() != k * k || k == 0 {
-        return Vec::new();
-    }
-    let Some(table) = &t.config().table else { return Vec::new() };
-    let names = &table.classes;
-    let width =
-        names.iter().map(|n| n.chars().count()).chain(counts.iter().map(|c| c.to_string().len())).max().unwrap_or(1);
-    let mut lines = vec![format!("# test confusion after epoch {} (rows: true class, columns: predicted)", t.epoch())];
-    let head: Vec<String> = names.iter().map(|n| format!("{n:>width$}")).collect();
-    lines.push(format!("# {:>width$}  {}", "", head.join(" ")));
-    for (name, row) in names.iter().zip(counts.chunks(k)) {
-        let cells: Vec<String> = row.iter().map(|c| format!("{c:>width$}")).collect();
-        lines.push(format!("# {name:>width$}  {}", cells.join(" ")));
-    }
-    lines
+    Confusion::of(t).map_or_else(Vec::new, |c| c.text_lines())
 }
 
-/// A table's test confusion matrix as JSON rows (`[12,0,1]`), for `--json`; None for
-/// generated data (its lines stay as they were) and regression.
+/// A table's test confusion matrix as JSON rows, for `--json`; None for generated data (its
+/// lines stay as they were) and regression.
 fn json_confusion(t: &qscope_nn::Trainer) -> Option<Vec<String>> {
-    let (k, counts) = (t.classes(), t.confusion(true));
-    (t.config().table.is_some() && k > 0 && counts.len() == k * k).then(|| {
-        counts.chunks(k).map(|r| format!("[{}]", r.iter().map(u32::to_string).collect::<Vec<_>>().join(","))).collect()
-    })
+    Confusion::of(t).map(|c| c.json_rows())
 }
 
 /// A float for output: shortest text that reads back the same, `null` for None.

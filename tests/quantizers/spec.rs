@@ -35,6 +35,9 @@ fn larq_aliases_and_class_names_are_the_same_quantizer() {
     assert_eq!(parse("larq.ste_sign").unwrap(), parse("larq.SteSign()").unwrap());
     assert_eq!(parse("larq.SteTern(threshold_value=0.1)").unwrap(), parse("ste_tern(0.1)").unwrap());
     assert_eq!(parse("larq.approx_sign").unwrap(), parse("larq.ApproxSign()").unwrap());
+    // Larq's backward-compatible alias: `larq.quantizers.get("NoOpQuantizer")` is NoOp.
+    assert_eq!(parse("larq.NoOpQuantizer(precision=1)").unwrap(), parse("larq.NoOp(precision=1)").unwrap());
+    assert_eq!(parse("larq.NoOpQuantizer(precision=1)").unwrap().to_string(), "larq.NoOp(precision=1)");
 }
 
 #[test]

@@ -176,3 +176,20 @@ fn the_command_line_trains_a_csv_with_the_label_column_named() {
     let out = Command::new(env!("CARGO_BIN_EXE_qscope")).args(["train", "--label", "kind"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("--label names a column of --data FILE.csv"));
 }
+
+#[test]
+fn the_confusion_matrix_names_the_epoch_it_counted_while_the_next_is_evaluated() {
+    use qscope_explore::runs::Runs;
+    use qscope_explore::train::confusion::Confusion;
+    use qscope_explore::train::stop::Stop;
+    let mut r = Runs::new(&params("dataset=wine&hidden=8&batch=10")).unwrap();
+    let per_epoch = r.q.batches_per_epoch();
+    assert_eq!(r.work(per_epoch, &Stop::default()).unwrap(), (per_epoch, None));
+    assert!(r.q.is_evaluating() && r.q.epoch() == 1);
+    let before = Confusion::of(&r.q).unwrap();
+    assert_eq!(before.epoch, 0, "the untrained net's counts, named so");
+    r.settle().unwrap();
+    let after = Confusion::of(&r.q).unwrap();
+    assert_eq!(after.epoch, 1);
+    assert_eq!(after.totals().0, before.totals().0);
+}

@@ -10,7 +10,7 @@ use super::erased::Erased;
 use super::geometry::{dash, to_backend};
 use super::panel::themed_mesh;
 use super::svg::{Scheme, Words, svg_document};
-use super::{DrawResult, OKABE_ITO, Style, Theme};
+use super::{DrawResult, Style, Theme};
 
 /// What the figure shows.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,7 +72,8 @@ pub fn draw_sweep<DB: DrawingBackend>(
         .x_desc("bits")
         .y_desc("test accuracy (%)")
         .draw()?;
-    let colour = OKABE_ITO[0];
+    // The quantized net's colour and the float twin's, as on the Train view's curves.
+    let [colour, float_colour, _] = th.train.nets;
     let base = area.get_base_pixel();
     let at = |x: f64, y: f64| {
         let (px, py) = chart.backend_coord(&(x, y));
@@ -80,7 +81,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
     };
     if let Some(f) = plot.float {
         let line = [at(x_lo, f * 100.0), at(x_hi, f * 100.0)];
-        let stroke = OKABE_ITO[5].stroke_width(style.px(1.5));
+        let stroke = float_colour.stroke_width(style.px(1.5));
         for piece in dash(&line, &[style.f(6.0), style.f(4.0)]) {
             area.draw(&PathElement::new(to_backend(&piece), stroke))?;
         }

@@ -396,8 +396,9 @@ impl Kernel for DoReFa {
 
 quantizer! {
     /// Larq's `NoOp`: the identity, forward and backward. `precision` only tags the
-    /// variable for Larq's optimizers and summaries (Larq requires it).
-    pub struct NoOp: Larq "NoOp" {
+    /// variable for Larq's optimizers and summaries (Larq requires it). Larq registers
+    /// `NoOpQuantizer` as its backward-compatible alias.
+    pub struct NoOp: Larq "NoOp" ["NoOpQuantizer"] {
         summary: "identity (a precision tag for Larq's optimizers)",
         forward: "q(x) = x",
         backward: "∂q/∂x = 1",

@@ -22,11 +22,37 @@ impl Confusion {
         let table = t.config().table.as_ref()?;
         let k = table.classes.len();
         let counts = t.confusion(true);
-        (counts.len() == k * k).then(|| Confusion {
-            classes: table.classes.clone(),
-            counts: counts.to_vec(),
-            epoch: t.epoch(),
-        })
+        // The epoch evaluated last: while an epoch's evaluation is under way, the one before.
+        let epoch = t.history().last().map_or(0, |m| m.epoch);
+        (counts.len() == k * k).then(|| Confusion { classes: table.classes.clone(), counts: counts.to_vec(), epoch })
+    }
+
+    /// As comment lines (`qscope train`'s text): a row per true class, a column per predicted
+    /// one, headed by the classes' names.
+    pub fn text_lines(&self) -> Vec<String> {
+        let k = self.k();
+        let names = &self.classes;
+        let width = names
+            .iter()
+            .map(|n| n.chars().count())
+            .chain(self.counts.iter().map(|c| c.to_string().len()))
+            .max()
+            .unwrap_or(1);
+        let mut lines =
+            vec![format!("# test confusion after epoch {} (rows: true class, columns: predicted)", self.epoch)];
+        let head: Vec<String> = names.iter().map(|n| format!("{n:>width$}")).collect();
+        lines.push(format!("# {:>width$}  {}", "", head.join(" ")));
+        for (name, row) in names.iter().zip(self.counts.chunks(k)) {
+            let cells: Vec<String> = row.iter().map(|c| format!("{c:>width$}")).collect();
+            lines.push(format!("# {name:>width$}  {}", cells.join(" ")));
+        }
+        lines
+    }
+
+    /// As JSON rows (`[12,0,1]`), for `qscope train --json`.
+    pub fn json_rows(&self) -> Vec<String> {
+        let row = |r: &[u32]| format!("[{}]", r.iter().map(u32::to_string).collect::<Vec<_>>().join(","));
+        self.counts.chunks(self.k()).map(row).collect()
     }
 
     pub fn k(&self) -> usize {
