@@ -12,7 +12,9 @@ pub struct Quality {
     pub sqnr_db: f64,
     /// Distinct output values that occur (−0 and +0 count as one), at most
     /// [`Distinct::LIMIT`](qscope_tensors::distinct::Distinct::LIMIT): a continuous output of more
-    /// elements reads as that many.
+    /// elements reads as that many. An output within four ulps of one of the quantizer's levels
+    /// counts as that level: QKeras' `x + stop_gradient(q − x)` can land an ulp beside its level
+    /// (`stochastic_binary` gives 0.99999994 for some x), and is still that level used.
     pub levels_used: usize,
     /// Fraction of inputs outside `[min level, max level]`; 0 when the levels are unbounded.
     pub clip_fraction: f64,
@@ -40,7 +42,11 @@ pub fn error_of((signal, noise, n): (f64, f64, usize)) -> (f64, f64, usize) {
 /// no sort: a tensor of millions of elements is measured in tens of milliseconds.
 pub fn measure(x: &[f32], y: &[f32], levels: &Levels) -> Quality {
     let (mse, sqnr_db, n) = error(x, y);
-    let (levels_used, clipped) = qscope_tensors::stats::used(x, y, levels.bounds());
+    let level = |v: f32| if levels.contains(v) { levels.nearest(v).unwrap_or(v) } else { v };
+    let (levels_used, clipped) = match levels {
+        Levels::Continuous => qscope_tensors::stats::used(x, y, levels.bounds()),
+        _ => qscope_tensors::stats::used_as(x, y, levels.bounds(), level),
+    };
     let frac = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
     Quality { mse, sqnr_db, levels_used, clip_fraction: frac(clipped), count: n }
 }
@@ -69,6 +75,19 @@ mod tests {
         let m = measure(&[1.0, -1.0, 0.5, 0.0], &[1.0, -0.75, 0.5, 0.0], &Levels::Continuous);
         assert_eq!(m.mse, 0.015625);
         assert!((m.sqnr_db - 10.0 * 36f64.log10()).abs() < 1e-12, "{}", m.sqnr_db);
+    }
+
+    #[test]
+    fn an_output_an_ulp_beside_a_level_counts_as_that_level() {
+        let below_one = 1.0f32 - f32::EPSILON / 2.0; // 0.99999994
+        let levels = Levels::set(vec![-1.0, 1.0]);
+        let x = [0.3, -0.2, 0.9, -0.7, 0.1];
+        let m = measure(&x, &[1.0, -1.0, below_one, -below_one, 1.0], &levels);
+        assert_eq!(m.levels_used, 2, "stochastic_binary's outputs are its two levels");
+        // An output far from every level is counted as itself.
+        assert_eq!(measure(&x, &[1.0, -1.0, 0.5, -1.0, 1.0], &levels).levels_used, 3);
+        // And the error still sees the outputs as they are.
+        assert_ne!(m.mse, measure(&x, &[1.0, -1.0, 1.0, -1.0, 1.0], &levels).mse);
     }
 
     #[test]

@@ -265,11 +265,17 @@ pub fn channel_sums(x: &[f32], y: &[f32], channels: usize, inner: usize) -> Vec<
 /// Over the pairs where both are finite: the distinct values of `y` (−0 and +0 as one, at most
 /// [`Distinct::LIMIT`]) and how many x lie outside `bounds`.
 pub fn used(x: &[f32], y: &[f32], bounds: Option<(f32, f32)>) -> (usize, usize) {
+    used_as(x, y, bounds, |v| v)
+}
+
+/// [`used`] with each output counted as `level(y)`: the level it stands for (a library's
+/// `x + (q − x)` can miss its level by an ulp; the caller snaps it back).
+pub fn used_as(x: &[f32], y: &[f32], bounds: Option<(f32, f32)>, level: impl Fn(f32) -> f32) -> (usize, usize) {
     let mut outs = Distinct::default();
     let mut clipped = 0usize;
     for (&a, &b) in x.iter().zip(y) {
         if a.is_finite() && b.is_finite() {
-            outs.add(b);
+            outs.add(level(b));
             if let Some((lo, hi)) = bounds {
                 clipped += usize::from(a < lo || a > hi);
             }
