@@ -548,7 +548,10 @@ def qkeras_cases():
               "quantized_bits(4,0,1,use_ste=False,qnoise_factor=0.5)",
               "quantized_bits(4,0,1,use_ste=False,qnoise_factor=1.0)",
               "quantized_bits(4,0,1,qnoise_factor=0.5)",
-              "quantized_bits(8,1,0,qnoise_factor=0.25)"]:
+              "quantized_bits(8,1,0,qnoise_factor=0.25)",
+              # More integer bits than bits, as QKeras' own test_quantized_bits has it
+              # (tests/qactivation_test.py): Δ = 2^100/128, levels out to ±127·2^93.
+              "quantized_bits(8,100,1,True)"]:
         add(e, g_bits)
     for e in ["quantized_bits(4,0,1,use_stochastic_rounding=True)",
               "quantized_bits(2,1,0,use_stochastic_rounding=True)",

@@ -126,9 +126,19 @@ fn out_of_range_values_say_what_is_allowed() {
     let m = error("qkeras.quantized_bits(bits=0)");
     assert!(m.contains("bits=0") && m.contains("from 1 to 32"), "{m}");
     let m = error("qkeras.quantized_bits(4, -1)");
-    assert!(m.contains("integer=-1") && m.contains("from 0 to 32"), "{m}");
-    let m = error("qkeras.quantized_bits(4, 6)");
+    assert!(m.contains("integer=-1") && m.contains("from 0 to 127"), "{m}");
+    let m = error("qkeras.quantized_bits(4, 6, alpha='auto')");
     assert!(m.contains("integer=6: exceeds bits=4"), "{m}");
+    let m = error("qkeras.quantized_relu(4, 6)");
+    assert!(m.contains("integer=6: exceeds bits=4"), "{m}");
+}
+
+#[test]
+fn quantized_bits_takes_more_integer_bits_than_bits_as_qkeras_does() {
+    // QKeras' own test_quantized_bits uses quantized_bits(8, 100, 1, True): a step of 2^93.
+    let q = parse("qkeras.quantized_bits(8, 100, 1, True)").unwrap();
+    assert_eq!(q.to_string(), "qkeras.quantized_bits(integer=100, symmetric=True)");
+    assert!(error("qkeras.quantized_bits(8, 128)").contains("from 0 to 127"));
 }
 
 #[test]

@@ -66,6 +66,18 @@ fn float_weights_and_activations_survive_the_round_trip_too() {
 }
 
 #[test]
+fn a_csv_name_before_another_dataset_is_dropped_with_the_csv() {
+    // Found by the trainer_hash fuzz target: the name stayed while the link no longer wrote it.
+    let (p, problems) = TrainParams::parse("#csv=a.csv&view=train&dataset=xor");
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!((p.dataset, p.csv.as_str()), (qscope_nn::DatasetKind::Xor, ""));
+    assert_eq!(params(&p.to_hash()), p);
+    let (q, _) = TrainParams::parse("#view=train&dataset=xor&csv=a.csv");
+    assert_eq!((q.dataset, q.csv.as_str()), (qscope_nn::DatasetKind::Csv, "a.csv"));
+    assert_eq!(params(&q.to_hash()), q);
+}
+
+#[test]
 fn bad_values_keep_their_defaults_and_are_named() {
     let (p, problems) = TrainParams::parse(
         "#view=train&dataset=sine&noise=2&hidden=8,999&wq=quantized_bitz(4)&lr=-1&batch=0&optimizer=rmsprop&loss=hinge&features=x3&ratio=1&l2=-1&seed=x&wq5=larq.ste_sign&colour=red",

@@ -327,6 +327,11 @@ impl TrainParams {
         if kind != self.dataset {
             self.table = None;
         }
+        // A CSV's name means nothing without its rows, which another dataset drops (and the
+        // link writes it only for the CSV dataset).
+        if kind != DatasetKind::Csv {
+            self.csv.clear();
+        }
         self.dataset = kind;
         if kind.classes().is_some_and(|k| k > 2) {
             self.loss = Loss::SoftmaxCrossEntropy;

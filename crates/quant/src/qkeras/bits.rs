@@ -17,6 +17,10 @@ use auto::{Step, auto_code, finite_step};
 
 pub(super) const BITS: Kind = Kind::Int { min: 1, max: 32 };
 pub(super) const INTEGER: Kind = Kind::Int { min: 0, max: 32 };
+/// `quantized_bits`' integer bits: QKeras accepts more than `bits` (its own test_quantized_bits
+/// has `quantized_bits(8, 100, 1, True)`: a step of 2^100/128), up to where 2^integer is still a
+/// finite float32.
+const BITS_INTEGER: Kind = Kind::Int { min: 0, max: 127 };
 pub(super) const QNOISE: Kind = Kind::Float { min: 0.0, max: 1.0, log: false };
 const PO2_EXP: Kind = Kind::OptInt { min: -126, max: 127 };
 
@@ -42,7 +46,7 @@ quantizer! {
         /// Total bits, sign included.
         bits: i32 = 8, BITS;
         /// Bits left of the binary point (sign excluded).
-        integer: i32 = 0, INTEGER;
+        integer: i32 = 0, BITS_INTEGER;
         /// Drop the most negative code so the range is symmetric.
         symmetric: bool = false, Kind::Bool;
         /// Allow negative outputs (a sign bit).
@@ -186,7 +190,10 @@ impl QuantizedBits {
 
 impl Kernel for QuantizedBits {
     fn validate(&self) -> Result<(), (&'static str, String)> {
-        integer_fits(self.integer, self.bits)?;
+        // QKeras takes any integer; 'auto' and 'auto_po2' are checked against it within the word.
+        if self.alpha.is_auto() {
+            integer_fits(self.integer, self.bits)?;
+        }
         let epso = self.elements_per_scale.0 != crate::Literal::None;
         only_with_auto_po2(self.alpha, epso, "elements_per_scale")?;
         only_with_auto_po2(self.alpha, self.min_po2_exponent.is_some(), "min_po2_exponent")?;
