@@ -291,23 +291,29 @@ async function run(browser, url) {
   check('the number field sets bits (6 bits: 63 levels)', /^63 levels/.test(levels3), JSON.stringify(levels3));
   check('hash updates add no history entries (replaceState)', historyLength2 === historyLength1, `${historyLength1} → ${historyLength2}`);
 
-  // an invalid combination: the message shows, the last good quantizer stays
+  // More integer bits than bits, as QKeras itself takes them: a step of 2^9/32 = 16.
   const integerField = page.locator('[data-param="integer"] input[type="number"]');
   await integerField.fill('9', { timeout: TIMEOUT_MS });
   await integerField.press('Enter', { timeout: TIMEOUT_MS });
+  const levels9 = await until(() => levelsText(page), (t) => /step 16$/.test(t.split('\n')[0]));
+  check('integer beyond bits gives QKeras\' levels (integer 9 of 6 bits: step 16)', /^63 levels, −496 … 496, step 16/.test(levels9), JSON.stringify(levels9));
+  // an invalid value: the message shows, the last good quantizer stays
+  await integerField.fill('128', { timeout: TIMEOUT_MS });
+  await integerField.press('Enter', { timeout: TIMEOUT_MS });
   const controlError = await until(() => page.locator('[data-param="integer"] [data-testid="control-error"]').innerText().catch(() => ''), (t) => t.trim() !== '');
-  check('an invalid combination shows its message beside the control', /integer=9/.test(controlError) && /bits=6/.test(controlError), JSON.stringify(controlError));
+  check('an invalid value shows its message beside the control', /integer=128/.test(controlError) && /0 to 127/.test(controlError), JSON.stringify(controlError));
   const levels4 = await levelsText(page);
-  check('an invalid combination keeps the last good quantizer', /^63 levels/.test(levels4), JSON.stringify(levels4));
+  check('an invalid value keeps the last good quantizer', /^63 levels, −496 … 496, step 16/.test(levels4), JSON.stringify(levels4));
 
   // ── reload restores it ──
   // The URL follows a change at once, or 80 ms after it when the last rewrite was less than
   // 80 ms before (Chromium throttles history updates): reload once it has.
-  await until(() => decodedHash(page), (h) => h.includes('bits=6'));
+  const linked = await until(() => decodedHash(page), (h) => h.includes('bits=6') && h.includes('integer=9'));
+  check('the link keeps the last good quantizer, not the refused value', linked.includes('integer=9') && !linked.includes('integer=128'), linked);
   await page.reload({ waitUntil: 'load', timeout: TIMEOUT_MS });
-  const levels5 = await until(() => levelsText(page), (t) => /^63 levels/.test(t));
+  const levels5 = await until(() => levelsText(page), (t) => /^63 levels, −496/.test(t));
   const listed5 = await until(() => items(page).count().catch(() => 0), (n) => n === 2);
-  check('a reload restores the quantizers and their parameters', /^63 levels/.test(levels5) && listed5 === 2, `${JSON.stringify(levels5)} ${listed5}`);
+  check('a reload restores the quantizers and their parameters', /^63 levels, −496 … 496, step 16/.test(levels5) && listed5 === 2, `${JSON.stringify(levels5)} ${listed5}`);
 
   // ── a bad spec: the error shows, the figure stays ──
   const fwd5 = await until(() => canvasStats(page, 'plot-forward'), inked);
